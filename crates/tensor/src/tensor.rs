@@ -1,0 +1,709 @@
+//! The [`Tensor`] type: element type, static shape and shared storage.
+
+use std::fmt;
+use std::ops::Range;
+use std::sync::Arc;
+
+use half::{bf16, f16};
+use ndarray::{ArrayD, ArrayViewD, IxDyn};
+
+use crate::element::ElementType;
+use crate::shape::element_count;
+
+/// Errors from building or reading a [`Tensor`].
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum TensorError {
+    /// The tensor holds another element type than the one asked for.
+    #[error("element type mismatch: the tensor holds {found}, but {expected} was asked for")]
+    TypeMismatch {
+        /// The type asked for.
+        expected: ElementType,
+        /// The tensor's type.
+        found: ElementType,
+    },
+    /// The byte or element count of a shape does not fit in memory.
+    #[error("a {ty} tensor of shape {shape:?} is too large: its size overflows")]
+    TooLarge {
+        /// The element type.
+        ty: ElementType,
+        /// The shape.
+        shape: Vec<usize>,
+    },
+    /// The bytes given do not match the shape and element type.
+    #[error("a {ty} tensor of shape {shape:?} needs {expected} bytes, but {found} were given")]
+    ByteLength {
+        /// The element type.
+        ty: ElementType,
+        /// The shape.
+        shape: Vec<usize>,
+        /// Bytes the shape needs.
+        expected: usize,
+        /// Bytes given.
+        found: usize,
+    },
+    /// The number of strings given does not match the shape.
+    #[error("a string tensor of shape {shape:?} needs {expected} strings, but {found} were given")]
+    StringCount {
+        /// The shape.
+        shape: Vec<usize>,
+        /// Strings the shape needs.
+        expected: usize,
+        /// Strings given.
+        found: usize,
+    },
+    /// A `dynamic` element type cannot hold data.
+    #[error("a tensor cannot have the dynamic element type")]
+    DynamicType,
+    /// The tensor's bytes are not aligned for a typed view.
+    #[error("the tensor's bytes are not aligned for a view of {ty}; use `to_array` or `to_owned_aligned`")]
+    Misaligned {
+        /// The element type.
+        ty: ElementType,
+    },
+}
+
+/// A Rust type that stores one element of an OpenVINO element type.
+///
+/// Implemented for `bool`, the fixed-width integers, [`f16`], [`bf16`],
+/// `f32` and `f64`.
+pub trait Element: Copy + Send + Sync + fmt::Debug + 'static {
+    /// The OpenVINO element type this Rust type stands for.
+    const TYPE: ElementType;
+    /// Reads one element from its little-endian bytes (`bytes` has exactly
+    /// the element's width).
+    fn read_le(bytes: &[u8]) -> Self;
+    /// Writes the element's little-endian bytes into `out` (exactly the
+    /// element's width).
+    fn write_le(self, out: &mut [u8]);
+}
+
+macro_rules! numeric_element {
+    ($($t:ty => $et:ident),* $(,)?) => {$(
+        impl Element for $t {
+            const TYPE: ElementType = ElementType::$et;
+            fn read_le(bytes: &[u8]) -> Self {
+                let mut raw = [0u8; std::mem::size_of::<$t>()];
+                raw.copy_from_slice(bytes);
+                <$t>::from_le_bytes(raw)
+            }
+            fn write_le(self, out: &mut [u8]) {
+                out.copy_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+
+numeric_element!(
+    i8 => I8, i16 => I16, i32 => I32, i64 => I64,
+    u8 => U8, u16 => U16, u32 => U32, u64 => U64,
+    f16 => F16, bf16 => Bf16, f32 => F32, f64 => F64,
+);
+
+impl Element for bool {
+    const TYPE: ElementType = ElementType::Boolean;
+    fn read_le(bytes: &[u8]) -> Self {
+        bytes.first().is_some_and(|&b| b != 0)
+    }
+    fn write_le(self, out: &mut [u8]) {
+        if let Some(b) = out.first_mut() {
+            *b = u8::from(self);
+        }
+    }
+}
+
+/// Heap storage aligned to 8 bytes, so that any numeric element type can be
+/// viewed in place.
+#[derive(Clone)]
+struct AlignedBuf {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl AlignedBuf {
+    fn zeroed(len: usize) -> Self {
+        AlignedBuf {
+            words: vec![0; len.div_ceil(8)],
+            len,
+        }
+    }
+
+    fn from_slice(bytes: &[u8]) -> Self {
+        let mut buf = AlignedBuf::zeroed(bytes.len());
+        buf.bytes_mut().copy_from_slice(bytes);
+        buf
+    }
+
+    fn bytes(&self) -> &[u8] {
+        let all: &[u8] = bytemuck::cast_slice(&self.words);
+        &all[..self.len]
+    }
+
+    fn bytes_mut(&mut self) -> &mut [u8] {
+        let all: &mut [u8] = bytemuck::cast_slice_mut(&mut self.words);
+        &mut all[..self.len]
+    }
+}
+
+/// Where a tensor's bytes live.
+#[derive(Clone)]
+enum Owner {
+    /// An aligned heap buffer that the tensor may own alone.
+    Heap(Arc<AlignedBuf>),
+    /// Bytes owned by someone else, such as a memory-mapped weights file.
+    Shared(Arc<dyn AsRef<[u8]> + Send + Sync>),
+}
+
+#[derive(Clone)]
+enum Data {
+    Bytes { owner: Owner, range: Range<usize> },
+    Strings(Arc<Vec<String>>),
+}
+
+/// A tensor: an element type, a static shape and its elements.
+///
+/// Numeric tensors keep their elements as little-endian bytes, packed for
+/// sub-byte types exactly as OpenVINO packs them; string tensors keep one
+/// `String` per element. Storage is reference-counted, so `clone` is cheap
+/// and never copies elements. A tensor can borrow its bytes from a shared
+/// owner (for example a memory-mapped weights file) without copying them.
+///
+/// ```
+/// use ovir_tensor::{ElementType, Tensor};
+/// let t = Tensor::from_vec(&[2, 3], vec![1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0])?;
+/// assert_eq!(t.element_type(), ElementType::F32);
+/// let view = t.view::<f32>()?;
+/// assert_eq!(view[[1, 2]], 6.0);
+/// # Ok::<(), ovir_tensor::TensorError>(())
+/// ```
+#[derive(Clone)]
+pub struct Tensor {
+    ty: ElementType,
+    shape: Vec<usize>,
+    data: Data,
+}
+
+impl Tensor {
+    fn byte_len(ty: ElementType, shape: &[usize]) -> Result<usize, TensorError> {
+        let too_large = || TensorError::TooLarge {
+            ty,
+            shape: shape.to_vec(),
+        };
+        if ty == ElementType::Dynamic {
+            return Err(TensorError::DynamicType);
+        }
+        let count = element_count(shape).ok_or_else(too_large)?;
+        let bytes = ty.storage_bytes(count).ok_or_else(too_large)?;
+        // Rust allocations are limited to isize::MAX bytes.
+        if bytes > isize::MAX as usize {
+            return Err(too_large());
+        }
+        Ok(bytes)
+    }
+
+    /// The number of bytes a numeric tensor of this type and shape needs,
+    /// computed with overflow checks; `None` for `string` and `dynamic`.
+    pub fn required_bytes(ty: ElementType, shape: &[usize]) -> Result<Option<usize>, TensorError> {
+        if ty == ElementType::String {
+            return element_count(shape)
+                .map(|_| None)
+                .ok_or_else(|| TensorError::TooLarge {
+                    ty,
+                    shape: shape.to_vec(),
+                });
+        }
+        Tensor::byte_len(ty, shape).map(Some)
+    }
+
+    /// A tensor of zeros (empty strings for `string`).
+    pub fn zeros(ty: ElementType, shape: &[usize]) -> Result<Tensor, TensorError> {
+        if ty == ElementType::String {
+            let count = element_count(shape).ok_or_else(|| TensorError::TooLarge {
+                ty,
+                shape: shape.to_vec(),
+            })?;
+            return Tensor::from_strings(shape, vec![String::new(); count]);
+        }
+        let len = Tensor::byte_len(ty, shape)?;
+        Ok(Tensor {
+            ty,
+            shape: shape.to_vec(),
+            data: Data::Bytes {
+                owner: Owner::Heap(Arc::new(AlignedBuf::zeroed(len))),
+                range: 0..len,
+            },
+        })
+    }
+
+    /// A numeric tensor holding a copy of `bytes` (little-endian, packed).
+    pub fn from_bytes(
+        ty: ElementType,
+        shape: &[usize],
+        bytes: &[u8],
+    ) -> Result<Tensor, TensorError> {
+        let len = Tensor::check_bytes(ty, shape, bytes.len())?;
+        Ok(Tensor {
+            ty,
+            shape: shape.to_vec(),
+            data: Data::Bytes {
+                owner: Owner::Heap(Arc::new(AlignedBuf::from_slice(bytes))),
+                range: 0..len,
+            },
+        })
+    }
+
+    /// A numeric tensor that borrows `range` of a shared owner's bytes,
+    /// without copying them.
+    ///
+    /// `range` must lie inside the owner's bytes and have exactly the
+    /// length that the type and shape need.
+    pub fn from_shared(
+        ty: ElementType,
+        shape: &[usize],
+        owner: Arc<dyn AsRef<[u8]> + Send + Sync>,
+        range: Range<usize>,
+    ) -> Result<Tensor, TensorError> {
+        let available = (*owner).as_ref().len();
+        let given = range.end.saturating_sub(range.start);
+        if range.start > range.end || range.end > available {
+            return Err(TensorError::ByteLength {
+                ty,
+                shape: shape.to_vec(),
+                expected: given,
+                found: available.saturating_sub(range.start),
+            });
+        }
+        Tensor::check_bytes(ty, shape, given)?;
+        Ok(Tensor {
+            ty,
+            shape: shape.to_vec(),
+            data: Data::Bytes {
+                owner: Owner::Shared(owner),
+                range,
+            },
+        })
+    }
+
+    fn check_bytes(ty: ElementType, shape: &[usize], given: usize) -> Result<usize, TensorError> {
+        if ty == ElementType::String {
+            return Err(TensorError::TypeMismatch {
+                expected: ElementType::String,
+                found: ty,
+            });
+        }
+        let len = Tensor::byte_len(ty, shape)?;
+        if len != given {
+            return Err(TensorError::ByteLength {
+                ty,
+                shape: shape.to_vec(),
+                expected: len,
+                found: given,
+            });
+        }
+        Ok(len)
+    }
+
+    /// A tensor from a flat vector of elements in row-major order.
+    pub fn from_vec<T: Element>(shape: &[usize], values: Vec<T>) -> Result<Tensor, TensorError> {
+        Tensor::from_elements(shape, &values)
+    }
+
+    /// A tensor holding a copy of a slice of elements in row-major order.
+    pub fn from_elements<T: Element>(shape: &[usize], values: &[T]) -> Result<Tensor, TensorError> {
+        let mut t = Tensor::zeros(T::TYPE, shape)?;
+        let width = T::TYPE.byte_width().unwrap_or(1);
+        let expected = t.len();
+        if values.len() != expected {
+            return Err(TensorError::ByteLength {
+                ty: T::TYPE,
+                shape: shape.to_vec(),
+                expected: expected * width,
+                found: values.len() * width,
+            });
+        }
+        if let Some(bytes) = t.bytes_mut() {
+            for (v, out) in values.iter().zip(bytes.chunks_exact_mut(width)) {
+                v.write_le(out);
+            }
+        }
+        Ok(t)
+    }
+
+    /// A tensor holding a copy of an `ndarray` array.
+    pub fn from_array<T: Element, D: ndarray::Dimension>(
+        array: ndarray::ArrayView<'_, T, D>,
+    ) -> Tensor {
+        let values: Vec<T> = array.iter().copied().collect();
+        let shape = array.shape().to_vec();
+        // The array's own shape always matches its element count, and it
+        // exists in memory, so neither size check can fail.
+        Tensor::from_elements(&shape, &values).unwrap_or_else(|_| Tensor::empty(T::TYPE))
+    }
+
+    fn empty(ty: ElementType) -> Tensor {
+        Tensor {
+            ty,
+            shape: vec![0],
+            data: Data::Bytes {
+                owner: Owner::Heap(Arc::new(AlignedBuf::zeroed(0))),
+                range: 0..0,
+            },
+        }
+    }
+
+    /// A string tensor.
+    pub fn from_strings(shape: &[usize], values: Vec<String>) -> Result<Tensor, TensorError> {
+        let expected = element_count(shape).ok_or_else(|| TensorError::TooLarge {
+            ty: ElementType::String,
+            shape: shape.to_vec(),
+        })?;
+        if values.len() != expected {
+            return Err(TensorError::StringCount {
+                shape: shape.to_vec(),
+                expected,
+                found: values.len(),
+            });
+        }
+        Ok(Tensor {
+            ty: ElementType::String,
+            shape: shape.to_vec(),
+            data: Data::Strings(Arc::new(values)),
+        })
+    }
+
+    /// The element type.
+    pub fn element_type(&self) -> ElementType {
+        self.ty
+    }
+
+    /// The shape.
+    pub fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// The rank (number of dimensions).
+    pub fn rank(&self) -> usize {
+        self.shape.len()
+    }
+
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        // Every constructor checked this product for overflow.
+        element_count(&self.shape).unwrap_or(0)
+    }
+
+    /// `true` when the tensor has no elements.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The same elements under another shape with the same element count;
+    /// shares the storage.
+    pub fn reshaped(&self, shape: &[usize]) -> Option<Tensor> {
+        (element_count(shape)? == self.len()).then(|| Tensor {
+            shape: shape.to_vec(),
+            ..self.clone()
+        })
+    }
+
+    /// The raw little-endian bytes of a numeric tensor; `None` for strings.
+    pub fn bytes(&self) -> Option<&[u8]> {
+        match &self.data {
+            Data::Bytes {
+                owner: Owner::Heap(buf),
+                range,
+            } => buf.bytes().get(range.clone()),
+            Data::Bytes {
+                owner: Owner::Shared(owner),
+                range,
+            } => (**owner).as_ref().get(range.clone()),
+            Data::Strings(_) => None,
+        }
+    }
+
+    /// Mutable bytes of a numeric tensor; copies them first when the
+    /// storage is shared with another tensor or borrowed. `None` for
+    /// strings.
+    pub fn bytes_mut(&mut self) -> Option<&mut [u8]> {
+        if let Data::Bytes { owner, range } = &mut self.data {
+            let unique = matches!(owner, Owner::Heap(buf) if Arc::strong_count(buf) == 1 && Arc::weak_count(buf) == 0);
+            let whole = matches!(owner, Owner::Heap(buf) if buf.len == range.len());
+            if !(unique && whole) {
+                let copy = match owner {
+                    Owner::Heap(buf) => {
+                        AlignedBuf::from_slice(buf.bytes().get(range.clone()).unwrap_or(&[]))
+                    }
+                    Owner::Shared(o) => {
+                        AlignedBuf::from_slice((**o).as_ref().get(range.clone()).unwrap_or(&[]))
+                    }
+                };
+                *range = 0..copy.len;
+                *owner = Owner::Heap(Arc::new(copy));
+            }
+            if let Owner::Heap(buf) = owner {
+                return Arc::get_mut(buf).map(AlignedBuf::bytes_mut);
+            }
+        }
+        None
+    }
+
+    /// `true` when both tensors use the very same storage (no copy was
+    /// made between them).
+    pub fn shares_storage_with(&self, other: &Tensor) -> bool {
+        match (&self.data, &other.data) {
+            (
+                Data::Bytes {
+                    owner: a,
+                    range: ra,
+                },
+                Data::Bytes {
+                    owner: b,
+                    range: rb,
+                },
+            ) => {
+                let same = match (a, b) {
+                    (Owner::Heap(x), Owner::Heap(y)) => Arc::ptr_eq(x, y),
+                    (Owner::Shared(x), Owner::Shared(y)) => Arc::ptr_eq(x, y),
+                    _ => false,
+                };
+                same && ra == rb
+            }
+            (Data::Strings(a), Data::Strings(b)) => Arc::ptr_eq(a, b),
+            _ => false,
+        }
+    }
+
+    /// The elements of a string tensor; `None` for numeric tensors.
+    pub fn strings(&self) -> Option<&[String]> {
+        match &self.data {
+            Data::Strings(s) => Some(s),
+            Data::Bytes { .. } => None,
+        }
+    }
+
+    /// Mutable elements of a string tensor (copied first when shared).
+    pub fn strings_mut(&mut self) -> Option<&mut [String]> {
+        match &mut self.data {
+            Data::Strings(s) => Some(Arc::make_mut(s).as_mut_slice()),
+            Data::Bytes { .. } => None,
+        }
+    }
+
+    fn check_type<T: Element>(&self) -> Result<(), TensorError> {
+        if self.ty == T::TYPE {
+            Ok(())
+        } else {
+            Err(TensorError::TypeMismatch {
+                expected: T::TYPE,
+                found: self.ty,
+            })
+        }
+    }
+
+    /// A zero-copy `ndarray` view of the elements.
+    ///
+    /// Fails when `T` is not the tensor's element type, or when the bytes
+    /// are not aligned for `T` (possible for constants borrowed from a
+    /// weights file; [`to_array`](Self::to_array) works on any tensor).
+    pub fn view<T: Element + bytemuck::Pod>(&self) -> Result<ArrayViewD<'_, T>, TensorError> {
+        self.check_type::<T>()?;
+        let bytes = self.bytes().ok_or(TensorError::TypeMismatch {
+            expected: T::TYPE,
+            found: self.ty,
+        })?;
+        let elems: &[T] =
+            bytemuck::try_cast_slice(bytes).map_err(|_| TensorError::Misaligned { ty: self.ty })?;
+        ArrayViewD::from_shape(IxDyn(&self.shape), elems)
+            .map_err(|_| TensorError::Misaligned { ty: self.ty })
+    }
+
+    /// A copy of the elements as an owned `ndarray` array.
+    pub fn to_array<T: Element>(&self) -> Result<ArrayD<T>, TensorError> {
+        let values = self.to_vec::<T>()?;
+        ArrayD::from_shape_vec(IxDyn(&self.shape), values).map_err(|_| TensorError::TooLarge {
+            ty: self.ty,
+            shape: self.shape.clone(),
+        })
+    }
+
+    /// A copy of the elements in row-major order.
+    pub fn to_vec<T: Element>(&self) -> Result<Vec<T>, TensorError> {
+        self.check_type::<T>()?;
+        let width = T::TYPE.byte_width().unwrap_or(1);
+        let bytes = self.bytes().unwrap_or(&[]);
+        Ok(bytes.chunks_exact(width).map(T::read_le).collect())
+    }
+
+    /// A string tensor as an owned `ndarray` array.
+    pub fn to_string_array(&self) -> Result<ArrayD<String>, TensorError> {
+        let strings = self.strings().ok_or(TensorError::TypeMismatch {
+            expected: ElementType::String,
+            found: self.ty,
+        })?;
+        ArrayD::from_shape_vec(IxDyn(&self.shape), strings.to_vec()).map_err(|_| {
+            TensorError::TooLarge {
+                ty: self.ty,
+                shape: self.shape.clone(),
+            }
+        })
+    }
+
+    /// The elements of an integer or boolean tensor widened to `i128`, so
+    /// that every `u64` and `i64` value is exact; `None` for other types.
+    pub fn integer_values(&self) -> Option<Vec<i128>> {
+        use ElementType as E;
+        let b = self.bytes()?;
+        let v = match self.ty {
+            E::Boolean => b.iter().map(|&x| i128::from(x != 0)).collect(),
+            E::I8 => b.iter().map(|&x| i128::from(x as i8)).collect(),
+            E::U8 => b.iter().map(|&x| i128::from(x)).collect(),
+            E::I16 => self
+                .to_vec::<i16>()
+                .ok()?
+                .into_iter()
+                .map(i128::from)
+                .collect(),
+            E::U16 => self
+                .to_vec::<u16>()
+                .ok()?
+                .into_iter()
+                .map(i128::from)
+                .collect(),
+            E::I32 => self
+                .to_vec::<i32>()
+                .ok()?
+                .into_iter()
+                .map(i128::from)
+                .collect(),
+            E::U32 => self
+                .to_vec::<u32>()
+                .ok()?
+                .into_iter()
+                .map(i128::from)
+                .collect(),
+            E::I64 => self
+                .to_vec::<i64>()
+                .ok()?
+                .into_iter()
+                .map(i128::from)
+                .collect(),
+            E::U64 => self
+                .to_vec::<u64>()
+                .ok()?
+                .into_iter()
+                .map(i128::from)
+                .collect(),
+            _ => return None,
+        };
+        Some(v)
+    }
+
+    /// The elements of a `f16`, `bf16`, `f32` or `f64` tensor as `f64`;
+    /// `None` for other types.
+    pub fn real_values(&self) -> Option<Vec<f64>> {
+        use ElementType as E;
+        let v = match self.ty {
+            E::F16 => self
+                .to_vec::<f16>()
+                .ok()?
+                .into_iter()
+                .map(f64::from)
+                .collect(),
+            E::Bf16 => self
+                .to_vec::<bf16>()
+                .ok()?
+                .into_iter()
+                .map(f64::from)
+                .collect(),
+            E::F32 => self
+                .to_vec::<f32>()
+                .ok()?
+                .into_iter()
+                .map(f64::from)
+                .collect(),
+            E::F64 => self.to_vec::<f64>().ok()?,
+            _ => return None,
+        };
+        Some(v)
+    }
+}
+
+impl fmt::Debug for Tensor {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Tensor({} {:?}", self.ty, self.shape)?;
+        match &self.data {
+            Data::Strings(s) => write!(f, ", {} strings)", s.len()),
+            Data::Bytes { owner, range } => {
+                let kind = if matches!(owner, Owner::Heap(_)) {
+                    "heap"
+                } else {
+                    "shared"
+                };
+                write!(f, ", {} bytes {kind})", range.len())
+            }
+        }
+    }
+}
+
+impl PartialEq for Tensor {
+    /// Bit-for-bit equality of type, shape and elements.
+    fn eq(&self, other: &Tensor) -> bool {
+        self.ty == other.ty
+            && self.shape == other.shape
+            && match (&self.data, &other.data) {
+                (Data::Strings(a), Data::Strings(b)) => a == b,
+                _ => self.bytes() == other.bytes(),
+            }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clone_shares_and_write_copies() {
+        let a = Tensor::from_vec(&[3], vec![1i32, 2, 3]).unwrap_or_else(|e| unreachable!("{e}"));
+        let mut b = a.clone();
+        assert!(a.shares_storage_with(&b));
+        if let Some(bytes) = b.bytes_mut() {
+            bytes[0] = 9;
+        }
+        assert!(!a.shares_storage_with(&b));
+        assert_eq!(a.to_vec::<i32>().ok(), Some(vec![1, 2, 3]));
+        assert_eq!(b.to_vec::<i32>().ok(), Some(vec![9, 2, 3]));
+    }
+
+    #[test]
+    fn shared_bytes_are_borrowed_not_copied() {
+        let owner: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(vec![0u8, 1, 0, 0, 0, 2, 0, 0, 0]);
+        let t = Tensor::from_shared(ElementType::I32, &[2], owner.clone(), 1..9)
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(t.to_vec::<i32>().ok(), Some(vec![1, 2]));
+        assert!(Tensor::from_shared(ElementType::I32, &[2], owner.clone(), 2..10).is_err());
+        assert!(Tensor::from_shared(ElementType::I32, &[3], owner, 1..9).is_err());
+    }
+
+    #[test]
+    fn view_checks_type() {
+        let t = Tensor::from_vec(&[2], vec![1.5f64, 2.5]).unwrap_or_else(|e| unreachable!("{e}"));
+        assert!(t.view::<f32>().is_err());
+        assert_eq!(t.view::<f64>().map(|v| v[[1]]).ok(), Some(2.5));
+    }
+
+    #[test]
+    fn sizes_are_checked_for_overflow() {
+        let err = Tensor::zeros(
+            ElementType::F32,
+            &[1_000_000, 1_000_000, 1_000_000, 1_000_000],
+        );
+        assert!(matches!(err, Err(TensorError::TooLarge { .. })));
+        assert!(Tensor::from_bytes(ElementType::I16, &[3], &[0; 5]).is_err());
+    }
+
+    #[test]
+    fn integer_values_are_exact_for_u64() {
+        let t = Tensor::from_vec(&[2], vec![u64::MAX, 7]).unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(t.integer_values(), Some(vec![i128::from(u64::MAX), 7]));
+    }
+}
