@@ -236,10 +236,7 @@ impl ElementType {
 
     /// `true` for the signed integer types.
     pub const fn is_signed_integral(self) -> bool {
-        matches!(
-            self,
-            Self::I4 | Self::I8 | Self::I16 | Self::I32 | Self::I64
-        )
+        matches!(self, Self::I4 | Self::I8 | Self::I16 | Self::I32 | Self::I64)
     }
 
     /// `true` when the type is known (not `dynamic`).
@@ -279,10 +276,7 @@ mod tests {
         for t in ALL_ELEMENT_TYPES {
             assert_eq!(ElementType::from_ir_name(t.ir_name()), Some(t), "{t}");
         }
-        assert_eq!(
-            ElementType::from_ir_name("undefined"),
-            Some(ElementType::Dynamic)
-        );
+        assert_eq!(ElementType::from_ir_name("undefined"), Some(ElementType::Dynamic));
         assert_eq!(ElementType::from_ir_name("F32"), Some(ElementType::F32));
         assert_eq!(ElementType::from_ir_name("float"), None);
     }

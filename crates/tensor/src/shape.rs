@@ -21,10 +21,7 @@ impl Dim {
 
     /// A dimension of exactly `n` elements.
     pub const fn fixed(n: u64) -> Self {
-        Dim {
-            min: n,
-            max: Some(n),
-        }
+        Dim { min: n, max: Some(n) }
     }
 
     /// An interval dimension `min..=max` (`max = None`: unbounded).
@@ -126,10 +123,7 @@ impl FromStr for Dim {
     /// Parses `N`, `?`, `-1`, `a..b`, `..b` or `a..`.
     fn from_str(text: &str) -> Result<Self, Self::Err> {
         let t = text.trim();
-        let err = |reason| ShapeParseError {
-            text: t.to_string(),
-            reason,
-        };
+        let err = |reason| ShapeParseError { text: t.to_string(), reason };
         if t == "?" || t == "-1" {
             return Ok(Dim::DYNAMIC);
         }
@@ -142,13 +136,11 @@ impl FromStr for Dim {
                 return Ok(None);
             }
             if s.starts_with('-') {
-                return Err(err(
-                    "a dimension cannot be negative (only -1 means dynamic)",
-                ));
+                return Err(err("a dimension cannot be negative (only -1 means dynamic)"));
             }
-            s.parse::<u64>().map(Some).map_err(|_| {
-                err("expected a non-negative integer, `?`, `-1` or an interval `a..b`")
-            })
+            s.parse::<u64>()
+                .map(Some)
+                .map_err(|_| err("expected a non-negative integer, `?`, `-1` or an interval `a..b`"))
         };
         match t.split_once("..") {
             Some((lo, hi)) => {
@@ -209,18 +201,12 @@ impl PartialShape {
 
     /// `true` when rank and every dimension are known.
     pub fn is_static(&self) -> bool {
-        self.dims
-            .as_ref()
-            .is_some_and(|d| d.iter().all(|d| d.is_static()))
+        self.dims.as_ref().is_some_and(|d| d.iter().all(|d| d.is_static()))
     }
 
     /// The static dimensions, when the whole shape is static.
     pub fn to_static(&self) -> Option<Vec<usize>> {
-        self.dims
-            .as_ref()?
-            .iter()
-            .map(|d| d.get().and_then(|n| usize::try_from(n).ok()))
-            .collect()
+        self.dims.as_ref()?.iter().map(|d| d.get().and_then(|n| usize::try_from(n).ok())).collect()
     }
 
     /// `true` when a tensor of the given static shape fits this partial
@@ -229,8 +215,7 @@ impl PartialShape {
         match &self.dims {
             None => true,
             Some(dims) => {
-                dims.len() == shape.len()
-                    && dims.iter().zip(shape).all(|(d, &n)| d.contains(n as u64))
+                dims.len() == shape.len() && dims.iter().zip(shape).all(|(d, &n)| d.contains(n as u64))
             }
         }
     }
@@ -245,11 +230,7 @@ impl PartialShape {
                 if a.len() != b.len() {
                     return None;
                 }
-                let dims = a
-                    .iter()
-                    .zip(b)
-                    .map(|(x, y)| x.merge(*y))
-                    .collect::<Option<Vec<_>>>()?;
+                let dims = a.iter().zip(b).map(|(x, y)| x.merge(*y)).collect::<Option<Vec<_>>>()?;
                 Some(PartialShape::new(dims))
             }
         }
@@ -311,10 +292,7 @@ impl FromStr for PartialShape {
         if t == "..." {
             return Ok(PartialShape::dynamic());
         }
-        t.split(',')
-            .map(str::parse)
-            .collect::<Result<Vec<_>, _>>()
-            .map(PartialShape::new)
+        t.split(',').map(str::parse).collect::<Result<Vec<_>, _>>().map(PartialShape::new)
     }
 }
 
@@ -345,10 +323,7 @@ mod tests {
     #[test]
     fn rejects_malformed_dimensions() {
         for bad in ["-2", "a", "3..1", "1,,2", "[1,2", "1.5"] {
-            assert!(
-                bad.parse::<PartialShape>().is_err(),
-                "{bad} should be refused"
-            );
+            assert!(bad.parse::<PartialShape>().is_err(), "{bad} should be refused");
         }
     }
 
@@ -356,10 +331,7 @@ mod tests {
     fn merge_intersects_intervals() {
         // OpenVINO: data {2..5, 4, 1..3} merged with {3, ?, ?} gives {3, 4, 1..3}.
         let merged = ps("2..5,4,1..3").merge(&ps("3,?,?"));
-        assert_eq!(
-            merged.map(|s| s.to_string()),
-            Some("[3,4,1..3]".to_string())
-        );
+        assert_eq!(merged.map(|s| s.to_string()), Some("[3,4,1..3]".to_string()));
         assert!(ps("2..5").merge(&ps("6")).is_none());
         assert!(ps("2,3").merge(&ps("2")).is_none());
         assert_eq!(ps("...").merge(&ps("1,2")), Some(ps("1,2")));

@@ -122,10 +122,7 @@ struct AlignedBuf {
 
 impl AlignedBuf {
     fn zeroed(len: usize) -> Self {
-        AlignedBuf {
-            words: vec![0; len.div_ceil(8)],
-            len,
-        }
+        AlignedBuf { words: vec![0; len.div_ceil(8)], len }
     }
 
     fn from_slice(bytes: &[u8]) -> Self {
@@ -185,10 +182,7 @@ pub struct Tensor {
 
 impl Tensor {
     fn byte_len(ty: ElementType, shape: &[usize]) -> Result<usize, TensorError> {
-        let too_large = || TensorError::TooLarge {
-            ty,
-            shape: shape.to_vec(),
-        };
+        let too_large = || TensorError::TooLarge { ty, shape: shape.to_vec() };
         if ty == ElementType::Dynamic {
             return Err(TensorError::DynamicType);
         }
@@ -207,10 +201,7 @@ impl Tensor {
         if ty == ElementType::String {
             return element_count(shape)
                 .map(|_| None)
-                .ok_or_else(|| TensorError::TooLarge {
-                    ty,
-                    shape: shape.to_vec(),
-                });
+                .ok_or_else(|| TensorError::TooLarge { ty, shape: shape.to_vec() });
         }
         Tensor::byte_len(ty, shape).map(Some)
     }
@@ -218,37 +209,25 @@ impl Tensor {
     /// A tensor of zeros (empty strings for `string`).
     pub fn zeros(ty: ElementType, shape: &[usize]) -> Result<Tensor, TensorError> {
         if ty == ElementType::String {
-            let count = element_count(shape).ok_or_else(|| TensorError::TooLarge {
-                ty,
-                shape: shape.to_vec(),
-            })?;
+            let count =
+                element_count(shape).ok_or_else(|| TensorError::TooLarge { ty, shape: shape.to_vec() })?;
             return Tensor::from_strings(shape, vec![String::new(); count]);
         }
         let len = Tensor::byte_len(ty, shape)?;
         Ok(Tensor {
             ty,
             shape: shape.to_vec(),
-            data: Data::Bytes {
-                owner: Owner::Heap(Arc::new(AlignedBuf::zeroed(len))),
-                range: 0..len,
-            },
+            data: Data::Bytes { owner: Owner::Heap(Arc::new(AlignedBuf::zeroed(len))), range: 0..len },
         })
     }
 
     /// A numeric tensor holding a copy of `bytes` (little-endian, packed).
-    pub fn from_bytes(
-        ty: ElementType,
-        shape: &[usize],
-        bytes: &[u8],
-    ) -> Result<Tensor, TensorError> {
+    pub fn from_bytes(ty: ElementType, shape: &[usize], bytes: &[u8]) -> Result<Tensor, TensorError> {
         let len = Tensor::check_bytes(ty, shape, bytes.len())?;
         Ok(Tensor {
             ty,
             shape: shape.to_vec(),
-            data: Data::Bytes {
-                owner: Owner::Heap(Arc::new(AlignedBuf::from_slice(bytes))),
-                range: 0..len,
-            },
+            data: Data::Bytes { owner: Owner::Heap(Arc::new(AlignedBuf::from_slice(bytes))), range: 0..len },
         })
     }
 
@@ -274,31 +253,16 @@ impl Tensor {
             });
         }
         Tensor::check_bytes(ty, shape, given)?;
-        Ok(Tensor {
-            ty,
-            shape: shape.to_vec(),
-            data: Data::Bytes {
-                owner: Owner::Shared(owner),
-                range,
-            },
-        })
+        Ok(Tensor { ty, shape: shape.to_vec(), data: Data::Bytes { owner: Owner::Shared(owner), range } })
     }
 
     fn check_bytes(ty: ElementType, shape: &[usize], given: usize) -> Result<usize, TensorError> {
         if ty == ElementType::String {
-            return Err(TensorError::TypeMismatch {
-                expected: ElementType::String,
-                found: ty,
-            });
+            return Err(TensorError::TypeMismatch { expected: ElementType::String, found: ty });
         }
         let len = Tensor::byte_len(ty, shape)?;
         if len != given {
-            return Err(TensorError::ByteLength {
-                ty,
-                shape: shape.to_vec(),
-                expected: len,
-                found: given,
-            });
+            return Err(TensorError::ByteLength { ty, shape: shape.to_vec(), expected: len, found: given });
         }
         Ok(len)
     }
@@ -330,9 +294,7 @@ impl Tensor {
     }
 
     /// A tensor holding a copy of an `ndarray` array.
-    pub fn from_array<T: Element, D: ndarray::Dimension>(
-        array: ndarray::ArrayView<'_, T, D>,
-    ) -> Tensor {
+    pub fn from_array<T: Element, D: ndarray::Dimension>(array: ndarray::ArrayView<'_, T, D>) -> Tensor {
         let values: Vec<T> = array.iter().copied().collect();
         let shape = array.shape().to_vec();
         // The array's own shape always matches its element count, and it
@@ -344,31 +306,18 @@ impl Tensor {
         Tensor {
             ty,
             shape: vec![0],
-            data: Data::Bytes {
-                owner: Owner::Heap(Arc::new(AlignedBuf::zeroed(0))),
-                range: 0..0,
-            },
+            data: Data::Bytes { owner: Owner::Heap(Arc::new(AlignedBuf::zeroed(0))), range: 0..0 },
         }
     }
 
     /// A string tensor.
     pub fn from_strings(shape: &[usize], values: Vec<String>) -> Result<Tensor, TensorError> {
-        let expected = element_count(shape).ok_or_else(|| TensorError::TooLarge {
-            ty: ElementType::String,
-            shape: shape.to_vec(),
-        })?;
+        let expected = element_count(shape)
+            .ok_or_else(|| TensorError::TooLarge { ty: ElementType::String, shape: shape.to_vec() })?;
         if values.len() != expected {
-            return Err(TensorError::StringCount {
-                shape: shape.to_vec(),
-                expected,
-                found: values.len(),
-            });
+            return Err(TensorError::StringCount { shape: shape.to_vec(), expected, found: values.len() });
         }
-        Ok(Tensor {
-            ty: ElementType::String,
-            shape: shape.to_vec(),
-            data: Data::Strings(Arc::new(values)),
-        })
+        Ok(Tensor { ty: ElementType::String, shape: shape.to_vec(), data: Data::Strings(Arc::new(values)) })
     }
 
     /// The element type.
@@ -400,23 +349,14 @@ impl Tensor {
     /// The same elements under another shape with the same element count;
     /// shares the storage.
     pub fn reshaped(&self, shape: &[usize]) -> Option<Tensor> {
-        (element_count(shape)? == self.len()).then(|| Tensor {
-            shape: shape.to_vec(),
-            ..self.clone()
-        })
+        (element_count(shape)? == self.len()).then(|| Tensor { shape: shape.to_vec(), ..self.clone() })
     }
 
     /// The raw little-endian bytes of a numeric tensor; `None` for strings.
     pub fn bytes(&self) -> Option<&[u8]> {
         match &self.data {
-            Data::Bytes {
-                owner: Owner::Heap(buf),
-                range,
-            } => buf.bytes().get(range.clone()),
-            Data::Bytes {
-                owner: Owner::Shared(owner),
-                range,
-            } => (**owner).as_ref().get(range.clone()),
+            Data::Bytes { owner: Owner::Heap(buf), range } => buf.bytes().get(range.clone()),
+            Data::Bytes { owner: Owner::Shared(owner), range } => (**owner).as_ref().get(range.clone()),
             Data::Strings(_) => None,
         }
     }
@@ -426,13 +366,12 @@ impl Tensor {
     /// strings.
     pub fn bytes_mut(&mut self) -> Option<&mut [u8]> {
         if let Data::Bytes { owner, range } = &mut self.data {
-            let unique = matches!(owner, Owner::Heap(buf) if Arc::strong_count(buf) == 1 && Arc::weak_count(buf) == 0);
+            let unique =
+                matches!(owner, Owner::Heap(buf) if Arc::strong_count(buf) == 1 && Arc::weak_count(buf) == 0);
             let whole = matches!(owner, Owner::Heap(buf) if buf.len == range.len());
             if !(unique && whole) {
                 let copy = match owner {
-                    Owner::Heap(buf) => {
-                        AlignedBuf::from_slice(buf.bytes().get(range.clone()).unwrap_or(&[]))
-                    }
+                    Owner::Heap(buf) => AlignedBuf::from_slice(buf.bytes().get(range.clone()).unwrap_or(&[])),
                     Owner::Shared(o) => {
                         AlignedBuf::from_slice((**o).as_ref().get(range.clone()).unwrap_or(&[]))
                     }
@@ -451,16 +390,7 @@ impl Tensor {
     /// made between them).
     pub fn shares_storage_with(&self, other: &Tensor) -> bool {
         match (&self.data, &other.data) {
-            (
-                Data::Bytes {
-                    owner: a,
-                    range: ra,
-                },
-                Data::Bytes {
-                    owner: b,
-                    range: rb,
-                },
-            ) => {
+            (Data::Bytes { owner: a, range: ra }, Data::Bytes { owner: b, range: rb }) => {
                 let same = match (a, b) {
                     (Owner::Heap(x), Owner::Heap(y)) => Arc::ptr_eq(x, y),
                     (Owner::Shared(x), Owner::Shared(y)) => Arc::ptr_eq(x, y),
@@ -493,10 +423,7 @@ impl Tensor {
         if self.ty == T::TYPE {
             Ok(())
         } else {
-            Err(TensorError::TypeMismatch {
-                expected: T::TYPE,
-                found: self.ty,
-            })
+            Err(TensorError::TypeMismatch { expected: T::TYPE, found: self.ty })
         }
     }
 
@@ -507,23 +434,17 @@ impl Tensor {
     /// weights file; [`to_array`](Self::to_array) works on any tensor).
     pub fn view<T: Element + bytemuck::Pod>(&self) -> Result<ArrayViewD<'_, T>, TensorError> {
         self.check_type::<T>()?;
-        let bytes = self.bytes().ok_or(TensorError::TypeMismatch {
-            expected: T::TYPE,
-            found: self.ty,
-        })?;
+        let bytes = self.bytes().ok_or(TensorError::TypeMismatch { expected: T::TYPE, found: self.ty })?;
         let elems: &[T] =
             bytemuck::try_cast_slice(bytes).map_err(|_| TensorError::Misaligned { ty: self.ty })?;
-        ArrayViewD::from_shape(IxDyn(&self.shape), elems)
-            .map_err(|_| TensorError::Misaligned { ty: self.ty })
+        ArrayViewD::from_shape(IxDyn(&self.shape), elems).map_err(|_| TensorError::Misaligned { ty: self.ty })
     }
 
     /// A copy of the elements as an owned `ndarray` array.
     pub fn to_array<T: Element>(&self) -> Result<ArrayD<T>, TensorError> {
         let values = self.to_vec::<T>()?;
-        ArrayD::from_shape_vec(IxDyn(&self.shape), values).map_err(|_| TensorError::TooLarge {
-            ty: self.ty,
-            shape: self.shape.clone(),
-        })
+        ArrayD::from_shape_vec(IxDyn(&self.shape), values)
+            .map_err(|_| TensorError::TooLarge { ty: self.ty, shape: self.shape.clone() })
     }
 
     /// A copy of the elements in row-major order.
@@ -536,16 +457,11 @@ impl Tensor {
 
     /// A string tensor as an owned `ndarray` array.
     pub fn to_string_array(&self) -> Result<ArrayD<String>, TensorError> {
-        let strings = self.strings().ok_or(TensorError::TypeMismatch {
-            expected: ElementType::String,
-            found: self.ty,
-        })?;
-        ArrayD::from_shape_vec(IxDyn(&self.shape), strings.to_vec()).map_err(|_| {
-            TensorError::TooLarge {
-                ty: self.ty,
-                shape: self.shape.clone(),
-            }
-        })
+        let strings = self
+            .strings()
+            .ok_or(TensorError::TypeMismatch { expected: ElementType::String, found: self.ty })?;
+        ArrayD::from_shape_vec(IxDyn(&self.shape), strings.to_vec())
+            .map_err(|_| TensorError::TooLarge { ty: self.ty, shape: self.shape.clone() })
     }
 
     /// The elements of an integer or boolean tensor widened to `i128`, so
@@ -557,42 +473,12 @@ impl Tensor {
             E::Boolean => b.iter().map(|&x| i128::from(x != 0)).collect(),
             E::I8 => b.iter().map(|&x| i128::from(x as i8)).collect(),
             E::U8 => b.iter().map(|&x| i128::from(x)).collect(),
-            E::I16 => self
-                .to_vec::<i16>()
-                .ok()?
-                .into_iter()
-                .map(i128::from)
-                .collect(),
-            E::U16 => self
-                .to_vec::<u16>()
-                .ok()?
-                .into_iter()
-                .map(i128::from)
-                .collect(),
-            E::I32 => self
-                .to_vec::<i32>()
-                .ok()?
-                .into_iter()
-                .map(i128::from)
-                .collect(),
-            E::U32 => self
-                .to_vec::<u32>()
-                .ok()?
-                .into_iter()
-                .map(i128::from)
-                .collect(),
-            E::I64 => self
-                .to_vec::<i64>()
-                .ok()?
-                .into_iter()
-                .map(i128::from)
-                .collect(),
-            E::U64 => self
-                .to_vec::<u64>()
-                .ok()?
-                .into_iter()
-                .map(i128::from)
-                .collect(),
+            E::I16 => self.to_vec::<i16>().ok()?.into_iter().map(i128::from).collect(),
+            E::U16 => self.to_vec::<u16>().ok()?.into_iter().map(i128::from).collect(),
+            E::I32 => self.to_vec::<i32>().ok()?.into_iter().map(i128::from).collect(),
+            E::U32 => self.to_vec::<u32>().ok()?.into_iter().map(i128::from).collect(),
+            E::I64 => self.to_vec::<i64>().ok()?.into_iter().map(i128::from).collect(),
+            E::U64 => self.to_vec::<u64>().ok()?.into_iter().map(i128::from).collect(),
             _ => return None,
         };
         Some(v)
@@ -603,24 +489,9 @@ impl Tensor {
     pub fn real_values(&self) -> Option<Vec<f64>> {
         use ElementType as E;
         let v = match self.ty {
-            E::F16 => self
-                .to_vec::<f16>()
-                .ok()?
-                .into_iter()
-                .map(f64::from)
-                .collect(),
-            E::Bf16 => self
-                .to_vec::<bf16>()
-                .ok()?
-                .into_iter()
-                .map(f64::from)
-                .collect(),
-            E::F32 => self
-                .to_vec::<f32>()
-                .ok()?
-                .into_iter()
-                .map(f64::from)
-                .collect(),
+            E::F16 => self.to_vec::<f16>().ok()?.into_iter().map(f64::from).collect(),
+            E::Bf16 => self.to_vec::<bf16>().ok()?.into_iter().map(f64::from).collect(),
+            E::F32 => self.to_vec::<f32>().ok()?.into_iter().map(f64::from).collect(),
             E::F64 => self.to_vec::<f64>().ok()?,
             _ => return None,
         };
@@ -634,11 +505,7 @@ impl fmt::Debug for Tensor {
         match &self.data {
             Data::Strings(s) => write!(f, ", {} strings)", s.len()),
             Data::Bytes { owner, range } => {
-                let kind = if matches!(owner, Owner::Heap(_)) {
-                    "heap"
-                } else {
-                    "shared"
-                };
+                let kind = if matches!(owner, Owner::Heap(_)) { "heap" } else { "shared" };
                 write!(f, ", {} bytes {kind})", range.len())
             }
         }
@@ -693,10 +560,7 @@ mod tests {
 
     #[test]
     fn sizes_are_checked_for_overflow() {
-        let err = Tensor::zeros(
-            ElementType::F32,
-            &[1_000_000, 1_000_000, 1_000_000, 1_000_000],
-        );
+        let err = Tensor::zeros(ElementType::F32, &[1_000_000, 1_000_000, 1_000_000, 1_000_000]);
         assert!(matches!(err, Err(TensorError::TooLarge { .. })));
         assert!(Tensor::from_bytes(ElementType::I16, &[3], &[0; 5]).is_err());
     }
