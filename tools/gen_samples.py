@@ -1,0 +1,1316 @@
+#!/usr/bin/env python3
+"""Regenerate the ir-samples/ conformance tree.
+
+Run from the repository root:
+
+    python3 tools/gen_samples.py
+
+Every run deletes ir-samples/ and writes it again from scratch; the output is
+deterministic for a given OpenVINO/NumPy/ONNX installation.
+
+Layout of one valid case (see ir-samples/README.md):
+
+    ir-samples/<case>/model.xml               OpenVINO's serializer output
+    ir-samples/<case>/model.bin               weights (when there are any)
+    ir-samples/<case>/in/<input>.npy          one per model input
+    ir-samples/<case>/expected/<output>.npy   one per model output
+    ir-samples/<case>/expected_error          (instead of expected/) a short
+                                              phrase the run-time error must contain
+    ir-samples/bad/<case>/model.xml (+ model.bin) + expected_error
+
+Expected outputs come from the NumPy reference in this file, evaluated over the
+graph read back from the written model.xml. Where the OpenVINO CPU plugin is
+known to be exact, its results are compared bit for bit with the reference.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import dataclasses
+import os
+import re
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import xml.etree.ElementTree as ET
+from pathlib import Path
+from typing import Callable, Optional
+
+import numpy as np
+import openvino as ov
+import openvino.opset1 as ops
+from openvino.utils.node_factory import NodeFactory
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT_DIR = ROOT / "ir-samples"
+
+# ---------------------------------------------------------------------------
+# Element types
+# ---------------------------------------------------------------------------
+
+# OpenVINO element type name -> NumPy dtype used for the .npy files and the
+# reference.  bf16 values are carried as float32 (bf16 is a subset of f32).
+NP_DTYPE = {
+    "boolean": np.dtype(np.bool_),
+    "i8": np.dtype(np.int8),
+    "u8": np.dtype(np.uint8),
+    "i16": np.dtype(np.int16),
+    "u16": np.dtype(np.uint16),
+    "i32": np.dtype(np.int32),
+    "u32": np.dtype(np.uint32),
+    "i64": np.dtype(np.int64),
+    "u64": np.dtype(np.uint64),
+    "f16": np.dtype(np.float16),
+    "bf16": np.dtype(np.float32),
+    "f32": np.dtype(np.float32),
+    "f64": np.dtype(np.float64),
+}
+INT_TYPES = {"i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"}
+FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
+
+
+def ov_type(name: str) -> ov.Type:
+    return getattr(ov.Type, name)
+
+
+def type_name(t: ov.Type) -> str:
+    return t.get_type_name()
+
+
+def safe_name(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
+
+
+# ---------------------------------------------------------------------------
+# NumPy reference of the specifications
+# ---------------------------------------------------------------------------
+
+
+class RefError(Exception):
+    """The reference refuses the computation (a run-time error)."""
+
+
+def ref_reverse(data: np.ndarray, axes: np.ndarray, axes_type: str, mode: str) -> np.ndarray:
+    rank = data.ndim
+    mode = mode.lower()
+    if axes.ndim != 1:
+        raise RefError("reverse axes must be 1-D")
+    if mode == "index":
+        if axes_type not in INT_TYPES:
+            raise RefError("reverse index-mode axes must be integer")
+        chosen = set()
+        for a in axes.tolist():
+            if not -rank <= a < rank:
+                raise RefError(f"reverse axis {a} out of bounds for rank {rank}")
+            chosen.add(a % rank)
+    elif mode == "mask":
+        if axes_type != "boolean":
+            raise RefError("reverse mask-mode axes must be boolean")
+        if axes.shape[0] != rank:
+            raise RefError("reverse mask length differs from the data rank")
+        chosen = {i for i, m in enumerate(axes.tolist()) if m}
+    else:
+        raise RefError(f"reverse mode {mode!r} is invalid")
+    if not chosen:
+        return data.copy()
+    return np.ascontiguousarray(np.flip(data, axis=tuple(sorted(chosen))))
+
+
+def ref_reverse_sequence(data: np.ndarray, lengths: np.ndarray, lengths_type: str,
+                         batch_axis: int, seq_axis: int) -> np.ndarray:
+    rank = data.ndim
+    if rank < 2:
+        raise RefError("reverse_sequence data rank must be at least 2")
+    if lengths.ndim != 1:
+        raise RefError("reverse_sequence lengths must be 1-D")
+    if lengths_type == "boolean":
+        raise RefError("reverse_sequence lengths must be numeric")
+    for ax in (batch_axis, seq_axis):
+        if not -rank <= ax < rank:
+            raise RefError(f"axis {ax} out of range for rank {rank}")
+    ba, sa = batch_axis % rank, seq_axis % rank
+    if lengths.shape[0] != data.shape[ba]:
+        raise RefError("lengths size differs from the batch dimension")
+    if lengths_type in FLOAT_TYPES:
+        lens = [int(np.trunc(float(v))) for v in lengths.tolist()]
+    else:
+        lens = [int(v) for v in lengths.tolist()]
+    out = data.copy()
+    for b, n in enumerate(lens):
+        if n < 0:
+            raise RefError(f"sequence length {n} is negative")
+        if n > data.shape[sa]:
+            raise RefError(f"sequence length {n} exceeds dimension {data.shape[sa]}")
+        if n <= 1:
+            continue
+        if ba == sa:
+            raise RefError("batch_axis == seq_axis needs every length <= 1")
+        for s in range(n):
+            dst = [slice(None)] * rank
+            src = [slice(None)] * rank
+            dst[ba] = src[ba] = b
+            dst[sa] = n - 1 - s
+            src[sa] = s
+            out[tuple(dst)] = data[tuple(src)]
+    return out
+
+
+def ref_convert(x: np.ndarray, src: str, dst: str) -> np.ndarray:
+    """Convert-1: float -> integer truncates toward zero (in-range values
+    only), anything -> boolean is `!= 0`, other conversions round to nearest
+    even (float narrowing) or wrap (integer narrowing), as NumPy does."""
+    if dst == "boolean":
+        return np.asarray(x != 0)
+    if dst == "bf16":
+        raise RefError("conversion to bf16 is not used by the samples")
+    target = NP_DTYPE[dst]
+    if src in FLOAT_TYPES and dst in INT_TYPES:
+        info = np.iinfo(target)
+        t = np.trunc(x.astype(np.float64))
+        if not np.all(np.isfinite(t)) or t.min() < info.min or t.max() > info.max:
+            raise RefError("float to integer conversion out of range")
+        return t.astype(target)
+    with np.errstate(over="ignore"):     # f32 -> f16 overflow gives inf
+        return x.astype(target)
+
+
+# ---------------------------------------------------------------------------
+# Graph evaluation with the reference
+# ---------------------------------------------------------------------------
+
+# Where the OpenVINO 2026.4 CPU plugin is not exact (so no cross-check).
+WIDE_TYPES = {"i64", "u64", "f64"}
+
+
+def const_value(node) -> np.ndarray:
+    et = type_name(node.get_output_element_type(0))
+    shape = tuple(node.get_output_shape(0))
+    if et == "bf16":
+        bits = np.asarray(node.get_data()).view(np.uint16).astype(np.uint32)
+        return (bits << 16).view(np.float32).reshape(shape)
+    if et not in NP_DTYPE:
+        raise RefError(f"constant of type {et} is not supported by the reference")
+    return np.asarray(node.get_data()).astype(NP_DTYPE[et]).reshape(shape)
+
+
+def evaluate(model: ov.Model, feeds: dict[str, np.ndarray], out_names: list[str]):
+    """Evaluate `model` with the NumPy reference.
+
+    Returns (outputs by sanitized name, list of reasons why the CPU plugin
+    cannot be used as an exact cross-check)."""
+    values: dict[tuple[int, int], np.ndarray] = {}
+    caveats: list[str] = []
+    for node in model.get_ordered_ops():
+        kind = node.get_type_name()
+        args = []
+        arg_types = []
+        for v in node.input_values():
+            args.append(values[(v.get_node().get_instance_id(), v.get_index())])
+            arg_types.append(type_name(v.get_element_type()))
+        out_type = type_name(node.get_output_element_type(0)) if node.get_output_size() else None
+        if kind == "Parameter":
+            name = next(n for n in feeds if n in node.output(0).get_names())
+            arr = feeds[name]
+            if arr.dtype != NP_DTYPE[out_type]:
+                raise ValueError(f"input {name}: dtype {arr.dtype} != {out_type}")
+            if not node.get_output_partial_shape(0).compatible(ov.PartialShape(list(arr.shape))):
+                raise ValueError(f"input {name}: shape {arr.shape} does not fit")
+            val = arr
+        elif kind == "Constant":
+            val = const_value(node)
+        elif kind == "Convert":
+            src, dst = arg_types[0], out_type
+            if src in FLOAT_TYPES and dst in {"i64", "u64"}:
+                caveats.append("CPU converts float->i64 through i32")
+            val = ref_convert(args[0], src, dst)
+        elif kind == "Reverse":
+            mode = node.get_attributes()["mode"]
+            if arg_types[0] in WIDE_TYPES:
+                caveats.append(f"CPU truncates {arg_types[0]} Reverse data")
+            val = ref_reverse(args[0], args[1], arg_types[1], mode)
+        elif kind == "ReverseSequence":
+            attrs = node.get_attributes()
+            if arg_types[0] in WIDE_TYPES:
+                caveats.append(f"CPU truncates {arg_types[0]} ReverseSequence data")
+            if arg_types[0] in {"i32", "u32"} and args[0].size and \
+                    np.abs(args[0].astype(np.int64)).max() > 2 ** 24:
+                caveats.append(f"CPU routes {arg_types[0]} ReverseSequence through f32")
+            val = ref_reverse_sequence(args[0], args[1], arg_types[1],
+                                       int(attrs["batch_axis"]), int(attrs["seq_axis"]))
+        elif kind == "Result":
+            val = args[0]
+        else:
+            raise ValueError(f"operation {kind} is not part of the supported set")
+        if kind != "Result":
+            values[(node.get_instance_id(), 0)] = val
+            if out_type in NP_DTYPE and val.dtype != NP_DTYPE[out_type]:
+                raise ValueError(f"{node.get_friendly_name()}: reference dtype {val.dtype} != {out_type}")
+    outputs = {}
+    for res, name in zip(model.get_results(), out_names):
+        src = res.input_value(0)
+        outputs[name] = values[(src.get_node().get_instance_id(), src.get_index())]
+    return outputs, sorted(set(caveats))
+
+
+def split_names(attr: str) -> list[str]:
+    """Split a `names` attribute on unescaped commas."""
+    parts = re.split(r"(?<!\\),", attr)
+    return [p.replace("\\,", ",").strip() for p in parts if p.strip()]
+
+
+def xml_output_names(xml_text: str) -> dict[str, str]:
+    """Result layer name -> sanitized first tensor name of the port feeding it."""
+    root = ET.fromstring(xml_text)
+    layers = {l.get("id"): l for l in root.find("layers")}
+    names = {}
+    for edge in root.find("edges"):
+        dst = layers[edge.get("to-layer")]
+        if dst.get("type") != "Result":
+            continue
+        src = layers[edge.get("from-layer")]
+        port = next(p for p in src.find("output") if p.get("id") == edge.get("from-port"))
+        tensor = split_names(port.get("names", ""))
+        if not tensor:
+            raise ValueError(f"output feeding {dst.get('name')} has no tensor name")
+        names[dst.get("name")] = safe_name(tensor[0])
+    return names
+
+
+def xml_input_names(xml_text: str) -> dict[str, str]:
+    """Parameter layer name -> sanitized first tensor name of its output port."""
+    root = ET.fromstring(xml_text)
+    names = {}
+    for layer in root.find("layers"):
+        if layer.get("type") == "Parameter":
+            port = layer.find("output").find("port")
+            tensor = split_names(port.get("names", ""))
+            if not tensor:
+                raise ValueError(f"parameter {layer.get('name')} has no tensor name")
+            names[layer.get("name")] = safe_name(tensor[0])
+    return names
+
+
+def output_names(graph: ov.Model, xml_text: str) -> list[str]:
+    """Output names in the order of graph.get_results()."""
+    by_result = xml_output_names(xml_text)
+    names = [by_result[r.get_friendly_name()] for r in graph.get_results()]
+    if len(set(names)) != len(names):
+        raise ValueError(f"output names are not unique: {names}")
+    return names
+
+
+# ---------------------------------------------------------------------------
+# Model building helpers
+# ---------------------------------------------------------------------------
+
+FACTORY = NodeFactory("opset1")
+
+
+def _out(x):
+    return x if isinstance(x, ov.Output) else x.output(0)
+
+
+def param(name: str, et: str, shape) -> ov.Node:
+    pshape = ov.PartialShape(shape) if isinstance(shape, str) else ov.PartialShape(list(shape))
+    p = ops.parameter(pshape, ov_type(et), name=name)
+    p.output(0).set_names({name})
+    return p
+
+
+def const(values, et: str, name: str, shape=None) -> ov.Node:
+    if et == "bf16":
+        arr = np.asarray(values, dtype=np.float32)
+        bits = (arr.view(np.uint32) >> 16).astype(np.uint16)
+        t = ov.Tensor(ov.Type.bf16, ov.Shape(list(arr.shape)))
+        np.copyto(np.asarray(t.data).view(np.uint16).reshape(arr.shape), bits)
+        node = ov.op.Constant(t)
+    else:
+        arr = np.asarray(values, dtype=NP_DTYPE[et])
+        if shape is not None:
+            arr = arr.reshape(shape)
+        if arr.size == 0:
+            node = ov.op.Constant(ov_type(et), ov.Shape(list(arr.shape)), [])
+        else:
+            node = ops.constant(arr, dtype=ov_type(et))
+    node.set_friendly_name(name)
+    return node
+
+
+def reverse(data, axes, mode: str, name: str = "reverse") -> ov.Node:
+    node = FACTORY.create("Reverse", [_out(data), _out(axes)], {"mode": mode})
+    node.set_friendly_name(name)
+    return node
+
+
+def reverse_sequence(data, lengths, batch_axis: int, seq_axis: int,
+                     name: str = "reverse_sequence") -> ov.Node:
+    return ops.reverse_sequence(_out(data), _out(lengths), batch_axis, seq_axis, name=name)
+
+
+def convert(x, et: str, name: str = "convert") -> ov.Node:
+    return ops.convert(_out(x), ov_type(et), name=name)
+
+
+def model(outputs: dict, params: list, name: str) -> ov.Model:
+    """`outputs` maps a tensor name to the node producing it."""
+    results = []
+    for tensor, node in outputs.items():
+        _out(node).set_names({tensor})
+        results.append(ops.result(_out(node), name=f"result_{tensor}" if len(outputs) > 1 else "result"))
+    return ov.Model(results, params, name)
+
+
+# ---------------------------------------------------------------------------
+# Case descriptions
+# ---------------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Case:
+    name: str
+    model: ov.Model
+    inputs: dict[str, np.ndarray]
+    compress: bool = False
+    xml_edit: Optional[Callable[[str], str]] = None
+    expected_error: Optional[str] = None
+    no_check: Optional[str] = None       # reason to skip the CPU cross-check
+    onnx: Optional[bytes] = None          # source ONNX model (converted at write time)
+
+
+CASES: list[Case] = []
+
+
+def add(name, m, inputs=None, **kw):
+    if any(c.name == name for c in CASES):
+        raise ValueError(f"duplicate case name {name}")
+    CASES.append(Case(name, m, dict(inputs or {}), **kw))
+
+
+def arange(shape, et="f32"):
+    return np.arange(int(np.prod(shape))).reshape(shape).astype(NP_DTYPE[et])
+
+
+RNG = np.random.default_rng(20240611)
+
+
+def rng_values(et: str, shape) -> np.ndarray:
+    """Deterministic values that exercise the range of `et`."""
+    n = int(np.prod(shape))
+    dt = NP_DTYPE[et]
+    if et == "boolean":
+        v = RNG.integers(0, 2, n).astype(bool)
+    elif et in INT_TYPES:
+        info = np.iinfo(dt)
+        v = RNG.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+        v[:2] = [info.min, info.max]
+    elif et == "f16":
+        v = (RNG.standard_normal(n) * 1000).astype(np.float16)
+        special = np.array([65504, -65504, 6e-8, -0.0, np.inf, -np.inf, 0.1], np.float16)
+        v[: len(special)] = special[:n]
+    elif et == "f32":
+        v = (RNG.standard_normal(n) * 1e6).astype(np.float32)
+        special = np.array([3.4028235e38, -1.1754944e-38, 1e-45, -0.0, np.inf, np.nan, 0.1], np.float32)
+        v[: len(special)] = special[:n]
+    elif et == "f64":
+        v = RNG.standard_normal(n) * 1e200
+        special = np.array([1.7976931348623157e308, 1 + 2.0 ** -40, 5e-324, -0.0, -np.inf, 0.1], np.float64)
+        v[: len(special)] = special[:n]
+    else:
+        raise ValueError(et)
+    return v.astype(dt).reshape(shape)
+
+
+ALL_TYPES = ["boolean", "i8", "u8", "i16", "u16", "f16", "i32", "u32", "f32", "i64", "u64", "f64"]
+
+
+def axes_tag(axes) -> str:
+    return "none" if len(axes) == 0 else "_".join(str(a).replace("-", "m") for a in axes)
+
+
+# --- Reverse ---------------------------------------------------------------
+
+
+def reverse_cases():
+    # index mode, every axis subset on the op_reference shapes
+    subsets = {
+        (8,): [(0,)],
+        (4, 3): [(0,), (1,), (0, 1)],
+        (2, 4, 3): [(0,), (1,), (2,), (0, 1), (0, 2), (1, 2), (0, 1, 2)],
+    }
+    for shape, all_axes in subsets.items():
+        rank = len(shape)
+        for axes in all_axes:
+            for axes_et in ("i64", "i32"):
+                if axes_et == "i32" and rank != 3:
+                    continue
+                data_et = "f32" if axes_et == "i64" else "i32"
+                d = param("data", data_et, shape)
+                m = model({"out": reverse(d, const(axes, axes_et, "axes"), "index")}, [d],
+                          f"reverse_r{rank}")
+                add(f"reverse_index_r{rank}_{data_et}_axes_{axes_et}_{axes_tag(axes)}", m,
+                    {"data": arange(shape, data_et)})
+
+    # higher ranks
+    for shape, axes in (((2, 3, 2, 4), (1, 3)), ((2, 1, 3, 2, 3), (0, 2, 4)),
+                        ((2, 2, 1, 3, 2, 2), (0, 3, 5))):
+        d = param("data", "f32", shape)
+        m = model({"out": reverse(d, const(axes, "i64", "axes"), "index")}, [d], "reverse")
+        add(f"reverse_index_r{len(shape)}_axes_{axes_tag(axes)}", m, {"data": arange(shape)})
+
+    # mask mode
+    for shape, mask in (((8,), [True]), ((4, 3), [False, True]), ((4, 3), [True, True]),
+                        ((2, 4, 3), [True, False, True]), ((2, 4, 3), [False, True, False]),
+                        ((2, 4, 3), [True, True, True]), ((2, 3, 2, 4), [False, True, True, False])):
+        tag = "".join("t" if b else "f" for b in mask)
+        d = param("data", "f32", shape)
+        m = model({"out": reverse(d, const(mask, "boolean", "axes"), "mask")}, [d], "reverse_mask")
+        add(f"reverse_mask_r{len(shape)}_{tag}", m, {"data": arange(shape)})
+
+    d = param("data", "f32", (2, 4, 3))
+    m = model({"out": reverse(d, const([False] * 3, "boolean", "axes"), "mask")}, [d], "reverse_mask")
+    add("reverse_mask_all_false", m, {"data": arange((2, 4, 3))})
+
+    # negative, duplicate and empty axes
+    for axes, tag in (([-1], "neg_last"), ([-3, -2], "neg_two"), ([0, -3], "duplicate_0_m3"),
+                      ([2, 2, -1], "duplicate_triple")):
+        d = param("data", "f32", (2, 4, 3))
+        m = model({"out": reverse(d, const(axes, "i64", "axes"), "index")}, [d], "reverse")
+        add(f"reverse_axes_{tag}", m, {"data": arange((2, 4, 3))})
+
+    d = param("data", "f32", (2, 4, 3))
+    m = model({"out": reverse(d, const([], "i64", "axes"), "index")}, [d], "reverse_empty")
+    add("reverse_axes_empty", m, {"data": arange((2, 4, 3))})
+
+    # axes known at run time
+    for shape, axes, pshape in (((2, 4, 3), [0, -1], "?"), ((4, 3), [1], "1"),
+                                ((2, 4, 3), [], "?")):
+        d = param("data", "f32", shape)
+        a = param("axes", "i64", pshape)
+        m = model({"out": reverse(d, a, "index")}, [d, a], "reverse_runtime_axes")
+        tag = "empty" if not axes else axes_tag(axes)
+        add(f"reverse_runtime_axes_r{len(shape)}_{tag}", m,
+            {"data": arange(shape), "axes": np.array(axes, np.int64)},
+            no_check=None if axes else "CPU plugin fails on empty run-time axes (ptr is Null)")
+
+    # every element type
+    for et in ALL_TYPES:
+        shape = (3, 5)
+        d = param("data", et, shape)
+        m = model({"out": reverse(d, const([0, 1], "i64", "axes"), "index")}, [d], "reverse_types")
+        add(f"reverse_type_{et}", m, {"data": rng_values(et, shape)})
+
+
+# --- ReverseSequence -------------------------------------------------------
+
+
+def rseq_case(name, shape, lengths, batch_axis, seq_axis, data_et="f32", lengths_et="i32",
+              data=None, **kw):
+    d = param("data", data_et, shape)
+    ln = const(lengths, lengths_et, "lengths")
+    m = model({"out": reverse_sequence(d, ln, batch_axis, seq_axis)}, [d], "reverse_sequence")
+    add(name, m, {"data": arange(shape, data_et) if data is None else data}, **kw)
+
+
+def reverse_sequence_cases():
+    # OpenVINO op_reference shapes
+    rseq_case("rseq_b1_s0_4x4", (4, 4), [4, 3, 2, 1], 1, 0)
+    rseq_case("rseq_b2_s1_2x3x4x2", (2, 3, 4, 2), [1, 2, 1, 2], 2, 1)
+    rseq_case("rseq_b0_s2_4x2x3x2x2", (4, 2, 3, 2, 2), [1, 2, 1, 2], 0, 2)
+
+    # axis combinations on rank 3, negatives included
+    shape = (3, 4, 5)
+    for ba, sa in ((0, 1), (1, 0), (0, 2), (2, 0), (1, 2), (2, 1), (-3, -1), (-1, -2), (0, -1)):
+        bdim = shape[ba]
+        sdim = shape[sa]
+        lengths = [(i * 3 + 2) % (sdim + 1) for i in range(bdim)]
+        tag = f"b{ba}_s{sa}".replace("-", "m")
+        rseq_case(f"rseq_axes_{tag}", shape, lengths, ba, sa)
+
+    # the lengths element types
+    shape = (4, 5)
+    rseq_case("rseq_lengths_i32", shape, [5, 2, 3, 1], 0, 1, lengths_et="i32")
+    rseq_case("rseq_lengths_i64", shape, [5, 2, 3, 1], 0, 1, lengths_et="i64")
+    rseq_case("rseq_lengths_f32_truncated", shape, [2.7, 4.99, 1.5, 5.0], 0, 1, lengths_et="f32")
+    rseq_case("rseq_lengths_f16_truncated", shape, [3.5, 2.0, 4.75, 0.5], 0, 1, lengths_et="f16")
+    rseq_case("rseq_lengths_u8", shape, [1, 5, 4, 2], 0, 1, lengths_et="u8")
+    rseq_case("rseq_lengths_i8", shape, [3, 3, 5, 2], 0, 1, lengths_et="i8")
+    rseq_case("rseq_lengths_u64", shape, [4, 1, 5, 3], 0, 1, lengths_et="u64")
+    rseq_case("rseq_lengths_f64", shape, [2.999, 5.0, 1.0, 3.25], 0, 1, lengths_et="f64")
+    rseq_case("rseq_lengths_bf16_const", shape, [2.5, 4.0, 5.0, 3.0], 0, 1, lengths_et="bf16")
+    rseq_case("rseq_length_zero", shape, [0, 5, 0, 3], 0, 1)
+    rseq_case("rseq_batch_equals_seq", (3, 3), [1, 0, 1], 0, 0)
+
+    # lengths known at run time
+    for et, lengths in (("i32", [3, 1, 5, 0]), ("i64", [5, 5, 2, 4])):
+        d = param("data", "f32", shape)
+        ln = param("lengths", et, (4,))
+        m = model({"out": reverse_sequence(d, ln, 0, 1)}, [d, ln], "reverse_sequence")
+        add(f"rseq_runtime_lengths_{et}", m,
+            {"data": arange(shape), "lengths": np.array(lengths, NP_DTYPE[et])})
+
+    # every element type
+    for et in ALL_TYPES:
+        shape = (4, 6)
+        rseq_case(f"rseq_type_{et}", shape, [6, 2, 5, 3], 0, 1, data_et=et,
+                  data=rng_values(et, shape))
+
+
+# --- Convert ---------------------------------------------------------------
+
+
+def convert_case(name, src, dst, values, shape=None):
+    values = np.asarray(values, NP_DTYPE[src])
+    shape = shape or values.shape
+    p = param("data", src, shape)
+    m = model({"out": convert(p, dst)}, [p], "convert")
+    add(name, m, {"data": values.reshape(shape)})
+
+
+def convert_cases():
+    # 2049 and 4097 lie between f16 neighbours: ties go to the even one.
+    convert_case("convert_f32_to_f16", "f32", "f16",
+                 [2049.0, 2051.0, 4097.0, 1.0 + 2 ** -11, 1.0 + 3 * 2 ** -11, 65519.0, 65520.0,
+                  -0.0, 1e-8, 6.1e-5, -2.5, 0.1], (3, 4))
+    convert_case("convert_f32_to_i32", "f32", "i32",
+                 [-2.9, -2.5, -0.7, -0.0, 0.4, 1.5, 2.5, 2.9999, 1e9, -2.147483e9, 123456.78, -7.0],
+                 (2, 6))
+    convert_case("convert_i32_to_f32", "i32", "f32",
+                 [0, -1, 16777216, 16777217, 16777219, -2147483648, 2147483647, 123456789],
+                 (2, 4))
+    convert_case("convert_u8_to_boolean", "u8", "boolean", [0, 1, 2, 255, 0, 128], (2, 3))
+    convert_case("convert_boolean_to_f32", "boolean", "f32", [True, False, True, True], (4,))
+    convert_case("convert_f64_to_f32", "f64", "f32",
+                 [0.1, 1 + 2 ** -30, -1e30, 3.0e38, 1e-40, -0.0, 2.0 ** 24 + 1, np.pi], (2, 4))
+    convert_case("convert_i64_to_i32", "i64", "i32",
+                 [0, -1, 2147483647, -2147483648, 123456789, -987654321], (3, 2))
+    convert_case("convert_f16_to_f32", "f16", "f32",
+                 [65504, -65504, 6e-8, 0.1, -0.0, np.inf, 1.5, -3.25], (2, 4))
+    convert_case("convert_i8_to_u8", "i8", "u8", [-128, -1, 0, 1, 127, -2], (6,))
+    convert_case("convert_f32_to_boolean", "f32", "boolean", [0.0, -0.0, 0.5, -3.0, np.inf, 1e-30], (6,))
+
+    # bf16 constant inside the graph
+    c = const([1.5, -2.25, 3.0e38, 1.0 / 3.0, 0.0, -7.0], "bf16", "values")
+    m = model({"out": reverse(convert(c, "f32"), const([0], "i64", "axes"), "index")}, [],
+              "bf16_const")
+    add("convert_bf16_const_to_f32_reverse", m)
+
+    # Const(f32) compressed to f16 by save_model -> Convert(f32)
+    vals = np.linspace(-3.3, 7.7, 24, dtype=np.float32).reshape(2, 3, 4)
+    c = const(vals, "f32", "weights")
+    m = model({"out": reverse(c, const([1, 2], "i64", "axes"), "index")}, [], "compressed")
+    add("compressed_f16_const_reverse", m, compress=True)
+
+    c = const(vals, "f32", "weights")
+    a = param("axes", "i64", "?")
+    m = model({"out": reverse(c, a, "index")}, [a], "compressed")
+    add("compressed_f16_const_reverse_runtime_axes", m, {"axes": np.array([-1, 0], np.int64)},
+        compress=True)
+
+    c = const(vals.reshape(4, 6), "f32", "weights")
+    ln = param("lengths", "i32", (4,))
+    m = model({"out": reverse_sequence(c, ln, 0, 1)}, [ln], "compressed")
+    add("compressed_f16_const_rseq", m, {"lengths": np.array([6, 0, 3, 2], np.int32)},
+        compress=True)
+
+
+# --- Dynamic shapes and graph structure ------------------------------------
+
+
+def structure_cases():
+    d = param("data", "f32", "?,3,4")
+    m = model({"out": reverse_sequence(d, const([3, 1], "i32", "lengths"), 0, 1)}, [d], "dyn")
+    add("dynamic_rseq_batch_dim", m, {"data": arange((2, 3, 4))})
+
+    d = param("data", "f32", "1..5,4")
+    m = model({"out": reverse_sequence(d, const([4, 2, 3], "i64", "lengths"), 0, 1)}, [d], "dyn")
+    add("interval_rseq_1_5x4", m, {"data": arange((3, 4))})
+
+    d = param("data", "f32", "2,?")
+    m = model({"out": reverse(d, const([1], "i64", "axes"), "index")}, [d], "dyn")
+    add("dynamic_reverse_2xq", m, {"data": arange((2, 7))})
+
+    d = param("data", "i32", "1..5,?,2..")
+    m = model({"out": reverse(d, const([True, False, True], "boolean", "axes"), "mask")}, [d], "dyn")
+    add("interval_reverse_mask", m, {"data": arange((3, 2, 4), "i32")})
+
+    d = param("data", "f32", "?,?")
+    ln = param("lengths", "i32", "?")
+    m = model({"out": reverse_sequence(d, ln, 1, 0)}, [d, ln], "dyn")
+    add("dynamic_rseq_runtime_lengths", m,
+        {"data": arange((5, 3)), "lengths": np.array([5, 2, 4], np.int32)})
+
+    d = param("data", "f32", "...")
+    m = model({"out": reverse(d, const([0], "i64", "axes"), "index")}, [d], "dyn")
+    add("dynamic_rank_reverse", m, {"data": arange((3, 2, 2))},
+        no_check="CPU plugin does not support dynamic-rank Parameters")
+
+    # fan-out: one Parameter, two Reverse ops, two Results
+    d = param("data", "f32", (2, 4, 3))
+    r0 = reverse(d, const([0], "i64", "axes0"), "index", "reverse0")
+    r1 = reverse(d, const([True, False, True], "boolean", "axes1"), "mask", "reverse1")
+    m = model({"out0": r0, "out1": r1}, [d], "fan_out")
+    add("fanout_two_reverse_two_results", m, {"data": arange((2, 4, 3))})
+
+    # chain Reverse -> ReverseSequence -> Reverse, intermediate output too
+    d = param("data", "i16", (3, 4))
+    a = reverse(d, const([1], "i32", "axes_a"), "index", "reverse_a")
+    b = reverse_sequence(a, const([2, 4, 3], "i32", "lengths"), 0, 1)
+    c = reverse(b, const([0], "i64", "axes_c"), "index", "reverse_c")
+    m = model({"out": c}, [d], "chain")
+    add("chain_reverse_rseq_reverse", m, {"data": arange((3, 4), "i16")})
+
+    d = param("data", "f32", (3, 4))
+    a = reverse(d, const([-1], "i64", "axes_a"), "index", "reverse_a")
+    b = reverse_sequence(a, const([1, 4, 2], "i64", "lengths"), 0, 1)
+    m = model({"mid": a, "out": b}, [d], "chain_two_outputs")
+    add("chain_with_intermediate_output", m, {"data": arange((3, 4))})
+
+    d = param("data", "u8", (2, 5))
+    c = convert(d, "f32")
+    m = model({"out": reverse(c, const([1], "i64", "axes"), "index")}, [d], "convert_chain")
+    add("chain_convert_reverse", m, {"data": np.array([[0, 1, 2, 254, 255], [7, 8, 9, 10, 11]], np.uint8)})
+
+    d = param("data", "f16", (3, 4))
+    r = reverse_sequence(d, const([4, 0, 2], "i32", "lengths"), 0, 1)
+    m = model({"out": convert(r, "f32")}, [d], "rseq_convert")
+    add("chain_rseq_convert", m, {"data": rng_values("f16", (3, 4))})
+
+    # two Parameters feeding two independent outputs
+    x = param("x", "i8", (4,))
+    y = param("y", "f32", (2, 3))
+    m = model({"rx": reverse(x, const([0], "i64", "axes_x"), "index", "reverse_x"),
+               "ry": reverse_sequence(y, const([3, 2], "u8", "lengths_y"), 0, 1)}, [x, y], "two_inputs")
+    add("two_inputs_two_outputs", m, {"x": np.array([-128, -1, 5, 127], np.int8), "y": arange((2, 3))})
+
+    # IR version 10 header
+    d = param("data", "f32", (2, 4, 3))
+    m = model({"out": reverse(d, const([0, 2], "i64", "axes"), "index")}, [d], "ir_v10")
+    add("ir_v10_reverse", m, {"data": arange((2, 4, 3))}, xml_edit=to_ir_v10)
+
+    d = param("data", "i32", (4, 3))
+    m = model({"out": reverse_sequence(d, const([3, 1, 2, 0], "i32", "lengths"), 0, 1)}, [d], "ir_v10")
+    add("ir_v10_rseq", m, {"data": arange((4, 3), "i32")}, xml_edit=to_ir_v10)
+
+
+def to_ir_v10(xml: str) -> str:
+    return sub_once(xml, 'version="11">', 'version="10">')
+
+
+# --- ONNX ReverseSequence --------------------------------------------------
+
+
+def onnx_rseq_model(batch_axis: int, time_axis: int, shape) -> bytes:
+    import onnx
+    from onnx import TensorProto, helper
+
+    batch = shape[batch_axis]
+    node = helper.make_node("ReverseSequence", ["x", "sequence_lens"], ["y"],
+                            batch_axis=batch_axis, time_axis=time_axis, name="reverse_sequence")
+    graph = helper.make_graph(
+        [node], "rseq",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, list(shape)),
+         helper.make_tensor_value_info("sequence_lens", TensorProto.INT64, [batch])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, list(shape))])
+    proto = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)],
+                              producer_name="gen_samples")
+    onnx.checker.check_model(proto)
+    return proto.SerializeToString()
+
+
+def onnx_cases():
+    shape = (4, 4)
+    add("onnx_rseq_time_major", None,
+        {"x": arange(shape), "sequence_lens": np.array([4, 3, 2, 1], np.int64)},
+        onnx=onnx_rseq_model(1, 0, shape))
+    shape = (4, 3, 2)
+    add("onnx_rseq_batch_major", None,
+        {"x": arange(shape), "sequence_lens": np.array([1, 2, 3, 0], np.int64)},
+        onnx=onnx_rseq_model(0, 1, shape))
+
+
+# --- Valid IR, refused at run time ------------------------------------------
+
+
+def runtime_error_cases():
+    shape = (4, 5)
+    for name, lengths, phrase in (("rseq_runtime_length_above_dim", [2, 6, 1, 3], "length"),
+                                  ("rseq_runtime_length_negative", [2, -1, 1, 3], "length")):
+        d = param("data", "f32", shape)
+        ln = param("lengths", "i32", (4,))
+        m = model({"out": reverse_sequence(d, ln, 0, 1)}, [d, ln], "rseq_bad_lengths")
+        add(name, m, {"data": arange(shape), "lengths": np.array(lengths, np.int32)},
+            expected_error=phrase)
+
+    d = param("data", "f32", shape)
+    ln = param("lengths", "f32", (4,))
+    m = model({"out": reverse_sequence(d, ln, 0, 1)}, [d, ln], "rseq_bad_lengths")
+    add("rseq_runtime_length_float_above_dim", m,
+        {"data": arange(shape), "lengths": np.array([1.0, 5.5, 6.25, 2.0], np.float32)},
+        expected_error="length")
+
+    for name, axes in (("reverse_runtime_axis_out_of_range", [0, 3]),
+                       ("reverse_runtime_axis_negative_out_of_range", [-4])):
+        d = param("data", "f32", (2, 4, 3))
+        a = param("axes", "i64", "?")
+        m = model({"out": reverse(d, a, "index")}, [d, a], "reverse_bad_axes")
+        add(name, m, {"data": arange((2, 4, 3)), "axes": np.array(axes, np.int64)},
+            expected_error="out of bounds")
+
+
+# ---------------------------------------------------------------------------
+# Writing valid cases
+# ---------------------------------------------------------------------------
+
+CORE = ov.Core()
+
+
+def save_npy(path: Path, arr: np.ndarray):
+    arr = np.ascontiguousarray(arr)
+    if arr.dtype.byteorder == ">":
+        arr = arr.astype(arr.dtype.newbyteorder("<"))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, arr, allow_pickle=False)
+
+
+def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
+    return a.dtype == b.dtype and a.shape == b.shape and a.tobytes() == b.tobytes()
+
+
+def run_cpu(m: ov.Model, inputs: dict[str, np.ndarray], out_names: list[str]) -> dict[str, np.ndarray]:
+    compiled = CORE.compile_model(m, "CPU")
+    request = compiled.create_infer_request()
+    request.infer(dict(inputs))
+    return {name: np.array(request.get_tensor(o).data) for name, o in zip(out_names, compiled.outputs)}
+
+
+def tidy_bin(case_dir: Path):
+    xml = (case_dir / "model.xml").read_text()
+    bin_path = case_dir / "model.bin"
+    if bin_path.exists() and bin_path.stat().st_size == 0 and 'type="Const"' not in xml:
+        bin_path.unlink()
+
+
+def write_valid(case: Case, report: "Report"):
+    case_dir = OUT_DIR / case.name
+    case_dir.mkdir(parents=True)
+    xml_path = case_dir / "model.xml"
+
+    if case.onnx is not None:
+        with tempfile.TemporaryDirectory() as tmp:
+            src = Path(tmp) / f"{case.name}.onnx"
+            src.write_bytes(case.onnx)
+            case.model = ov.convert_model(str(src))
+    ov.save_model(case.model, str(xml_path), compress_to_fp16=case.compress)
+    if case.xml_edit is not None:
+        xml_path.write_text(case.xml_edit(xml_path.read_text()))
+    tidy_bin(case_dir)
+
+    # The reference runs on the graph read back from the written files, so
+    # the expected values reflect exactly what model.xml/model.bin hold
+    # (e.g. constants compressed to f16).
+    graph = CORE.read_model(str(xml_path))
+    out_names = output_names(graph, xml_path.read_text())
+
+    # model inputs and the files holding them
+    feeds = {}
+    in_names = xml_input_names(xml_path.read_text())
+    for p in graph.get_parameters():
+        name = in_names[p.get_friendly_name()]
+        if name not in case.inputs:
+            raise ValueError(f"{case.name}: no data for input {name}")
+        if name not in p.output(0).get_names():
+            raise ValueError(f"{case.name}: input {name} is not a tensor name of its Parameter")
+        feeds[name] = case.inputs[name]
+        save_npy(case_dir / "in" / f"{name}.npy", case.inputs[name])
+    extra = set(case.inputs) - set(feeds)
+    if extra:
+        raise ValueError(f"{case.name}: data for unknown inputs {extra}")
+
+    try:
+        expected, caveats = evaluate(graph, feeds, out_names)
+        ref_error = None
+    except RefError as e:
+        expected, caveats, ref_error = None, [], str(e)
+
+    if case.expected_error is not None:
+        if ref_error is None:
+            raise ValueError(f"{case.name}: the reference did not refuse the case")
+        (case_dir / "expected_error").write_text(case.expected_error + "\n")
+        try:
+            run_cpu(graph, feeds, out_names)
+            report.cpu_line(case.name, "CPU plugin did NOT refuse (reference: %s)" % ref_error, ok=False)
+        except RuntimeError as e:
+            report.cpu_line(case.name, "CPU plugin refuses too: " + first_line(str(e)), ok=True)
+        report.runtime_error.append(case.name)
+        return
+    if ref_error is not None:
+        raise ValueError(f"{case.name}: reference refused: {ref_error}")
+
+    for name, arr in expected.items():
+        save_npy(case_dir / "expected" / f"{name}.npy", arr)
+    report.valid.append(case.name)
+
+    reason = case.no_check or ("; ".join(caveats) if caveats else None)
+    if reason:
+        report.skipped.append((case.name, reason))
+        return
+    try:
+        got = run_cpu(graph, feeds, out_names)
+    except RuntimeError as e:
+        report.cpu_line(case.name, "CPU plugin failed: " + first_line(str(e)), ok=False)
+        return
+    bad = [n for n in expected if n not in got or not same_bits(expected[n], got[n])]
+    if bad:
+        detail = ", ".join(f"{n}: ref {expected[n].reshape(-1)[:6]} cpu {got.get(n, np.array([])).reshape(-1)[:6]}"
+                           for n in bad)
+        report.cpu_line(case.name, "MISMATCH " + detail, ok=False)
+    else:
+        report.checked.append(case.name)
+
+
+NOISE = ("Exception from", "Check '", "While validating", "Converting input model", "Node ")
+
+
+def first_line(msg: str) -> str:
+    """The informative line of an OpenVINO error message."""
+    lines = [l.strip() for l in msg.strip().splitlines() if l.strip()]
+    useful = [l for l in lines if not l.startswith(NOISE)] or lines
+    return useful[0][:160] if useful else ""
+
+
+# ---------------------------------------------------------------------------
+# Text mutation helpers for the malformed IR
+# ---------------------------------------------------------------------------
+
+
+def sub_once(text: str, old: str, new: str) -> str:
+    n = text.count(old)
+    if n != 1:
+        raise ValueError(f"expected exactly one {old!r}, found {n}")
+    return text.replace(old, new)
+
+
+def resub_once(text: str, pattern: str, new: str) -> str:
+    out, n = re.subn(pattern, new, text, flags=re.S)
+    if n != 1:
+        raise ValueError(f"expected exactly one match of {pattern!r}, found {n}")
+    return out
+
+
+def layer_span(xml: str, name: str) -> tuple[int, int]:
+    m = re.search(r'<layer id="[^"]*" name="%s" .*?</layer>' % re.escape(name), xml, re.S)
+    if m is None:
+        raise ValueError(f"layer {name} not found")
+    return m.start(), m.end()
+
+
+def edit_layer(xml: str, name: str, fn: Callable[[str], str]) -> str:
+    a, b = layer_span(xml, name)
+    return xml[:a] + fn(xml[a:b]) + xml[b:]
+
+
+def edit_port(block: str, port_id: int, fn: Callable[[str], str]) -> str:
+    m = re.search(r'<port id="%d"[^>]*>.*?</port>' % port_id, block, re.S)
+    if m is None:
+        raise ValueError(f"port {port_id} not found")
+    return block[:m.start()] + fn(m.group(0)) + block[m.end():]
+
+
+def set_dims(port: str, dims) -> str:
+    indent = re.search(r"\n(\s*)<dim>", port)
+    pad = indent.group(1) if indent else "\t\t\t\t\t"
+    body = "".join(f"\n{pad}<dim>{d}</dim>" for d in dims)
+    head = re.match(r"<port[^>]*>", port).group(0)
+    tail_pad = pad[:-1] if pad else ""
+    return f"{head}{body}\n{tail_pad}</port>"
+
+
+def set_port_dims(xml: str, layer: str, port_id: int, dims) -> str:
+    return edit_layer(xml, layer, lambda b: edit_port(b, port_id, lambda p: set_dims(p, dims)))
+
+
+def layer_id(xml: str, name: str) -> str:
+    a, b = layer_span(xml, name)
+    return re.match(r'<layer id="([^"]*)"', xml[a:b]).group(1)
+
+
+def set_attr(xml: str, layer: str, attr: str, value: str) -> str:
+    return edit_layer(xml, layer, lambda b: resub_once(b, r'\b%s="[^"]*"' % attr, f'{attr}="{value}"'))
+
+
+def const_span(xml: str, layer: str) -> tuple[int, int]:
+    a, b = layer_span(xml, layer)
+    block = xml[a:b]
+    off = int(re.search(r'offset="(\d+)"', block).group(1))
+    size = int(re.search(r'size="(\d+)"', block).group(1))
+    return off, size
+
+
+def serialize_text(m: ov.Model) -> tuple[str, bytes]:
+    with tempfile.TemporaryDirectory() as tmp:
+        xml = Path(tmp) / "m.xml"
+        ov.save_model(m, str(xml), compress_to_fp16=False)
+        binp = xml.with_suffix(".bin")
+        return xml.read_text(), (binp.read_bytes() if binp.exists() else b"")
+
+
+# --- base models for the mutations -----------------------------------------
+
+
+def base_reverse(axes=(0, 2), axes_et="i64"):
+    d = param("data", "f32", (2, 5, 4))
+    return serialize_text(model({"out": reverse(d, const(list(axes), axes_et, "axes"), "index")},
+                                [d], "bad_base"))
+
+
+def base_reverse_mask():
+    d = param("data", "f32", (2, 5, 4))
+    return serialize_text(model({"out": reverse(d, const([True, False, True], "boolean", "axes"), "mask")},
+                                [d], "bad_base"))
+
+
+def base_rseq(lengths_et="i32"):
+    d = param("data", "f32", (4, 3, 2))
+    ln = const([1, 2, 3, 2], lengths_et, "lengths")
+    return serialize_text(model({"out": reverse_sequence(d, ln, 0, 1)}, [d], "bad_base"))
+
+
+def base_chain():
+    d = param("data", "f32", (2, 5))
+    a = reverse(d, const([0], "i64", "axes_a"), "index", "reverse_a")
+    b = reverse(a, const([1], "i64", "axes_b"), "index", "reverse_b")
+    return serialize_text(model({"out": b}, [d], "bad_base"))
+
+
+def base_convert():
+    d = param("data", "i32", (2, 3))
+    return serialize_text(model({"out": convert(d, "f32")}, [d], "bad_base"))
+
+
+def base_string():
+    t = ov.Tensor(np.array(["ab", "cde", ""]))
+    c = ov.op.Constant(t)
+    c.set_friendly_name("strings")
+    return serialize_text(model({"out": reverse(c, const([0], "i64", "axes"), "index")}, [], "bad_base"))
+
+
+@dataclasses.dataclass
+class BadCase:
+    name: str
+    xml: bytes
+    bin: Optional[bytes]
+    phrase: str
+
+
+BAD: list[BadCase] = []
+
+
+def bad(name: str, xml, binary: Optional[bytes], phrase: str):
+    if any(c.name == name for c in BAD):
+        raise ValueError(f"duplicate bad case {name}")
+    data = xml.encode() if isinstance(xml, str) else xml
+    BAD.append(BadCase(name, data, binary, phrase))
+
+
+def bad_cases():
+    x, w = base_reverse()
+    rid = layer_id(x, "reverse")
+    cid = layer_id(x, "axes")
+    pid = layer_id(x, "data")
+
+    # header and layer attributes
+    bad("net_version_9", sub_once(x, 'version="11">', 'version="9">'), w, "version")
+    bad("net_version_12", sub_once(x, 'version="11">', 'version="12">'), w, "version")
+    bad("net_version_missing", resub_once(x, r'<net name="[^"]*" version="11">', '<net name="bad_base">'),
+        w, "version")
+    bad("root_not_net", sub_once(sub_once(x, '<net name="bad_base"', '<model name="bad_base"'),
+                                 "</net>", "</model>"), w, "net")
+    bad("layer_id_missing", edit_layer(x, "axes", lambda b: sub_once(b, f'<layer id="{cid}" ', "<layer ")),
+        w, "id")
+    bad("layer_id_non_numeric",
+        resub_once(edit_layer(x, "axes", lambda b: sub_once(b, f'id="{cid}"', 'id="one"')),
+                   r'from-layer="%s"' % cid, 'from-layer="one"'), w, "id")
+    bad("layer_id_negative", edit_layer(x, "axes", lambda b: sub_once(b, f'id="{cid}"', 'id="-1"')), w, "id")
+    bad("layer_id_duplicate", edit_layer(x, "axes", lambda b: sub_once(b, f'id="{cid}"', f'id="{pid}"')),
+        w, "duplicate")
+    bad("layer_type_missing", edit_layer(x, "reverse", lambda b: sub_once(b, ' type="Reverse"', "")), w, "type")
+    bad("layer_version_missing", edit_layer(x, "reverse", lambda b: sub_once(b, ' version="opset1"', "")),
+        w, "version")
+    bad("unknown_op_type", edit_layer(x, "reverse", lambda b: sub_once(b, 'type="Reverse"', 'type="Flip"')),
+        w, "unsupported")
+    bad("reverse_opset3", edit_layer(x, "reverse", lambda b: sub_once(b, 'version="opset1"', 'version="opset3"')),
+        w, "opset")
+    bad("unknown_opset_name", edit_layer(x, "reverse", lambda b: sub_once(b, 'version="opset1"', 'version="opsetX"')),
+        w, "opset")
+
+    # edges
+    edge_data = f'<edge from-layer="{pid}" from-port="0" to-layer="{rid}" to-port="0" />'
+    edge_axes = f'<edge from-layer="{cid}" from-port="0" to-layer="{rid}" to-port="1" />'
+    bad("edge_to_missing_layer", sub_once(x, edge_axes, edge_axes.replace(f'to-layer="{rid}"', 'to-layer="42"')),
+        w, "layer")
+    bad("edge_from_missing_layer", sub_once(x, edge_axes, edge_axes.replace(f'from-layer="{cid}"', 'from-layer="42"')),
+        w, "layer")
+    bad("edge_to_missing_port", sub_once(x, edge_axes, edge_axes.replace('to-port="1"', 'to-port="5"')),
+        w, "port")
+    bad("edge_from_missing_port", sub_once(x, edge_axes, edge_axes.replace('from-port="0"', 'from-port="3"')),
+        w, "port")
+    bad("input_port_fed_twice",
+        sub_once(x, edge_axes, edge_axes + "\n\t\t" + edge_data.replace('to-port="0"', 'to-port="1"')),
+        w, "port")
+    bad("input_port_not_fed", sub_once(x, "\t\t" + edge_axes + "\n", ""), w, "input")
+    bad("edge_attr_non_numeric", sub_once(x, edge_axes, edge_axes.replace('to-port="1"', 'to-port="one"')),
+        w, "port")
+
+    cx, cw = base_chain()
+    a_id, b_id, d_id = layer_id(cx, "reverse_a"), layer_id(cx, "reverse_b"), layer_id(cx, "data")
+    bad("cycle", sub_once(cx, f'<edge from-layer="{d_id}" from-port="0" to-layer="{a_id}" to-port="0" />',
+                          f'<edge from-layer="{b_id}" from-port="2" to-layer="{a_id}" to-port="0" />'),
+        cw, "cycle")
+
+    # shapes and types
+    bad("dim_minus_2", edit_layer(x, "data", lambda b: sub_once(sub_once(b, 'shape="2,5,4"', 'shape="-2,5,4"'),
+                                                                 "<dim>2</dim>", "<dim>-2</dim>")), w, "dim")
+    bad("port_dim_non_numeric", edit_layer(x, "reverse", lambda b: edit_port(
+        b, 2, lambda p: sub_once(p, "<dim>5</dim>", "<dim>five</dim>"))), w, "dim")
+    bad("parameter_shape_non_numeric", set_attr(x, "data", "shape", "2,x,4"), w, "shape")
+    bad("parameter_shape_bad_syntax", set_attr(x, "data", "shape", "2,,5..,4..2"), w, "shape")
+    bad("parameter_shape_missing", edit_layer(x, "data", lambda b: sub_once(b, 'shape="2,5,4" ', "")), w, "shape")
+    bad("unknown_element_type", set_attr(x, "data", "element_type", "f33"), w, "element")
+    bad("port_id_non_numeric", edit_layer(x, "reverse", lambda b: sub_once(b, '<port id="2"', '<port id="two"')),
+        w, "port")
+
+    # weights
+    off, size = const_span(x, "axes")
+    bad("const_past_end_of_bin", x, w[: off + size - 3], "out of bounds")
+    bad("const_offset_past_end", set_attr(x, "axes", "offset", str(len(w) + 8)), w, "out of bounds")
+    bad("const_size_too_small", set_attr(x, "axes", "size", "8"), w, "size")
+    bad("const_offset_non_numeric", set_attr(x, "axes", "offset", "zero"), w, "offset")
+    bad("missing_bin", x, None, "weights")
+
+    # Reverse semantics
+    bad("reverse_bad_mode", set_attr(x, "reverse", "mode", "sideways"), w, "mode")
+    bad("reverse_mode_missing", edit_layer(x, "reverse", lambda b: resub_once(b, r'\s*<data mode="index" />', "")),
+        w, "mode")
+    x3, w3 = base_reverse(axes=(0, 1, 2))
+    o3, s3 = const_span(x3, "axes")
+    bad("reverse_axes_out_of_range", x3, w3[:o3] + np.array([0, 3, 2], "<i8").tobytes() + w3[o3 + s3:],
+        "out of bounds")
+    xm, wm = base_reverse_mask()
+    mask_short = edit_layer(xm, "axes", lambda b: sub_once(sub_once(sub_once(b, 'shape="3"', 'shape="2"'),
+                                                                     'size="3"', 'size="2"'),
+                                                           "<dim>3</dim>", "<dim>2</dim>"))
+    mask_short = set_port_dims(mask_short, "reverse", 1, [2])
+    bad("reverse_mask_length_not_rank", mask_short, wm, "mask")
+    bad("reverse_mask_axes_integer",
+        edit_layer(edit_layer(xm, "axes", lambda b: sub_once(sub_once(b, 'element_type="boolean"', 'element_type="u8"'),
+                                                              'precision="BOOL"', 'precision="U8"')),
+                   "reverse", lambda b: edit_port(b, 1, lambda p: sub_once(p, 'precision="BOOL"', 'precision="U8"'))),
+        wm, "boolean")
+    float_axes = edit_layer(x, "axes", lambda b: sub_once(sub_once(sub_once(b, 'element_type="i64"', 'element_type="f32"'),
+                                                                    'size="16"', 'size="8"'),
+                                                          'precision="I64"', 'precision="FP32"'))
+    float_axes = edit_layer(float_axes, "reverse",
+                            lambda b: edit_port(b, 1, lambda p: sub_once(p, 'precision="I64"', 'precision="FP32"')))
+    bad("reverse_index_axes_float", float_axes,
+        w[:off] + np.array([0.0, 2.0], "<f4").tobytes() + w[off + 8:], "integer")
+    axes_2d = edit_layer(x, "axes", lambda b: sub_once(b, 'shape="2"', 'shape="1,2"'))
+    axes_2d = set_port_dims(axes_2d, "axes", 0, [1, 2])
+    axes_2d = set_port_dims(axes_2d, "reverse", 1, [1, 2])
+    bad("reverse_axes_2d", axes_2d, w, "rank")
+    xs, ws = base_reverse(axes=(1,))
+    axes_scalar = set_port_dims(set_port_dims(edit_layer(xs, "axes", lambda b: sub_once(b, 'shape="1"', 'shape=""')),
+                                              "axes", 0, []), "reverse", 1, [])
+    bad("reverse_axes_scalar", axes_scalar, ws, "rank")
+
+    # ReverseSequence semantics
+    rx, rw = base_rseq()
+    rank1 = set_attr(rx, "data", "shape", "4")
+    for layer, port in (("data", 0), ("reverse_sequence", 0), ("reverse_sequence", 2), ("result", 0)):
+        rank1 = set_port_dims(rank1, layer, port, [4])
+    bad("rseq_data_rank1", rank1, rw, "rank")
+    len2d = edit_layer(rx, "lengths", lambda b: sub_once(b, 'shape="4"', 'shape="4,1"'))
+    len2d = set_port_dims(set_port_dims(len2d, "lengths", 0, [4, 1]), "reverse_sequence", 1, [4, 1])
+    bad("rseq_lengths_rank2", len2d, rw, "rank")
+    bad("rseq_batch_axis_out_of_range", set_attr(rx, "reverse_sequence", "batch_axis", "5"), rw, "axis")
+    bad("rseq_seq_axis_out_of_range", set_attr(rx, "reverse_sequence", "seq_axis", "-4"), rw, "axis")
+    short = edit_layer(rx, "lengths", lambda b: sub_once(sub_once(b, 'shape="4"', 'shape="3"'), 'size="16"', 'size="12"'))
+    short = set_port_dims(set_port_dims(short, "lengths", 0, [3]), "reverse_sequence", 1, [3])
+    bad("rseq_lengths_size_not_batch", short, rw, "batch")
+    lo, ls = const_span(rx, "lengths")
+    bool_len = edit_layer(rx, "lengths", lambda b: sub_once(sub_once(sub_once(b, 'element_type="i32"', 'element_type="boolean"'),
+                                                                      'size="16"', 'size="4"'),
+                                                            'precision="I32"', 'precision="BOOL"'))
+    bool_len = edit_layer(bool_len, "reverse_sequence",
+                          lambda b: edit_port(b, 1, lambda p: sub_once(p, 'precision="I32"', 'precision="BOOL"')))
+    bad("rseq_lengths_boolean", bool_len, rw[:lo] + bytes([1, 1, 0, 1]) + rw[lo + ls:], "type")
+
+    # Convert
+    vx, vw = base_convert()
+    bad("convert_unknown_destination_type", set_attr(vx, "convert", "destination_type", "f33"), vw or None, "type")
+    bad("convert_destination_type_missing",
+        edit_layer(vx, "convert", lambda b: resub_once(b, r'\s*<data destination_type="f32" />', "")),
+        vw or None, "destination")
+
+    # string constants
+    sx, sw = base_string()
+    so, ss = const_span(sx, "strings")
+    neg = sw[:so] + struct.pack("<i", -1) + sw[so + 4:]
+    bad("string_const_negative_count", sx, neg, "string")
+    hdr = list(struct.unpack("<5i", sw[so:so + 20]))          # count, 0, end_1, end_2, end_3
+    hdr[2], hdr[3] = hdr[3], hdr[2]
+    bad("string_const_decreasing_offsets", sx, sw[:so] + struct.pack("<5i", *hdr) + sw[so + 20:], "string")
+
+    # not XML at all
+    bad("xml_truncated", x[: len(x) // 2], w, "xml")
+    bad("xml_empty", "", w, "xml")
+    bad("xml_binary_garbage", np.random.default_rng(7).integers(0, 256, 512, dtype=np.uint8).tobytes(), w, "xml")
+    bad("xml_unclosed_layers", sub_once(x, "\t</layers>\n", ""), w, "xml")
+
+
+OV_PROBE = r"""
+import sys, openvino as ov
+core = ov.Core()
+try:
+    core.compile_model(core.read_model(sys.argv[1]), "CPU")
+    print("ACCEPTED")
+except Exception as e:
+    print("REFUSED\n" + str(e))
+"""
+
+
+def probe_openvino(xml: Path) -> str:
+    """Ask OpenVINO, in a separate process (malformed input may crash it),
+    whether it loads the IR."""
+    try:
+        p = subprocess.run([sys.executable, "-c", OV_PROBE, str(xml)], capture_output=True, errors="replace",
+                           text=True, timeout=120)
+    except subprocess.TimeoutExpired:
+        return "TIMEOUT"
+    out = p.stdout.strip()
+    if p.returncode != 0 or not out:
+        return f"CRASHED (exit {p.returncode})"
+    verdict, _, message = out.partition("\n")
+    return verdict if verdict == "ACCEPTED" else "REFUSED: " + first_line(message)
+
+
+def write_bad(report: "Report"):
+    root = OUT_DIR / "bad"
+    for case in BAD:
+        d = root / case.name
+        d.mkdir(parents=True)
+        (d / "model.xml").write_bytes(case.xml)
+        if case.bin is not None and (len(case.bin) or b'type="Const"' in case.xml):
+            (d / "model.bin").write_bytes(case.bin)
+        (d / "expected_error").write_text(case.phrase + "\n")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
+        verdicts = list(pool.map(lambda c: probe_openvino(root / c.name / "model.xml"), BAD))
+    for case, verdict in zip(BAD, verdicts):
+        report.bad.append((case.name, case.phrase, verdict))
+
+
+# ---------------------------------------------------------------------------
+# README and summary
+# ---------------------------------------------------------------------------
+
+README = """\
+# ir-samples
+
+Conformance cases for ovir. Generated by `tools/gen_samples.py`; do not edit by
+hand. To regenerate (needs Python with `openvino`, `numpy` and `onnx`):
+
+    python3 tools/gen_samples.py
+
+CI never runs Python: it only reads the files below.
+
+## Valid cases: `ir-samples/<case>/`
+
+- `model.xml` - written by OpenVINO's serializer (`ov.save_model`); the
+  `ir_v10_*` cases have their header rewritten to `version="10"`.
+- `model.bin` - the weights, present when the model has constants.
+- `in/<input>.npy` - one per model input; `<input>` is the first tensor name of
+  the Parameter's output port.
+- `expected/<output>.npy` - one per model output; `<output>` is the first
+  tensor name of the output port, with characters outside `[A-Za-z0-9._-]`
+  replaced by `_`. Outputs must match bit for bit.
+- `expected_error` - instead of `expected/`: the IR is valid but running it
+  with the given inputs must fail; the file holds one short lowercase phrase
+  the error message must contain.
+
+## Malformed cases: `ir-samples/bad/<case>/`
+
+`model.xml` (and `model.bin` when relevant) that must be refused while loading
+or validating, plus `expected_error` with a short lowercase phrase.
+
+## Data
+
+`.npy` files use native little-endian dtypes: bool, i8..i64, u8..u64, f16,
+f32, f64. Expected values come from a NumPy reference of the operator
+specifications (Reverse-1, ReverseSequence-1, Convert-1).
+"""
+
+
+@dataclasses.dataclass
+class Report:
+    valid: list = dataclasses.field(default_factory=list)
+    runtime_error: list = dataclasses.field(default_factory=list)
+    checked: list = dataclasses.field(default_factory=list)
+    skipped: list = dataclasses.field(default_factory=list)
+    cpu_problems: list = dataclasses.field(default_factory=list)
+    cpu_notes: list = dataclasses.field(default_factory=list)
+    bad: list = dataclasses.field(default_factory=list)
+
+    def cpu_line(self, case, text, ok):
+        (self.cpu_notes if ok else self.cpu_problems).append((case, text))
+
+    def print(self):
+        print(f"valid cases:              {len(self.valid)}")
+        print(f"  cross-checked on CPU:   {len(self.checked)} (bit-exact)")
+        print(f"  not cross-checked:      {len(self.skipped)}")
+        for name, why in self.skipped:
+            print(f"    {name}: not cross-checked: {why}")
+        print(f"run-time error cases:     {len(self.runtime_error)}")
+        for name, text in self.cpu_notes:
+            print(f"    {name}: {text}")
+        print(f"malformed (bad/) cases:   {len(self.bad)}")
+        accepted = [b for b in self.bad if not b[2].startswith("REFUSED")]
+        for name, phrase, verdict in self.bad:
+            print(f"    {name} [{phrase}]: OpenVINO {verdict}")
+        if accepted:
+            print(f"  OpenVINO does not refuse {len(accepted)} of them: "
+                  + ", ".join(b[0] for b in accepted))
+        if self.cpu_problems:
+            print(f"CPU cross-check problems: {len(self.cpu_problems)}")
+            for name, text in self.cpu_problems:
+                print(f"    {name}: {text}")
+        else:
+            print("CPU cross-check problems: none")
+        total = sum(f.stat().st_size for f in OUT_DIR.rglob("*") if f.is_file())
+        print(f"ir-samples size: {total / 1024:.1f} KiB in {sum(1 for _ in OUT_DIR.rglob('*') if _.is_file())} files")
+
+
+def main() -> int:
+    reverse_cases()
+    reverse_sequence_cases()
+    convert_cases()
+    structure_cases()
+    onnx_cases()
+    runtime_error_cases()
+    bad_cases()
+
+    if OUT_DIR.exists():
+        shutil.rmtree(OUT_DIR)
+    OUT_DIR.mkdir()
+    (OUT_DIR / "README.md").write_text(README)
+
+    report = Report()
+    for case in CASES:
+        write_valid(case, report)
+    write_bad(report)
+    report.print()
+    return 1 if report.cpu_problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
