@@ -1,0 +1,101 @@
+//! NumPy `.npy` and `.npz` files, read into and written from ovir
+//! [`Tensor`]s.
+//!
+//! | NumPy dtype | element type |
+//! | --- | --- |
+//! | `\|b1` | `boolean` |
+//! | `\|i1`, `<i2`, `<i4`, `<i8` | `i8`, `i16`, `i32`, `i64` |
+//! | `\|u1`, `<u2`, `<u4`, `<u8` | `u8`, `u16`, `u32`, `u64` |
+//! | `<f2`, `<f4`, `<f8` | `f16`, `f32`, `f64` |
+//! | `<Un` | `string` |
+//!
+//! Reading also accepts the big-endian (`>`) forms and arrays saved in
+//! Fortran order; both are converted to the little-endian, row-major layout
+//! of [`Tensor`]. Fixed-width unicode elements lose their trailing NUL
+//! padding, as they do in NumPy, so a string that itself ends in NUL
+//! characters does not survive a round trip. `bf16`, the 8-bit floats and
+//! the packed sub-byte types have no NumPy dtype and cannot be written.
+//!
+//! Headers are parsed, never evaluated, and every length in a file is
+//! checked against the bytes really present before memory is set aside for
+//! it, so malformed or hostile files give an [`NpyError`], not a crash or a
+//! huge allocation. The file writers replace their target in one step: a
+//! run that is interrupted leaves the old file (or none), never half a file.
+//!
+//! ```
+//! use ovir_npy::{read_npy, write_npy};
+//! use ovir_tensor::Tensor;
+//!
+//! let t = Tensor::from_vec(&[2, 2], vec![1.5f32, -2.0, 0.25, 8.0])?;
+//! let mut bytes = Vec::new();
+//! write_npy(&t, &mut bytes)?;
+//! assert!(bytes.starts_with(b"\x93NUMPY"));
+//! assert_eq!(read_npy(&bytes)?, t);
+//!
+//! let words = Tensor::from_strings(&[2], vec!["héllo".into(), "日本".into()])?;
+//! let mut bytes = Vec::new();
+//! write_npy(&words, &mut bytes)?;
+//! assert_eq!(read_npy(&bytes)?.strings(), words.strings());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+mod error;
+mod file;
+mod header;
+mod npy;
+mod npz;
+
+use std::fs::File;
+use std::io::{BufReader, Write};
+use std::path::Path;
+
+use ovir_tensor::Tensor;
+
+pub use error::NpyError;
+
+use error::io_at;
+
+/// Reads a `.npy` file held in memory.
+pub fn read_npy(bytes: &[u8]) -> Result<Tensor, NpyError> {
+    npy::read_slice(bytes)
+}
+
+/// Reads the `.npy` file at `path`; errors name the file.
+pub fn read_npy_file(path: &Path) -> Result<Tensor, NpyError> {
+    let file = File::open(path).map_err(io_at(path))?;
+    let len = file.metadata().map_err(io_at(path))?.len();
+    npy::read_sized(&mut BufReader::new(file), len).map_err(|e| e.in_file(path, None))
+}
+
+/// Writes `tensor` as a `.npy` file (format version 1.0, or 2.0 for a
+/// header too long for 1.0) to `out`.
+///
+/// Nothing is written when the tensor's element type has no NumPy dtype.
+pub fn write_npy(tensor: &Tensor, out: &mut impl Write) -> Result<(), NpyError> {
+    npy::Plan::new(tensor)?.write(tensor, out)
+}
+
+/// Writes `tensor` as a `.npy` file at `path`, replacing any file there
+/// only once the new one is complete.
+pub fn write_npy_file(tensor: &Tensor, path: &Path) -> Result<(), NpyError> {
+    let plan = npy::Plan::new(tensor).map_err(|e| e.in_file(path, None))?;
+    file::write_atomically(path, |f| plan.write(tensor, f))
+}
+
+/// Reads every array of the `.npz` file at `path`, in archive order, named
+/// without their `.npy` suffix.
+///
+/// Both stored entries (`np.savez`) and deflate-compressed ones
+/// (`np.savez_compressed`) are read.
+pub fn read_npz_file(path: &Path) -> Result<Vec<(String, Tensor)>, NpyError> {
+    npz::read(path)
+}
+
+/// Writes `entries` as an uncompressed `.npz` file at `path`, as
+/// `np.savez` does, each array under its name plus `.npy`; replaces any
+/// file there only once the new one is complete.
+pub fn write_npz_file(entries: &[(String, Tensor)], path: &Path) -> Result<(), NpyError> {
+    npz::write(entries, path)
+}
