@@ -1,0 +1,296 @@
+//! Errors found while validating layers and inferring their outputs.
+
+use std::fmt;
+
+use ovir_ir::{LayerIdx, Model};
+use ovir_tensor::{Dim, ElementType, PartialShape, ShapeParseError};
+
+/// Every problem [`analyze`](crate::analyze) found in a model.
+///
+/// Problems are independent of each other: a layer whose inputs come from a
+/// failing layer is not blamed for that layer's failure.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AnalyzeError {
+    /// The problems, in the order the layers were visited.
+    pub errors: Vec<ShapeError>,
+}
+
+impl fmt::Display for AnalyzeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.errors.as_slice() {
+            [one] => write!(f, "{one}"),
+            all => {
+                write!(f, "the model has {} problems:", all.len())?;
+                for e in all {
+                    write!(f, "\n  {e}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for AnalyzeError {}
+
+/// One problem with one layer.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[error("layer #{}: {kind}", layer.0)]
+pub struct ShapeError {
+    /// The layer at fault.
+    pub layer: LayerIdx,
+    /// The `<data>` attribute at fault, when one is; use it to point at the
+    /// attribute's span.
+    pub attribute: Option<String>,
+    /// What is wrong.
+    pub kind: ShapeErrorKind,
+}
+
+impl ShapeError {
+    /// The error with the layer named as the file names it:
+    /// ``layer `rev` (id 3, Reverse): …``.
+    pub fn describe(&self, model: &Model) -> String {
+        match model.layers.get(self.layer.0) {
+            Some(l) => format!("layer `{}` (id {}, {}): {}", l.name, l.id, l.op_type, self.kind),
+            None => self.to_string(),
+        }
+    }
+}
+
+/// What is wrong with a layer.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ShapeErrorKind {
+    /// The layer's `type` is not an operation ovir supports.
+    #[error(
+        "unknown operation type `{op_type}` (version `{version}`); the supported operations are {supported}"
+    )]
+    UnknownOp {
+        /// The `type` as written.
+        op_type: String,
+        /// The `version` as written.
+        version: String,
+        /// The supported operation names.
+        supported: String,
+    },
+    /// The operation exists, but not in the opset the layer's `version` names.
+    #[error("{op} is not part of `{version}`; it is defined in {available}")]
+    UnsupportedVersion {
+        /// The operation.
+        op: &'static str,
+        /// The `version` as written.
+        version: String,
+        /// The opsets that contain the operation.
+        available: String,
+    },
+    /// The layer has the wrong number of input ports.
+    #[error("{op} takes {expected} input(s), but the layer has {found}")]
+    InputCount {
+        /// The operation.
+        op: &'static str,
+        /// Inputs the operation takes.
+        expected: usize,
+        /// Inputs the layer has.
+        found: usize,
+    },
+    /// The layer has the wrong number of output ports.
+    #[error("{op} produces {expected} output(s), but the layer declares {found}")]
+    OutputCount {
+        /// The operation.
+        op: &'static str,
+        /// Outputs the operation produces.
+        expected: usize,
+        /// Outputs the layer declares.
+        found: usize,
+    },
+    /// A required `<data>` attribute is absent.
+    #[error("{op} needs the attribute `{name}`, but the layer does not have it")]
+    MissingAttribute {
+        /// The operation.
+        op: &'static str,
+        /// The attribute's name.
+        name: &'static str,
+    },
+    /// An attribute that should name an element type names none.
+    #[error(
+        "`{value}` is not an element type (attribute `{name}`); expected a name such as f32, i64, u8 or boolean"
+    )]
+    InvalidElementType {
+        /// The attribute's name.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// An attribute that should hold a shape does not parse as one.
+    #[error("`{value}` is not a shape (attribute `{name}`): {source}")]
+    InvalidShape {
+        /// The attribute's name.
+        name: &'static str,
+        /// Its value.
+        value: String,
+        /// Why it does not parse.
+        source: ShapeParseError,
+    },
+    /// An attribute that should hold an integer does not.
+    #[error("attribute `{name}` must be an integer, but it is `{value}`")]
+    InvalidInteger {
+        /// The attribute's name.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// The `mode` of a Reverse is neither `index` nor `mask`.
+    #[error("`{value}` is not a Reverse mode; expected `index` or `mask`")]
+    InvalidMode {
+        /// The attribute's value.
+        value: String,
+    },
+    /// A `Const` layer reached analysis without its value.
+    #[error("the Const layer has no value loaded from the weights")]
+    MissingConstantValue,
+    /// Convert was asked to convert from or to `string`.
+    #[error("Convert does not support string: it cannot convert {from} to {to}")]
+    StringConversion {
+        /// The input's element type.
+        from: ElementType,
+        /// The `destination_type`.
+        to: ElementType,
+    },
+    /// Convert's `destination_type` is `dynamic` or `undefined`.
+    #[error("Convert needs a concrete `destination_type` such as f32, but it is `{value}`")]
+    DynamicDestination {
+        /// The attribute's value.
+        value: String,
+    },
+    /// The axes input of Reverse is not a 1-D tensor.
+    #[error("the axes input of Reverse must be a 1-D tensor, but its shape is {shape}")]
+    AxesNotVector {
+        /// The axes input's shape.
+        shape: PartialShape,
+    },
+    /// In index mode, the axes of Reverse are not integers.
+    #[error("in index mode the axes input of Reverse must hold integers, but it holds {found}")]
+    IndexAxesType {
+        /// The axes input's element type.
+        found: ElementType,
+    },
+    /// In mask mode, the axes of Reverse are not booleans.
+    #[error("in mask mode the axes input of Reverse must be boolean, but it is {found}")]
+    MaskAxesType {
+        /// The axes input's element type.
+        found: ElementType,
+    },
+    /// In mask mode, the mask does not have one flag per data axis.
+    #[error(
+        "in mask mode the mask needs one element per data axis: it has {length} elements, but the data has rank {rank}"
+    )]
+    MaskLength {
+        /// The mask's length.
+        length: Dim,
+        /// The data rank.
+        rank: usize,
+    },
+    /// In index mode, some axes of Reverse lie outside `[-rank, rank-1]`.
+    #[error(
+        "some of the axes {} are out of bounds for data of rank {rank} ({})",
+        axis_set(axes),
+        axis_range(*rank)
+    )]
+    AxesOutOfBounds {
+        /// The axes as a sorted set, negative ones normalised when they are in
+        /// range.
+        axes: Vec<i128>,
+        /// The data rank.
+        rank: usize,
+    },
+    /// ReverseSequence got data of rank 0 or 1.
+    #[error("ReverseSequence needs data of rank 2 or more, but the data shape is {shape}")]
+    DataRankTooLow {
+        /// The data shape.
+        shape: PartialShape,
+    },
+    /// An axis attribute lies outside `[-rank, rank-1]`.
+    #[error("`{name}` is {axis}, which is out of range for data of rank {rank} ({})", axis_range(*rank))]
+    AxisOutOfRange {
+        /// The attribute's name.
+        name: &'static str,
+        /// The axis as written.
+        axis: i64,
+        /// The data rank.
+        rank: usize,
+    },
+    /// An axis attribute is negative, but the data rank is not known.
+    #[error("`{name}` is {axis}; a negative axis counts from the end, which needs a known data rank")]
+    NegativeAxisUnknownRank {
+        /// The attribute's name.
+        name: &'static str,
+        /// The axis as written.
+        axis: i64,
+    },
+    /// The sequence lengths input of ReverseSequence is not a 1-D tensor.
+    #[error("the sequence lengths input must be a 1-D tensor, but its shape is {shape}")]
+    LengthsNotVector {
+        /// The sequence lengths input's shape.
+        shape: PartialShape,
+    },
+    /// The sequence lengths are neither integers nor real numbers.
+    #[error("the sequence lengths must be integers or real numbers, but they are {found}")]
+    LengthsType {
+        /// The sequence lengths input's element type.
+        found: ElementType,
+    },
+    /// The number of sequence lengths differs from the batch axis size.
+    #[error(
+        "the sequence lengths input has {lengths} elements, but the data's batch axis ({batch_axis}) has size \
+         {batch}; they must be equal"
+    )]
+    LengthsCount {
+        /// The sequence lengths input's length.
+        lengths: Dim,
+        /// The size of the data's batch axis.
+        batch: Dim,
+        /// The batch axis, normalised.
+        batch_axis: usize,
+    },
+    /// A sequence length is negative or larger than the sequence axis.
+    ///
+    /// The same check runs when the model runs; for constant lengths it is
+    /// reported at load time.
+    #[error(
+        "sequence length {value} at batch index {batch} is out of range: it must lie between 0 and {max}, \
+         the size of the sequence axis"
+    )]
+    LengthOutOfRange {
+        /// The position along the batch axis.
+        batch: usize,
+        /// The length as stored (floats before truncation).
+        value: String,
+        /// The size of the sequence axis.
+        max: u64,
+    },
+    /// The values of a tensor of this element type cannot be read as
+    /// numbers (packed sub-byte and 8-bit float formats).
+    #[error("the values of a {element_type} tensor cannot be read as axes or lengths")]
+    UnreadableValues {
+        /// The tensor's element type.
+        element_type: ElementType,
+    },
+    /// The layer does not appear in the model's topological order, so it
+    /// was never analysed.
+    #[error("the layer is missing from the model's topological order")]
+    NotInOrder,
+}
+
+/// `{0, 2, 3}`.
+fn axis_set(axes: &[i128]) -> String {
+    let items: Vec<String> = axes.iter().map(i128::to_string).collect();
+    format!("{{{}}}", items.join(", "))
+}
+
+/// The allowed axis range, in words.
+fn axis_range(rank: usize) -> String {
+    if rank == 0 {
+        "a scalar has no axes".to_string()
+    } else {
+        format!("an axis must lie between -{rank} and {}", rank - 1)
+    }
+}
