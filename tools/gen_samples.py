@@ -1039,7 +1039,7 @@ def bad_cases():
     bad("layer_version_missing", edit_layer(x, "reverse", lambda b: sub_once(b, ' version="opset1"', "")),
         w, "version")
     bad("unknown_op_type", edit_layer(x, "reverse", lambda b: sub_once(b, 'type="Reverse"', 'type="Flip"')),
-        w, "unsupported")
+        w, "unknown operation")
     bad("reverse_opset3", edit_layer(x, "reverse", lambda b: sub_once(b, 'version="opset1"', 'version="opset3"')),
         w, "opset")
     bad("unknown_opset_name", edit_layer(x, "reverse", lambda b: sub_once(b, 'version="opset1"', 'version="opsetX"')),
@@ -1118,11 +1118,11 @@ def bad_cases():
     axes_2d = edit_layer(x, "axes", lambda b: sub_once(b, 'shape="2"', 'shape="1,2"'))
     axes_2d = set_port_dims(axes_2d, "axes", 0, [1, 2])
     axes_2d = set_port_dims(axes_2d, "reverse", 1, [1, 2])
-    bad("reverse_axes_2d", axes_2d, w, "rank")
+    bad("reverse_axes_2d", axes_2d, w, "1-d")
     xs, ws = base_reverse(axes=(1,))
     axes_scalar = set_port_dims(set_port_dims(edit_layer(xs, "axes", lambda b: sub_once(b, 'shape="1"', 'shape=""')),
                                               "axes", 0, []), "reverse", 1, [])
-    bad("reverse_axes_scalar", axes_scalar, ws, "rank")
+    bad("reverse_axes_scalar", axes_scalar, ws, "1-d")
 
     # ReverseSequence semantics
     rx, rw = base_rseq()

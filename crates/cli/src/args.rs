@@ -1,0 +1,122 @@
+//! Command-line syntax: what each command accepts.
+
+use std::io::IsTerminal;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand, ValueEnum};
+
+/// Read, check and run OpenVINO IR models on the CPU.
+#[derive(Debug, Parser)]
+#[command(name = "ovir", version, about, long_about = None)]
+pub struct Cli {
+    /// The command to run.
+    #[command(subcommand)]
+    pub command: Command,
+    /// When to colour diagnostics.
+    #[arg(long, global = true, value_enum, default_value_t = Color::Auto)]
+    pub color: Color,
+}
+
+/// When to colour diagnostics.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum Color {
+    /// When standard error is a terminal.
+    Auto,
+    /// Always.
+    Always,
+    /// Never.
+    Never,
+}
+
+impl Color {
+    /// Whether colour is on for standard error.
+    pub fn enabled(self) -> bool {
+        match self {
+            Color::Always => true,
+            Color::Never => false,
+            Color::Auto => std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none(),
+        }
+    }
+}
+
+/// The commands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Validate a model and report every problem found (exit 1 if any).
+    Check(CheckArgs),
+    /// Describe a model: inputs, outputs, op counts and every layer's
+    /// inferred types and shapes.
+    Info(InfoArgs),
+    /// Run a model on inputs from .npy/.npz files (or generated ones).
+    Run(RunArgs),
+    /// Run every conformance case folder below a directory.
+    Conformance(ConformanceArgs),
+}
+
+/// The model files every command reads.
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// The model's .xml file.
+    pub model: PathBuf,
+    /// The weights file (default: the .xml path with extension .bin).
+    #[arg(short, long, value_name = "WEIGHTS.bin")]
+    pub weights: Option<PathBuf>,
+}
+
+/// `ovir check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The model.
+    #[command(flatten)]
+    pub model: ModelArgs,
+}
+
+/// `ovir info`.
+#[derive(Debug, Args)]
+pub struct InfoArgs {
+    /// The model.
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Print JSON instead of text.
+    #[arg(long, conflicts_with = "dot")]
+    pub json: bool,
+    /// Print the graph as Graphviz DOT.
+    #[arg(long)]
+    pub dot: bool,
+}
+
+/// `ovir run`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Inputs: `-i NAME=FILE.npy` sets the input NAME (any of its tensor names, or its Parameter's \
+layer name); `-i FILE.npz` sets inputs from the archive's arrays by name. With no -i at all, \
+every input is filled with deterministic data that is valid for the model.
+
+Outputs: `-o DIR` writes DIR/<name>.npy per output (<name>: the output's first tensor name, \
+with characters outside [A-Za-z0-9._-] replaced by `_`); `-o FILE.npz` writes one archive. \
+Without -o a short summary of each output is printed.
+
+npy types: bool, i8..i64, u8..u64, f16, f32, f64 and fixed-width unicode (<U) for strings. \
+An array whose type differs from the input's element type is refused, never converted.")]
+pub struct RunArgs {
+    /// The model.
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// An input: NAME=FILE.npy, or FILE.npz for several at once.
+    #[arg(short, long = "input", value_name = "NAME=FILE.npy|FILE.npz")]
+    pub inputs: Vec<String>,
+    /// Where to write the outputs: a directory, or a file ending in .npz.
+    #[arg(short, long, value_name = "DIR|FILE.npz")]
+    pub output: Option<PathBuf>,
+    /// Compare every output bit for bit with the arrays in a directory of
+    /// .npy files or an .npz archive; exit 1 on any difference.
+    #[arg(long, value_name = "DIR|FILE.npz")]
+    pub assert_outputs: Option<PathBuf>,
+}
+
+/// `ovir conformance`.
+#[derive(Debug, Args)]
+pub struct ConformanceArgs {
+    /// A directory; every folder below it that holds a model.xml is a case.
+    pub dir: PathBuf,
+}

@@ -1,0 +1,215 @@
+//! Tensors in and out of files: `-i` specifications, output file names,
+//! and loading a set of expected arrays.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{bail, Context};
+use ovir::{CompiledModel, InferRequest, Tensor};
+
+/// Replaces every character outside `[A-Za-z0-9._-]` with `_`, and
+/// neutralises names that would leave the output directory (`.`, `..`).
+pub fn sanitize(name: &str) -> String {
+    let clean: String =
+        name.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    if clean.is_empty() || clean.chars().all(|c| c == '.') {
+        format!("_{}", clean.replace('.', "_"))
+    } else {
+        clean
+    }
+}
+
+/// The file stem of each output, in output order: the sanitised output
+/// name. Two outputs that would share a file are an error, so that one can
+/// never silently overwrite the other.
+pub fn output_file_names(model: &CompiledModel) -> anyhow::Result<Vec<String>> {
+    let mut seen: BTreeMap<String, String> = BTreeMap::new();
+    let mut names = Vec::new();
+    for port in model.outputs() {
+        let file = sanitize(port.name());
+        if let Some(first) = seen.insert(file.clone(), port.name().to_string()) {
+            bail!(
+                "outputs \"{first}\" and \"{}\" would both be written to {file}.npy; rename one of them in the model",
+                port.name()
+            );
+        }
+        names.push(file);
+    }
+    Ok(names)
+}
+
+/// Sets the inputs named by `-i` arguments; with none, generates valid
+/// example inputs for every input.
+pub fn set_inputs(request: &mut InferRequest, specs: &[String]) -> anyhow::Result<()> {
+    if specs.is_empty() {
+        let inputs = request.model().example_inputs()?;
+        for (i, t) in inputs.into_iter().enumerate() {
+            request.set_input(i, t)?;
+        }
+        return Ok(());
+    }
+    for spec in specs {
+        match spec.split_once('=') {
+            Some((name, file)) => {
+                let tensor = ovir_npy::read_npy_file(Path::new(file))?;
+                request
+                    .set_input(name, tensor)
+                    .with_context(|| format!("while setting input from {file}"))?;
+            }
+            None if spec.ends_with(".npz") => {
+                for (name, tensor) in ovir_npy::read_npz_file(Path::new(spec))? {
+                    request
+                        .set_input(name.as_str(), tensor)
+                        .with_context(|| format!("while setting input \"{name}\" from {spec}"))?;
+                }
+            }
+            None => bail!("`-i {spec}`: expected NAME=FILE.npy or FILE.npz"),
+        }
+    }
+    Ok(())
+}
+
+/// Writes the outputs to `DIR/<name>.npy` files, or to one `.npz` archive
+/// when `out` ends in `.npz`.
+pub fn write_outputs(model: &CompiledModel, outputs: &[Tensor], out: &Path) -> anyhow::Result<Vec<PathBuf>> {
+    let names = output_file_names(model)?;
+    if out.extension().is_some_and(|e| e == "npz") {
+        let entries: Vec<(String, Tensor)> = names.into_iter().zip(outputs.iter().cloned()).collect();
+        ovir_npy::write_npz_file(&entries, out)?;
+        return Ok(vec![out.to_path_buf()]);
+    }
+    std::fs::create_dir_all(out)
+        .with_context(|| format!("cannot create the output directory {}", out.display()))?;
+    let mut written = Vec::new();
+    for (name, tensor) in names.iter().zip(outputs) {
+        let path = out.join(format!("{name}.npy"));
+        ovir_npy::write_npy_file(tensor, &path)?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+/// Loads expected arrays from a directory of `.npy` files or an `.npz`
+/// archive, keyed by array name.
+pub fn load_arrays(path: &Path) -> anyhow::Result<BTreeMap<String, Tensor>> {
+    if path.is_dir() {
+        let mut arrays = BTreeMap::new();
+        let entries = std::fs::read_dir(path).with_context(|| format!("cannot read {}", path.display()))?;
+        for entry in entries {
+            let p = entry?.path();
+            if p.extension().is_some_and(|e| e == "npy") {
+                let name = p.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+                arrays.insert(name, ovir_npy::read_npy_file(&p)?);
+            }
+        }
+        Ok(arrays)
+    } else {
+        Ok(ovir_npy::read_npz_file(path)?.into_iter().collect())
+    }
+}
+
+/// Where two tensors differ, described for a person; `None` when they are
+/// bit-for-bit identical.
+pub fn difference(expected: &Tensor, actual: &Tensor) -> Option<String> {
+    if expected.element_type() != actual.element_type() {
+        return Some(format!(
+            "element type {} was expected, got {}",
+            expected.element_type(),
+            actual.element_type()
+        ));
+    }
+    if expected.shape() != actual.shape() {
+        return Some(format!("shape {:?} was expected, got {:?}", expected.shape(), actual.shape()));
+    }
+    if let (Some(a), Some(b)) = (expected.strings(), actual.strings()) {
+        let bad: Vec<usize> =
+            a.iter().zip(b).enumerate().filter(|(_, (x, y))| x != y).map(|(i, _)| i).collect();
+        let first = *bad.first()?;
+        return Some(format!(
+            "{} of {} elements differ; first at {:?}: expected {:?}, got {:?}",
+            bad.len(),
+            a.len(),
+            unravel(first, expected.shape()),
+            a.get(first)?,
+            b.get(first)?
+        ));
+    }
+    let (a, b) = (expected.bytes()?, actual.bytes()?);
+    if a == b {
+        return None;
+    }
+    let width = expected.element_type().byte_width().unwrap_or(1);
+    let diffs: Vec<usize> = a
+        .chunks(width)
+        .zip(b.chunks(width))
+        .enumerate()
+        .filter(|(_, (x, y))| x != y)
+        .map(|(i, _)| i)
+        .collect();
+    let first = *diffs.first()?;
+    let show = |t: &Tensor, i: usize| element_text(t, i);
+    Some(format!(
+        "{} of {} elements differ; first at {:?}: expected {}, got {}{}",
+        diffs.len(),
+        expected.len(),
+        unravel(first, expected.shape()),
+        show(expected, first),
+        show(actual, first),
+        max_abs_diff(expected, actual)
+            .map(|d| format!("; largest absolute difference {d}"))
+            .unwrap_or_default()
+    ))
+}
+
+fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
+    let mut idx = vec![0; shape.len()];
+    for (i, &d) in shape.iter().enumerate().rev() {
+        if d > 0 {
+            idx[i] = flat % d;
+            flat /= d;
+        }
+    }
+    idx
+}
+
+/// One element as text, in its own type.
+pub fn element_text(t: &Tensor, i: usize) -> String {
+    if let Some(v) = t.integer_values().and_then(|v| v.get(i).copied()) {
+        return v.to_string();
+    }
+    if let Some(v) = t.real_values().and_then(|v| v.get(i).copied()) {
+        return format!("{v}");
+    }
+    if let Some(s) = t.strings().and_then(|s| s.get(i)) {
+        return format!("{s:?}");
+    }
+    "?".to_string()
+}
+
+fn max_abs_diff(a: &Tensor, b: &Tensor) -> Option<String> {
+    if let (Some(x), Some(y)) = (a.integer_values(), b.integer_values()) {
+        return x.iter().zip(&y).map(|(p, q)| (p - q).abs()).max().map(|d| d.to_string());
+    }
+    let (x, y) = (a.real_values()?, b.real_values()?);
+    let d = x.iter().zip(&y).map(|(p, q)| (p - q).abs()).filter(|d| !d.is_nan()).fold(0.0f64, f64::max);
+    Some(format!("{d}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sanitize_keeps_names_inside_the_directory() {
+        assert_eq!(sanitize("out:0"), "out_0");
+        assert_eq!(sanitize("../../etc/passwd"), ".._.._etc_passwd");
+        assert_eq!(sanitize(".."), "___");
+        assert_eq!(sanitize(""), "_");
+        assert_eq!(sanitize("/abs"), "_abs");
+    }
+
+    #[test]
+    fn unravel_gives_row_major_indices() {
+        assert_eq!(unravel(5, &[2, 3]), vec![1, 2]);
+    }
+}

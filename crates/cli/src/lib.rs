@@ -1,0 +1,110 @@
+//! The `ovir` command line: `check`, `info`, `run` and `conformance`.
+//!
+//! The binary is a thin wrapper over [`main_with_args`]; the commands live
+//! here as a library so that the workspace tests can drive them directly.
+#![deny(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+use std::ffi::OsString;
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+pub mod args;
+pub mod check;
+pub mod conformance;
+pub mod info;
+pub mod io;
+pub mod run;
+
+use args::{Cli, Command};
+
+/// What a command reports back: success, a failure it already explained on
+/// standard output (such as a failed check), or an error to print.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Everything went well: exit 0.
+    Success,
+    /// The command ran and found problems, already printed: exit 1.
+    Failure,
+}
+
+/// A command's error: printed on standard error after `error:`.
+#[derive(Debug)]
+pub enum CliError {
+    /// An error from the ovir library, rendered with its XML context.
+    Ovir(ovir::Error),
+    /// Any other error, with its chain of causes.
+    Other(anyhow::Error),
+}
+
+impl From<ovir::Error> for CliError {
+    fn from(e: ovir::Error) -> Self {
+        CliError::Ovir(e)
+    }
+}
+
+impl From<anyhow::Error> for CliError {
+    fn from(e: anyhow::Error) -> Self {
+        CliError::Other(e)
+    }
+}
+
+impl From<ovir_npy::NpyError> for CliError {
+    fn from(e: ovir_npy::NpyError) -> Self {
+        CliError::Other(e.into())
+    }
+}
+
+impl CliError {
+    /// The error as shown to a person; always starts with `error:`.
+    pub fn render(&self, color: bool) -> String {
+        match self {
+            CliError::Ovir(e) => e.render(color),
+            CliError::Other(e) => {
+                let mut text = format!("error: {e}");
+                for cause in e.chain().skip(1) {
+                    text.push_str(&format!("\n  caused by: {cause}"));
+                }
+                text
+            }
+        }
+    }
+}
+
+/// Runs the command line given in `args` (the program name first) and
+/// returns the process exit status: 0 on success, 1 on any error, 2 for a
+/// usage error.
+pub fn main_with_args<I, T>(args: I) -> ExitCode
+where
+    I: IntoIterator<Item = T>,
+    T: Into<OsString> + Clone,
+{
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    let stdout = std::io::stdout();
+    let mut out = stdout.lock();
+    let result = match &cli.command {
+        Command::Check(a) => check::run(a, cli.color.enabled(), &mut out),
+        Command::Info(a) => info::run(a, &mut out),
+        Command::Run(a) => run::run(a, &mut out),
+        Command::Conformance(a) => conformance::run(a, &mut out),
+    };
+    let _ = out.flush();
+    match result {
+        Ok(Outcome::Success) => ExitCode::SUCCESS,
+        Ok(Outcome::Failure) => ExitCode::from(1),
+        Err(e) => {
+            let color = cli.color.enabled();
+            eprintln!("{}", e.render(color));
+            ExitCode::from(1)
+        }
+    }
+}

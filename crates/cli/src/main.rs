@@ -1,0 +1,8 @@
+//! The `ovir` command. All the work is in the `ovir_cli` library; this only
+//! turns its outcome into an exit status.
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    ovir_cli::main_with_args(std::env::args_os())
+}

@@ -1,0 +1,423 @@
+//! Convert-1: change a tensor's element type.
+
+use half::{bf16, f16, slice::HalfFloatSliceExt};
+use ovir_tensor::{Element, ElementType, Tensor};
+
+use super::{check_output, copy_all, KernelError};
+
+const OP: &str = "Convert";
+
+/// Converts every element of `data` to the element type `to`.
+///
+/// Any pair of `boolean`, `i8`, `i16`, `i32`, `i64`, `u8`, `u16`, `u32`,
+/// `u64`, `f16`, `bf16`, `f32` and `f64` is supported; other types (`string`,
+/// the packed sub-byte types, the 8-bit floats) give
+/// [`KernelError::UnsupportedType`]. Converting to the same type returns
+/// `data` itself (a clone sharing its storage).
+///
+/// The value rules:
+/// - to `boolean`: `value != 0`, so NaN gives `true` and `-0.0` gives
+///   `false`; from `boolean`: 0 or 1.
+/// - integer to integer: the two's complement bits are truncated or
+///   extended, as a C cast or Rust's `as` does (300 as `u8` is 44, -1 as
+///   `u32` is 4294967295). OpenVINO's reference Convert is a plain
+///   `static_cast`, which wraps the same way.
+/// - real to integer: truncation toward zero, saturating at the target's
+///   bounds, with NaN giving 0 (Rust's `as`). In C++, and so in OpenVINO,
+///   an out-of-range value is undefined behaviour whose result depends on
+///   the machine; ovir picks the one result that is defined everywhere.
+/// - to `f16`, `bf16`, `f32`: rounding to nearest, ties to even, done once
+///   from the exact source value. This holds for `i64`/`u64` sources and for
+///   `f64` to `f16`/`bf16`, where converting through `f32` would round twice.
+///   Values beyond the target's range become infinities.
+/// - to `f64` from any real type: exact. From `i64`/`u64`: rounded to
+///   nearest, ties to even.
+///
+/// ```
+/// use ovir_exec::kernels::convert;
+/// use ovir_tensor::{ElementType, Tensor};
+///
+/// let t = Tensor::from_vec(&[4], vec![-2.7f32, 300.0, f32::NAN, 1e10])?;
+/// let ints = convert(&t, ElementType::I16)?;
+/// assert_eq!(ints.to_vec::<i16>()?, vec![-2, 300, 0, i16::MAX]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn convert(data: &Tensor, to: ElementType) -> Result<Tensor, KernelError> {
+    check_type(data.element_type())?;
+    check_type(to)?;
+    if data.element_type() == to {
+        return Ok(data.clone());
+    }
+    let mut out = Tensor::zeros(to, data.shape())?;
+    run(data, &mut out)?;
+    Ok(out)
+}
+
+/// [`convert`] writing into `out`, which must already have element type `to`
+/// and `data`'s shape; its buffer is reused when `out` holds it alone.
+pub fn convert_into(data: &Tensor, to: ElementType, out: &mut Tensor) -> Result<(), KernelError> {
+    check_type(data.element_type())?;
+    check_type(to)?;
+    check_output(OP, to, data.shape(), out)?;
+    if data.element_type() == to {
+        return copy_all(OP, data, out);
+    }
+    run(data, out)
+}
+
+fn check_type(ty: ElementType) -> Result<(), KernelError> {
+    use ElementType as E;
+    match ty {
+        E::Boolean
+        | E::I8
+        | E::I16
+        | E::I32
+        | E::I64
+        | E::U8
+        | E::U16
+        | E::U32
+        | E::U64
+        | E::F16
+        | E::Bf16
+        | E::F32
+        | E::F64 => Ok(()),
+        _ => Err(KernelError::UnsupportedType { op: OP, ty }),
+    }
+}
+
+/// Calls `$body` with `$t` bound to the Rust type of element type `$ty`.
+macro_rules! with_type {
+    ($ty:expr, $t:ident => $body:expr) => {{
+        use ElementType as E;
+        match $ty {
+            E::Boolean => {
+                type $t = bool;
+                $body
+            }
+            E::I8 => {
+                type $t = i8;
+                $body
+            }
+            E::I16 => {
+                type $t = i16;
+                $body
+            }
+            E::I32 => {
+                type $t = i32;
+                $body
+            }
+            E::I64 => {
+                type $t = i64;
+                $body
+            }
+            E::U8 => {
+                type $t = u8;
+                $body
+            }
+            E::U16 => {
+                type $t = u16;
+                $body
+            }
+            E::U32 => {
+                type $t = u32;
+                $body
+            }
+            E::U64 => {
+                type $t = u64;
+                $body
+            }
+            E::F16 => {
+                type $t = f16;
+                $body
+            }
+            E::Bf16 => {
+                type $t = bf16;
+                $body
+            }
+            E::F32 => {
+                type $t = f32;
+                $body
+            }
+            E::F64 => {
+                type $t = f64;
+                $body
+            }
+            other => Err(KernelError::UnsupportedType { op: OP, ty: other }),
+        }
+    }};
+}
+
+fn run(data: &Tensor, out: &mut Tensor) -> Result<(), KernelError> {
+    let internal = KernelError::Internal { op: OP };
+    let src = data.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty: data.element_type() })?;
+    let to = out.element_type();
+    let dst = out.bytes_mut().ok_or_else(|| internal.clone())?;
+    if let Some(done) = convert_f16_slices(data.element_type(), to, src, dst) {
+        return done;
+    }
+    with_type!(data.element_type(), S => with_type!(to, D => convert_bytes::<S, D>(src, dst)))
+}
+
+/// The `f32`/`f16` pairs, the ones decompression of saved models uses, go
+/// through `half`'s slice routines, which use the CPU's conversion
+/// instructions (correctly rounded) when it has them. `None` when the pair
+/// is another one or the bytes cannot be viewed in place.
+fn convert_f16_slices(
+    from: ElementType,
+    to: ElementType,
+    src: &[u8],
+    dst: &mut [u8],
+) -> Option<Result<(), KernelError>> {
+    if cfg!(target_endian = "big") {
+        return None;
+    }
+    let same_len = |a: usize, b: usize| if a == b { Ok(()) } else { Err(KernelError::Internal { op: OP }) };
+    match (from, to) {
+        (ElementType::F32, ElementType::F16) => {
+            let s: &[f32] = bytemuck::try_cast_slice(src).ok()?;
+            let d: &mut [f16] = bytemuck::try_cast_slice_mut(dst).ok()?;
+            Some(same_len(s.len(), d.len()).map(|()| d.convert_from_f32_slice(s)))
+        }
+        (ElementType::F16, ElementType::F32) => {
+            let s: &[f16] = bytemuck::try_cast_slice(src).ok()?;
+            let d: &mut [f32] = bytemuck::try_cast_slice_mut(dst).ok()?;
+            Some(same_len(s.len(), d.len()).map(|()| s.convert_to_f32_slice(d)))
+        }
+        _ => None,
+    }
+}
+
+fn convert_one<S: Scalar, D: Scalar>(v: S) -> D {
+    if S::IS_REAL {
+        D::from_real(v.to_real())
+    } else {
+        D::from_integer(v.to_integer())
+    }
+}
+
+/// Converts little-endian elements of `S` into elements of `D`.
+fn convert_bytes<S: Scalar, D: Scalar>(src: &[u8], dst: &mut [u8]) -> Result<(), KernelError> {
+    let (sw, dw) = (S::WIDTH, D::WIDTH);
+    if src.len() / sw != dst.len() / dw {
+        return Err(KernelError::Internal { op: OP });
+    }
+    // Typed slices let the compiler vectorise the loop; they need aligned
+    // bytes in native (little-endian) order.
+    if cfg!(target_endian = "little") {
+        if let (Some(s), Some(d)) = (S::view(src), D::view_mut(dst)) {
+            for (o, &i) in d.iter_mut().zip(s) {
+                *o = convert_one(i);
+            }
+            return Ok(());
+        }
+    }
+    // A tensor borrowed from a weights file may not be aligned for `S`, so
+    // the general path reads byte chunks.
+    for (i, o) in src.chunks_exact(sw).zip(dst.chunks_exact_mut(dw)) {
+        convert_one::<S, D>(S::read_le(i)).write_le(o);
+    }
+    Ok(())
+}
+
+/// An element type Convert handles, seen through one of two exact
+/// intermediate forms: every integer (and `bool`) fits `i128`, every real
+/// value fits `f64`.
+trait Scalar: Element {
+    const WIDTH: usize = std::mem::size_of::<Self>();
+    const IS_REAL: bool;
+    fn to_integer(self) -> i128;
+    fn to_real(self) -> f64;
+    fn from_integer(v: i128) -> Self;
+    fn from_real(v: f64) -> Self;
+    /// The bytes as a slice of `Self`, when they are aligned for it and
+    /// every bit pattern is a valid `Self` (not so for `bool`).
+    fn view(bytes: &[u8]) -> Option<&[Self]>;
+    /// Mutable form of [`Scalar::view`].
+    fn view_mut(bytes: &mut [u8]) -> Option<&mut [Self]>;
+}
+
+macro_rules! pod_view {
+    () => {
+        fn view(bytes: &[u8]) -> Option<&[Self]> {
+            bytemuck::try_cast_slice(bytes).ok()
+        }
+        fn view_mut(bytes: &mut [u8]) -> Option<&mut [Self]> {
+            bytemuck::try_cast_slice_mut(bytes).ok()
+        }
+    };
+}
+
+impl Scalar for bool {
+    const IS_REAL: bool = false;
+    fn to_integer(self) -> i128 {
+        i128::from(self)
+    }
+    fn to_real(self) -> f64 {
+        f64::from(u8::from(self))
+    }
+    fn from_integer(v: i128) -> Self {
+        v != 0
+    }
+    fn from_real(v: f64) -> Self {
+        v != 0.0
+    }
+    fn view(_: &[u8]) -> Option<&[Self]> {
+        None
+    }
+    fn view_mut(_: &mut [u8]) -> Option<&mut [Self]> {
+        None
+    }
+}
+
+macro_rules! integer_scalar {
+    ($($t:ty),*) => {$(
+        impl Scalar for $t {
+            const IS_REAL: bool = false;
+            pod_view!();
+            fn to_integer(self) -> i128 {
+                i128::from(self)
+            }
+            fn to_real(self) -> f64 {
+                self as f64
+            }
+            fn from_integer(v: i128) -> Self {
+                // Truncates the two's complement bits: wrap-around.
+                v as $t
+            }
+            fn from_real(v: f64) -> Self {
+                // Truncates toward zero, saturates, NaN gives 0.
+                v as $t
+            }
+        }
+    )*};
+}
+
+integer_scalar!(i8, i16, i32, i64, u8, u16, u32, u64);
+
+impl Scalar for f32 {
+    const IS_REAL: bool = true;
+    pod_view!();
+    fn to_integer(self) -> i128 {
+        self as i128
+    }
+    fn to_real(self) -> f64 {
+        f64::from(self)
+    }
+    fn from_integer(v: i128) -> Self {
+        // Rust rounds integer-to-float casts once, to nearest even.
+        v as f32
+    }
+    fn from_real(v: f64) -> Self {
+        v as f32
+    }
+}
+
+impl Scalar for f64 {
+    const IS_REAL: bool = true;
+    pod_view!();
+    fn to_integer(self) -> i128 {
+        self as i128
+    }
+    fn to_real(self) -> f64 {
+        self
+    }
+    fn from_integer(v: i128) -> Self {
+        v as f64
+    }
+    fn from_real(v: f64) -> Self {
+        v
+    }
+}
+
+// `half`'s own `from_f64` is not usable here: it drops the low 32 bits of
+// the mantissa before rounding, and on x86 it goes through `f32` with a
+// second rounding. Both misround values just above a tie. Instead the value
+// is first rounded to `f32` with round-to-odd, which keeps enough
+// information (24 bits ≥ 11 + 2) for the final nearest-even step from
+// `f32`, which `half` does correctly, to give the correctly rounded result.
+macro_rules! half_scalar {
+    ($($t:ty),*) => {$(
+        impl Scalar for $t {
+            const IS_REAL: bool = true;
+            pod_view!();
+            fn to_integer(self) -> i128 {
+                self.to_f64() as i128
+            }
+            fn to_real(self) -> f64 {
+                self.to_f64()
+            }
+            fn from_integer(v: i128) -> Self {
+                <$t>::from_f32(integer_to_f32_odd(v))
+            }
+            fn from_real(v: f64) -> Self {
+                <$t>::from_f32(f64_to_f32_odd(v))
+            }
+        }
+    )*};
+}
+
+half_scalar!(f16, bf16);
+
+/// `v` rounded to `f32` toward zero, with the lowest mantissa bit set when
+/// the result is inexact ("round to odd"). Finite values beyond `f32`'s
+/// range give `±f32::MAX`, which is also what round-to-odd yields.
+fn f64_to_f32_odd(v: f64) -> f32 {
+    let nearest = v as f32;
+    if !nearest.is_finite() {
+        return if v.is_finite() { f32::MAX.copysign(nearest) } else { nearest };
+    }
+    if f64::from(nearest) == v {
+        return nearest;
+    }
+    let mut bits = nearest.to_bits();
+    // Step back toward zero when rounding went away from zero. Both values
+    // have the same sign, so the magnitude is the low 31 bits and one step
+    // is one unit of the bit pattern.
+    if f64::from(nearest).abs() > v.abs() {
+        bits -= 1;
+    }
+    f32::from_bits(bits | 1)
+}
+
+/// `v` rounded to `f32` with round-to-odd (see [`f64_to_f32_odd`]).
+fn integer_to_f32_odd(v: i128) -> f32 {
+    let magnitude = v.unsigned_abs();
+    let bits = 128 - magnitude.leading_zeros();
+    let odd = if bits <= 24 {
+        magnitude as f32
+    } else {
+        let shift = bits - 24;
+        let mut kept = magnitude >> shift;
+        if magnitude & ((1u128 << shift) - 1) != 0 {
+            kept |= 1;
+        }
+        // `kept` has 24 bits, so both factors and the product are exact.
+        let scale = f32::from_bits((127 + shift) << 23);
+        kept as f32 * scale
+    };
+    if v < 0 {
+        -odd
+    } else {
+        odd
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn round_to_odd_marks_inexact_results() {
+        let tie = 1.0 + 2f64.powi(-24);
+        assert_eq!(f64_to_f32_odd(tie).to_bits(), 1.0f32.to_bits() | 1);
+        assert_eq!(f64_to_f32_odd(-tie).to_bits(), (-1.0f32).to_bits() | 1);
+        assert_eq!(f64_to_f32_odd(1.5), 1.5);
+        assert_eq!(f64_to_f32_odd(1e300), f32::MAX);
+        assert_eq!(f64_to_f32_odd(f64::NEG_INFINITY), f32::NEG_INFINITY);
+        assert!(f64_to_f32_odd(f64::NAN).is_nan());
+        assert_eq!(integer_to_f32_odd((1 << 30) + 1).to_bits(), (2f32.powi(30)).to_bits() | 1);
+        assert_eq!(integer_to_f32_odd(-(1 << 30)), -(2f32.powi(30)));
+        let below_2_64 = f32::from_bits(2f32.powi(64).to_bits() - 1);
+        assert_eq!(integer_to_f32_odd(i128::from(u64::MAX)), below_2_64);
+    }
+}

@@ -1,0 +1,247 @@
+use std::sync::Arc;
+
+use ovir_exec::kernels::{
+    reverse, reverse_axes, reverse_axes_from_index, reverse_axes_from_mask, reverse_into, KernelError,
+    ReverseMode,
+};
+use ovir_tensor::{ElementType, Tensor};
+
+use crate::common::{iota, naive_reverse, ok, tensor, REFERENCE_TYPES};
+
+fn index_axes(flags: &[bool], negative: bool) -> Vec<i64> {
+    let rank = flags.len() as i64;
+    (0..rank).filter(|&a| flags[a as usize]).map(|a| if negative { a - rank } else { a }).collect()
+}
+
+/// OpenVINO's op_reference table: shapes {8}, {4,3} and {2,4,3} with data
+/// 0..N-1, every subset of axes, in index and mask mode, for ten types.
+#[test]
+fn op_reference_table_every_axis_subset() {
+    for shape in [&[8usize][..], &[4, 3], &[2, 4, 3]] {
+        let rank = shape.len();
+        for subset in 0..1u32 << rank {
+            let flags: Vec<bool> = (0..rank).map(|a| subset & (1 << a) != 0).collect();
+            let index = tensor(&[index_axes(&flags, false).len()], index_axes(&flags, false));
+            let negative = tensor(&[index.len()], index_axes(&flags, true));
+            let mask = tensor(&[rank], flags.clone());
+            for ty in REFERENCE_TYPES {
+                let data = iota(ty, shape);
+                let expected = naive_reverse(&data, &flags);
+                for (mode, axes) in [
+                    (ReverseMode::Index, &index),
+                    (ReverseMode::Index, &negative),
+                    (ReverseMode::Mask, &mask),
+                ] {
+                    let read = ok(reverse_axes(axes, mode, rank));
+                    assert_eq!(read, flags, "{shape:?} {mode} {axes:?}");
+                    let got = ok(reverse(&data, &read));
+                    assert_eq!(got, expected, "{ty} {shape:?} axes {flags:?}");
+                }
+            }
+        }
+    }
+}
+
+/// A few rows written out by hand, so the naive reference is itself pinned.
+#[test]
+fn hand_written_expectations() {
+    let data = iota(ElementType::I32, &[4, 3]);
+    let rows = ok(reverse(&data, &[true, false]));
+    assert_eq!(rows.to_vec::<i32>().ok(), Some(vec![9, 10, 11, 6, 7, 8, 3, 4, 5, 0, 1, 2]));
+    let cols = ok(reverse(&data, &[false, true]));
+    assert_eq!(cols.to_vec::<i32>().ok(), Some(vec![2, 1, 0, 5, 4, 3, 8, 7, 6, 11, 10, 9]));
+    let data = iota(ElementType::U8, &[2, 4, 3]);
+    let mid = ok(reverse(&data, &[false, true, false]));
+    assert_eq!(
+        mid.to_vec::<u8>().ok(),
+        Some(vec![9, 10, 11, 6, 7, 8, 3, 4, 5, 0, 1, 2, 21, 22, 23, 18, 19, 20, 15, 16, 17, 12, 13, 14])
+    );
+}
+
+#[test]
+fn index_axes_of_every_integer_width_are_read() {
+    let expected = vec![true, false, true];
+    let cases = [
+        tensor(&[2], vec![0i8, -1]),
+        tensor(&[2], vec![0i16, 2]),
+        tensor(&[2], vec![-3i32, 2]),
+        tensor(&[2], vec![0i64, -1]),
+        tensor(&[2], vec![0u8, 2]),
+        tensor(&[2], vec![0u16, 2]),
+        tensor(&[2], vec![0u32, 2]),
+        tensor(&[2], vec![2u64, 0]),
+    ];
+    for axes in cases {
+        assert_eq!(ok(reverse_axes_from_index(&axes, 3)), expected, "{axes:?}");
+    }
+}
+
+#[test]
+fn duplicate_axes_reverse_once() {
+    let axes = tensor(&[3], vec![1i32, 1, -2]);
+    assert_eq!(ok(reverse_axes_from_index(&axes, 3)), vec![false, true, false]);
+}
+
+#[test]
+fn nothing_reversed_is_zero_copy() {
+    let data = iota(ElementType::F32, &[2, 3, 4]);
+    let empty = tensor::<i64>(&[0], vec![]);
+    let flags = ok(reverse_axes_from_index(&empty, 3));
+    assert!(ok(reverse(&data, &flags)).shares_storage_with(&data));
+    let mask = tensor(&[3], vec![false; 3]);
+    let flags = ok(reverse_axes_from_mask(&mask, 3));
+    assert!(ok(reverse(&data, &flags)).shares_storage_with(&data));
+    // Axes of size 1 move nothing either.
+    let data = iota(ElementType::I16, &[1, 5, 1]);
+    assert!(ok(reverse(&data, &[true, false, true])).shares_storage_with(&data));
+    let strings = iota(ElementType::String, &[3]);
+    assert!(ok(reverse(&strings, &[false])).shares_storage_with(&strings));
+}
+
+#[test]
+fn scalar_and_empty_tensors() {
+    let scalar = tensor(&[], vec![7u32]);
+    assert!(ok(reverse(&scalar, &[])).shares_storage_with(&scalar));
+    let empty = iota(ElementType::F64, &[3, 0, 2]);
+    assert_eq!(ok(reverse(&empty, &[true, true, true])), empty);
+    let err = reverse_axes_from_index(&tensor(&[1], vec![0i32]), 0);
+    assert_eq!(err, Err(KernelError::AxisOutOfRange { axis: 0, rank: 0 }));
+}
+
+#[test]
+fn axis_out_of_range_names_axis_and_rank() {
+    let axes = tensor(&[3], vec![0i64, 3, 2]);
+    let err = reverse_axes_from_index(&axes, 3);
+    assert_eq!(err, Err(KernelError::AxisOutOfRange { axis: 3, rank: 3 }));
+    let message = err.err().map(|e| e.to_string()).unwrap_or_default();
+    assert_eq!(message, "axis 3 is out of bounds for rank 3 (allowed: -3..=2)");
+    let axes = tensor(&[1], vec![-4i8]);
+    assert_eq!(reverse_axes_from_index(&axes, 3), Err(KernelError::AxisOutOfRange { axis: -4, rank: 3 }));
+    let axes = tensor(&[1], vec![u64::MAX]);
+    assert_eq!(
+        reverse_axes_from_index(&axes, 3),
+        Err(KernelError::AxisOutOfRange { axis: i128::from(u64::MAX), rank: 3 })
+    );
+    let axes = tensor(&[1], vec![i64::MIN]);
+    assert_eq!(
+        reverse_axes_from_index(&axes, 3),
+        Err(KernelError::AxisOutOfRange { axis: i128::from(i64::MIN), rank: 3 })
+    );
+}
+
+#[test]
+fn axes_input_must_be_one_dimensional() {
+    let scalar = tensor(&[], vec![0i32]);
+    assert_eq!(reverse_axes_from_index(&scalar, 2), Err(KernelError::AxesRank { rank: 0 }));
+    let matrix = tensor(&[1, 1], vec![0i32]);
+    assert_eq!(reverse_axes_from_index(&matrix, 2), Err(KernelError::AxesRank { rank: 2 }));
+    let mask = tensor(&[1, 2], vec![true, false]);
+    assert_eq!(reverse_axes_from_mask(&mask, 2), Err(KernelError::AxesRank { rank: 2 }));
+}
+
+#[test]
+fn axes_type_must_match_the_mode() {
+    let real = tensor(&[1], vec![0.0f32]);
+    assert_eq!(
+        reverse_axes_from_index(&real, 2),
+        Err(KernelError::AxesType { ty: ElementType::F32, mode: ReverseMode::Index })
+    );
+    let boolean = tensor(&[2], vec![true, false]);
+    assert_eq!(
+        reverse_axes_from_index(&boolean, 2),
+        Err(KernelError::AxesType { ty: ElementType::Boolean, mode: ReverseMode::Index })
+    );
+    let ints = tensor(&[2], vec![1u8, 0]);
+    let err = reverse_axes_from_mask(&ints, 2);
+    assert_eq!(err, Err(KernelError::AxesType { ty: ElementType::U8, mode: ReverseMode::Mask }));
+    let message = err.err().map(|e| e.to_string()).unwrap_or_default();
+    assert_eq!(message, "Reverse in mask mode needs boolean axes, but they are u8");
+}
+
+#[test]
+fn mask_length_must_equal_rank() {
+    let mask = tensor(&[2], vec![true, false]);
+    assert_eq!(reverse_axes_from_mask(&mask, 3), Err(KernelError::MaskLength { len: 2, rank: 3 }));
+    let data = iota(ElementType::I32, &[2, 2]);
+    assert_eq!(reverse(&data, &[true]).err(), Some(KernelError::MaskLength { len: 1, rank: 2 }));
+}
+
+#[test]
+fn packed_types_are_refused_by_name() {
+    let data = Tensor::zeros(ElementType::U4, &[4]).unwrap_or_else(|e| unreachable!("{e}"));
+    let err = reverse(&data, &[true]).err();
+    assert_eq!(err, Some(KernelError::UnsupportedType { op: "Reverse", ty: ElementType::U4 }));
+    assert_eq!(err.map(|e| e.to_string()).unwrap_or_default(), "Reverse does not support element type u4");
+}
+
+#[test]
+fn strings_move_whole() {
+    let data = iota(ElementType::String, &[2, 3]);
+    let got = ok(reverse(&data, &[true, true]));
+    let strings: Vec<&str> = got.strings().unwrap_or_default().iter().map(String::as_str).collect();
+    assert_eq!(strings, ["s5", "s4", "s3", "s2", "s1", "s0"]);
+}
+
+#[test]
+fn values_survive_bit_for_bit() {
+    let big = (1u64 << 53) + 1;
+    let data = tensor(&[3], vec![big, u64::MAX, big + 2]);
+    assert_eq!(ok(reverse(&data, &[true])).to_vec::<u64>().ok(), Some(vec![big + 2, u64::MAX, big]));
+    let data = tensor(&[2], vec![-(big as i64), i64::MIN]);
+    assert_eq!(ok(reverse(&data, &[true])).to_vec::<i64>().ok(), Some(vec![i64::MIN, -(big as i64)]));
+    let data = tensor(&[2], vec![(1u32 << 24) + 1, u32::MAX]);
+    assert_eq!(ok(reverse(&data, &[true])).to_vec::<u32>().ok(), Some(vec![u32::MAX, (1 << 24) + 1]));
+    let precise = 0.1f64;
+    let data = tensor(&[2], vec![precise, 1.0 + f64::EPSILON]);
+    assert_eq!(ok(reverse(&data, &[true])).to_vec::<f64>().ok(), Some(vec![1.0 + f64::EPSILON, precise]));
+    let payload = f32::from_bits(0x7fc0_1234);
+    let signalling = f64::from_bits(0x7ff0_0000_0000_0001);
+    let data = tensor(&[2], vec![payload, 1.0]);
+    let got = ok(reverse(&data, &[true])).to_vec::<f32>().unwrap_or_default();
+    assert_eq!(got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(), vec![1.0f32.to_bits(), 0x7fc0_1234]);
+    let data = tensor(&[2], vec![signalling, -0.0]);
+    let got = ok(reverse(&data, &[true])).to_vec::<f64>().unwrap_or_default();
+    assert_eq!(
+        got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        vec![(-0.0f64).to_bits(), 0x7ff0_0000_0000_0001]
+    );
+}
+
+#[test]
+fn unaligned_borrowed_bytes_are_read() {
+    let mut raw = vec![0xAAu8];
+    for v in [1u64, 2, 3] {
+        raw.extend_from_slice(&v.to_le_bytes());
+    }
+    let owner: Arc<dyn AsRef<[u8]> + Send + Sync> = Arc::new(raw);
+    let data =
+        Tensor::from_shared(ElementType::U64, &[3], owner, 1..25).unwrap_or_else(|e| unreachable!("{e}"));
+    assert_eq!(ok(reverse(&data, &[true])).to_vec::<u64>().ok(), Some(vec![3, 2, 1]));
+}
+
+#[test]
+fn into_checks_the_output_and_reuses_its_buffer() {
+    let data = iota(ElementType::I32, &[2, 3]);
+    let mut wrong = Tensor::zeros(ElementType::F32, &[2, 3]).unwrap_or_else(|e| unreachable!("{e}"));
+    let err = reverse_into(&data, &[true, false], &mut wrong);
+    assert!(matches!(err, Err(KernelError::OutputMismatch { found_ty: ElementType::F32, .. })), "{err:?}");
+    let mut wrong = Tensor::zeros(ElementType::I32, &[3, 2]).unwrap_or_else(|e| unreachable!("{e}"));
+    assert!(matches!(
+        reverse_into(&data, &[true, false], &mut wrong),
+        Err(KernelError::OutputMismatch { .. })
+    ));
+
+    let mut out = Tensor::zeros(ElementType::I32, &[2, 3]).unwrap_or_else(|e| unreachable!("{e}"));
+    let before = out.bytes().map(<[u8]>::as_ptr);
+    ok(reverse_into(&data, &[true, true], &mut out));
+    assert_eq!(out.bytes().map(<[u8]>::as_ptr), before);
+    assert_eq!(out.to_vec::<i32>().ok(), Some(vec![5, 4, 3, 2, 1, 0]));
+    ok(reverse_into(&data, &[false, false], &mut out));
+    assert_eq!(out, data);
+    assert!(!out.shares_storage_with(&data));
+
+    let strings = iota(ElementType::String, &[3]);
+    let mut out = Tensor::zeros(ElementType::String, &[3]).unwrap_or_else(|e| unreachable!("{e}"));
+    ok(reverse_into(&strings, &[true], &mut out));
+    assert_eq!(out.strings().map(|s| s.join(",")), Some("s2,s1,s0".to_owned()));
+}

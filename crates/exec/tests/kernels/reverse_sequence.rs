@@ -1,0 +1,247 @@
+use ovir_exec::kernels::{reverse_sequence, reverse_sequence_into, KernelError};
+use ovir_tensor::{bf16, f16, ElementType, Tensor};
+
+use crate::common::{iota, naive_reverse_sequence, ok, tensor};
+
+const TYPES: [ElementType; 6] = [
+    ElementType::I8,
+    ElementType::I32,
+    ElementType::I64,
+    ElementType::U8,
+    ElementType::F16,
+    ElementType::F32,
+];
+
+/// The lengths `[values]` as a tensor of each type ReverseSequence accepts.
+fn lengths_as_every_type(values: &[u8]) -> Vec<Tensor> {
+    let n = [values.len()];
+    let v = values.iter().copied();
+    vec![
+        tensor(&n, v.clone().map(|x| x as i8).collect()),
+        tensor(&n, v.clone().map(i16::from).collect()),
+        tensor(&n, v.clone().map(i32::from).collect()),
+        tensor(&n, v.clone().map(i64::from).collect()),
+        tensor(&n, v.clone().collect::<Vec<u8>>()),
+        tensor(&n, v.clone().map(u16::from).collect()),
+        tensor(&n, v.clone().map(u32::from).collect()),
+        tensor(&n, v.clone().map(u64::from).collect()),
+        tensor(&n, v.clone().map(|x| f16::from_f32(f32::from(x))).collect()),
+        tensor(&n, v.clone().map(|x| bf16::from_f32(f32::from(x))).collect()),
+        tensor(&n, v.clone().map(f32::from).collect()),
+        tensor(&n, v.map(f64::from).collect()),
+    ]
+}
+
+/// OpenVINO's op_reference cases, with data 0..N-1.
+#[test]
+fn op_reference_cases() {
+    let cases: [(&[usize], usize, usize, &[u8]); 6] = [
+        (&[4, 4], 1, 0, &[4, 3, 2, 1]),
+        (&[4, 4], 0, 1, &[1, 2, 3, 4]),
+        (&[2, 3, 4, 2], 2, 1, &[1, 2, 1, 2]),
+        (&[2, 3, 4, 2], 0, 2, &[1, 4]),
+        (&[4, 2, 3, 2, 2], 0, 2, &[1, 2, 1, 2]),
+        (&[2, 4, 2], 2, 1, &[0, 4]),
+    ];
+    for (shape, batch, seq, lens) in cases {
+        let raw: Vec<usize> = lens.iter().map(|&x| usize::from(x)).collect();
+        for ty in TYPES {
+            let data = iota(ty, shape);
+            let expected = naive_reverse_sequence(&data, &raw, batch, seq);
+            for lengths in lengths_as_every_type(lens) {
+                let got = ok(reverse_sequence(&data, &lengths, batch as i64, seq as i64));
+                assert_eq!(got, expected, "{ty} {shape:?} batch {batch} seq {seq} {lengths:?}");
+                let negative = (batch as i64 - shape.len() as i64, seq as i64 - shape.len() as i64);
+                let got = ok(reverse_sequence(&data, &lengths, negative.0, negative.1));
+                assert_eq!(got, expected, "negative axes {negative:?}");
+            }
+        }
+    }
+}
+
+#[test]
+fn hand_written_expectation() {
+    let data = iota(ElementType::F32, &[4, 4]);
+    let lengths = tensor(&[4], vec![4i32, 3, 2, 1]);
+    let got = ok(reverse_sequence(&data, &lengths, 1, 0));
+    let expected = [12.0f32, 9., 6., 3., 8., 5., 2., 7., 4., 1., 10., 11., 0., 13., 14., 15.];
+    assert_eq!(got.to_vec::<f32>().ok(), Some(expected.to_vec()));
+}
+
+#[test]
+fn real_lengths_truncate_toward_zero() {
+    let data = iota(ElementType::I32, &[2, 4]);
+    let lengths = tensor(&[2], vec![2.9f32, -0.5]);
+    let got = ok(reverse_sequence(&data, &lengths, 0, 1));
+    assert_eq!(got.to_vec::<i32>().ok(), Some(vec![1, 0, 2, 3, 4, 5, 6, 7]));
+}
+
+#[test]
+fn short_lengths_are_zero_copy() {
+    let data = iota(ElementType::U16, &[3, 5]);
+    let lengths = tensor(&[3], vec![0i64, 1, 1]);
+    assert!(ok(reverse_sequence(&data, &lengths, 0, 1)).shares_storage_with(&data));
+}
+
+#[test]
+fn data_rank_must_be_two_or_more() {
+    let data = iota(ElementType::I32, &[4]);
+    let lengths = tensor(&[4], vec![1i32; 4]);
+    let err = reverse_sequence(&data, &lengths, 0, 0).err();
+    assert_eq!(err, Some(KernelError::RankTooSmall { op: "ReverseSequence", rank: 1, min: 2 }));
+}
+
+#[test]
+fn axes_must_be_in_range() {
+    let data = iota(ElementType::I32, &[2, 3]);
+    let lengths = tensor(&[2], vec![1i32; 2]);
+    let err = reverse_sequence(&data, &lengths, 2, 1).err();
+    assert_eq!(err, Some(KernelError::AttributeOutOfRange { attribute: "batch_axis", axis: 2, rank: 2 }));
+    assert_eq!(
+        err.map(|e| e.to_string()).unwrap_or_default(),
+        "batch_axis 2 is out of bounds for rank 2 (allowed: -2..=1)"
+    );
+    let err = reverse_sequence(&data, &lengths, 0, -3).err();
+    assert_eq!(err, Some(KernelError::AttributeOutOfRange { attribute: "seq_axis", axis: -3, rank: 2 }));
+    let err = reverse_sequence(&data, &lengths, i64::MIN, 1).err();
+    assert!(matches!(err, Some(KernelError::AttributeOutOfRange { attribute: "batch_axis", .. })));
+}
+
+#[test]
+fn lengths_must_be_a_vector_of_numbers() {
+    let data = iota(ElementType::I32, &[2, 3]);
+    let matrix = tensor(&[1, 2], vec![1i32; 2]);
+    assert_eq!(reverse_sequence(&data, &matrix, 0, 1).err(), Some(KernelError::LengthsRank { rank: 2 }));
+    let boolean = tensor(&[2], vec![true, false]);
+    assert_eq!(
+        reverse_sequence(&data, &boolean, 0, 1).err(),
+        Some(KernelError::LengthsType { ty: ElementType::Boolean })
+    );
+    let strings = iota(ElementType::String, &[2]);
+    assert_eq!(
+        reverse_sequence(&data, &strings, 0, 1).err(),
+        Some(KernelError::LengthsType { ty: ElementType::String })
+    );
+}
+
+#[test]
+fn lengths_count_must_match_the_batch_axis() {
+    let data = iota(ElementType::I32, &[4, 3, 2]);
+    let lengths = tensor(&[3], vec![1i32; 3]);
+    let err = reverse_sequence(&data, &lengths, 0, 1).err();
+    assert_eq!(err, Some(KernelError::LengthsCount { found: 3, expected: 4 }));
+    assert_eq!(
+        err.map(|e| e.to_string()).unwrap_or_default(),
+        "ReverseSequence got 3 sequence lengths, but the batch axis has size 4"
+    );
+}
+
+#[test]
+fn length_above_the_sequence_axis_is_refused() {
+    let data = iota(ElementType::I32, &[3, 4]);
+    let lengths = tensor(&[3], vec![1i32, 4, 5]);
+    let err = reverse_sequence(&data, &lengths, 0, 1).err();
+    assert_eq!(err, Some(KernelError::SeqLengthOutOfRange { batch: 2, value: 5, max: 4 }));
+    assert_eq!(
+        err.map(|e| e.to_string()).unwrap_or_default(),
+        "sequence length 5 at batch index 2 is above the sequence axis size 4"
+    );
+    let huge = tensor(&[3], vec![u64::MAX, 0, 0]);
+    assert_eq!(
+        reverse_sequence(&data, &huge, 0, 1).err(),
+        Some(KernelError::SeqLengthOutOfRange { batch: 0, value: i128::from(u64::MAX), max: 4 })
+    );
+    let infinite = tensor(&[3], vec![0.0f32, f32::INFINITY, 0.0]);
+    assert!(matches!(
+        reverse_sequence(&data, &infinite, 0, 1).err(),
+        Some(KernelError::SeqLengthOutOfRange { batch: 1, .. })
+    ));
+    let fractional = tensor(&[3], vec![4.99f64, 0.0, 5.0]);
+    assert_eq!(
+        reverse_sequence(&data, &fractional, 0, 1).err(),
+        Some(KernelError::SeqLengthOutOfRange { batch: 2, value: 5, max: 4 })
+    );
+}
+
+#[test]
+fn negative_and_nan_lengths_are_refused() {
+    let data = iota(ElementType::I32, &[3, 4]);
+    let lengths = tensor(&[3], vec![1i8, -1, 2]);
+    let err = reverse_sequence(&data, &lengths, 0, 1).err();
+    assert_eq!(err, Some(KernelError::NegativeSeqLength { batch: 1, value: -1, max: 4 }));
+    assert_eq!(
+        err.map(|e| e.to_string()).unwrap_or_default(),
+        "sequence length -1 at batch index 1 is negative (allowed: 0..=4)"
+    );
+    let lengths = tensor(&[3], vec![1.0f32, 2.0, -1.5]);
+    assert_eq!(
+        reverse_sequence(&data, &lengths, 0, 1).err(),
+        Some(KernelError::NegativeSeqLength { batch: 2, value: -1, max: 4 })
+    );
+    let lengths = tensor(&[3], vec![1.0f32, f32::NAN, 2.0]);
+    assert_eq!(reverse_sequence(&data, &lengths, 0, 1).err(), Some(KernelError::SeqLengthNaN { batch: 1 }));
+}
+
+#[test]
+fn same_axes_only_with_lengths_up_to_one() {
+    let data = iota(ElementType::I32, &[3, 4]);
+    let lengths = tensor(&[3], vec![1i32, 0, 1]);
+    assert!(ok(reverse_sequence(&data, &lengths, 0, 0)).shares_storage_with(&data));
+    assert!(ok(reverse_sequence(&data, &lengths, -2, 0)).shares_storage_with(&data));
+    let lengths = tensor(&[3], vec![1i32, 2, 1]);
+    let err = reverse_sequence(&data, &lengths, 0, 0).err();
+    assert_eq!(err, Some(KernelError::SameAxes { axis: 0, batch: 1, value: 2 }));
+}
+
+#[test]
+fn packed_types_are_refused_by_name() {
+    let data = Tensor::zeros(ElementType::I4, &[2, 2]).unwrap_or_else(|e| unreachable!("{e}"));
+    let lengths = tensor(&[2], vec![2i32, 2]);
+    assert_eq!(
+        reverse_sequence(&data, &lengths, 0, 1).err(),
+        Some(KernelError::UnsupportedType { op: "ReverseSequence", ty: ElementType::I4 })
+    );
+}
+
+#[test]
+fn strings_move_whole() {
+    let data = iota(ElementType::String, &[2, 3]);
+    let lengths = tensor(&[2], vec![3i64, 2]);
+    let got = ok(reverse_sequence(&data, &lengths, 0, 1));
+    assert_eq!(got.strings().map(|s| s.join(",")), Some("s2,s1,s0,s4,s3,s5".to_owned()));
+}
+
+#[test]
+fn values_survive_bit_for_bit() {
+    let big = (1i64 << 53) + 1;
+    let data = tensor(&[1, 3], vec![big, i64::MAX, -big]);
+    let lengths = tensor(&[1], vec![3i32]);
+    let got = ok(reverse_sequence(&data, &lengths, 0, 1));
+    assert_eq!(got.to_vec::<i64>().ok(), Some(vec![-big, i64::MAX, big]));
+    let data = tensor(&[1, 2], vec![(1u32 << 24) + 1, (1 << 24) + 3]);
+    let got = ok(reverse_sequence(&data, &tensor(&[1], vec![2u8]), 0, 1));
+    assert_eq!(got.to_vec::<u32>().ok(), Some(vec![(1 << 24) + 3, (1 << 24) + 1]));
+    let data = tensor(&[2, 1], vec![0.1f64, f64::from_bits(0x7ff8_0000_0000_00ff)]);
+    let got = ok(reverse_sequence(&data, &tensor(&[1], vec![2u8]), 1, 0));
+    let bits: Vec<u64> = got.to_vec::<f64>().unwrap_or_default().iter().map(|v| v.to_bits()).collect();
+    assert_eq!(bits, vec![0x7ff8_0000_0000_00ff, 0.1f64.to_bits()]);
+}
+
+#[test]
+fn into_checks_the_output_and_reuses_its_buffer() {
+    let data = iota(ElementType::I16, &[2, 3]);
+    let lengths = tensor(&[2], vec![3i32, 0]);
+    let mut wrong = Tensor::zeros(ElementType::I16, &[6]).unwrap_or_else(|e| unreachable!("{e}"));
+    assert!(matches!(
+        reverse_sequence_into(&data, &lengths, 0, 1, &mut wrong),
+        Err(KernelError::OutputMismatch { .. })
+    ));
+    let mut out = Tensor::zeros(ElementType::I16, &[2, 3]).unwrap_or_else(|e| unreachable!("{e}"));
+    let before = out.bytes().map(<[u8]>::as_ptr);
+    ok(reverse_sequence_into(&data, &lengths, 0, 1, &mut out));
+    assert_eq!(out.bytes().map(<[u8]>::as_ptr), before);
+    assert_eq!(out.to_vec::<i16>().ok(), Some(vec![2, 1, 0, 3, 4, 5]));
+    let ones = tensor(&[2], vec![1i32, 1]);
+    ok(reverse_sequence_into(&data, &ones, 0, 1, &mut out));
+    assert_eq!(out, data);
+}

@@ -1,0 +1,75 @@
+//! ovir: a pure-Rust runtime for OpenVINO IR models.
+//!
+//! An OpenVINO model is shipped as IR: an `.xml` graph and a `.bin` of
+//! weights. This crate reads both exactly as OpenVINO does, checks every
+//! layer's attributes, element types and shapes, compiles the graph once
+//! into a plan, and runs it on the CPU with bit-exact results.
+//!
+//! The flow mirrors OpenVINO's own runtime:
+//! 1. [`Model::read`] (or [`Model::from_memory`]) loads and validates a
+//!    model; every problem is reported with the file, line and layer.
+//! 2. [`Model::compile`] builds a [`CompiledModel`]: constants are folded
+//!    and the execution order is fixed. A compiled model is `Send + Sync`
+//!    and cheap to clone, so one can serve many threads.
+//! 3. [`CompiledModel::infer_request`] gives an [`InferRequest`]: set the
+//!    inputs by name or index, call [`InferRequest::infer`], read the
+//!    outputs as [`Tensor`]s or `ndarray` views.
+//!
+//! ```
+//! use ovir::{Model, Tensor};
+//!
+//! let xml = r#"<?xml version="1.0"?>
+//! <net name="flip" version="11">
+//!   <layers>
+//!     <layer id="0" name="data" type="Parameter" version="opset1">
+//!       <data shape="2,3" element_type="f32"/>
+//!       <output><port id="0" precision="FP32" names="data"><dim>2</dim><dim>3</dim></port></output>
+//!     </layer>
+//!     <layer id="1" name="axes" type="Const" version="opset1">
+//!       <data element_type="i64" shape="1" offset="0" size="8"/>
+//!       <output><port id="0" precision="I64"><dim>1</dim></port></output>
+//!     </layer>
+//!     <layer id="2" name="flip" type="Reverse" version="opset1">
+//!       <data mode="index"/>
+//!       <input><port id="0"><dim>2</dim><dim>3</dim></port><port id="1"><dim>1</dim></port></input>
+//!       <output><port id="2" precision="FP32" names="out"><dim>2</dim><dim>3</dim></port></output>
+//!     </layer>
+//!     <layer id="3" name="out" type="Result" version="opset1">
+//!       <input><port id="0"><dim>2</dim><dim>3</dim></port></input>
+//!     </layer>
+//!   </layers>
+//!   <edges>
+//!     <edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+//!     <edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+//!     <edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
+//!   </edges>
+//! </net>"#;
+//! // The weights: one i64 axis, 1 (reverse the columns).
+//! let weights = 1i64.to_le_bytes().to_vec();
+//!
+//! let model = Model::from_memory(xml, Some(weights))?;
+//! let compiled = model.compile()?;
+//! let mut request = compiled.infer_request();
+//! let data = ndarray::array![[1.0f32, 2.0, 3.0], [4.0, 5.0, 6.0]];
+//! request.set_input("data", Tensor::from_array(data.view()))?;
+//! request.infer()?;
+//! let out = request.output("out")?.view::<f32>()?;
+//! assert_eq!(out, ndarray::array![[3.0f32, 2.0, 1.0], [6.0, 5.0, 4.0]].into_dyn());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+#![deny(missing_docs)]
+#![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
+
+mod error;
+mod example;
+mod model;
+mod request;
+
+pub use error::{Error, Place};
+pub use model::{CompiledModel, Model, PortInfo};
+pub use request::{InferRequest, PortKey};
+
+pub use ovir_exec as exec;
+pub use ovir_ir as ir;
+pub use ovir_shape as shape;
+pub use ovir_tensor::{bf16, f16, Dim, Element, ElementType, PartialShape, Tensor, TensorError};

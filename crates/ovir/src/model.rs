@@ -1,0 +1,248 @@
+//! Loaded and compiled models.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use ovir_exec::Plan;
+use ovir_ir::{LayerIdx, Weights};
+use ovir_shape::ModelInfo;
+use ovir_tensor::{ElementType, PartialShape};
+use serde::Serialize;
+
+use crate::error::{Error, Place};
+use crate::request::InferRequest;
+
+/// A model input or output: its names, element type and partial shape.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct PortInfo {
+    /// Every name the port answers to. The first is the one ovir shows and
+    /// uses for file names: for an input, the first tensor name of the
+    /// `Parameter`'s port, else the layer name; for an output, the first
+    /// tensor name of the port feeding the `Result`, else the `Result`'s
+    /// `output_names`, else its layer name.
+    pub names: Vec<String>,
+    /// The element type.
+    pub element_type: ElementType,
+    /// The shape, as far as it is known before running.
+    pub shape: PartialShape,
+}
+
+impl PortInfo {
+    /// The name ovir shows for this port.
+    pub fn name(&self) -> &str {
+        self.names.first().map_or("", String::as_str)
+    }
+
+    /// `true` when `name` is one of the port's names.
+    pub fn answers_to(&self, name: &str) -> bool {
+        self.names.iter().any(|n| n == name)
+    }
+}
+
+/// A model read from IR and validated: the graph as the file describes it,
+/// plus the element type and shape of every tensor.
+#[derive(Clone, Debug)]
+pub struct Model {
+    ir: Arc<ovir_ir::Model>,
+    info: Arc<ModelInfo>,
+}
+
+impl Model {
+    /// Reads `xml` and its weights from the file next to it with the
+    /// extension `.bin` (which may be absent when the model has no
+    /// constants), then validates the model.
+    pub fn read(xml: impl AsRef<Path>) -> Result<Model, Error> {
+        Model::read_with_weights(xml, None::<&Path>)
+    }
+
+    /// Reads `xml` with the weights at an explicit path (or the default
+    /// path when `weights` is `None`), then validates the model.
+    pub fn read_with_weights(
+        xml: impl AsRef<Path>,
+        weights: Option<impl AsRef<Path>>,
+    ) -> Result<Model, Error> {
+        let weights = weights.as_ref().map(|w| w.as_ref());
+        let ir = ovir_ir::read_model(xml.as_ref(), weights)?;
+        Model::validate(ir)
+    }
+
+    /// Reads a model from XML text and the bytes of its weights.
+    pub fn from_memory(xml: &str, weights: Option<Vec<u8>>) -> Result<Model, Error> {
+        let weights = weights.map(|w| Arc::new(Weights::from_bytes(w)));
+        let ir = ovir_ir::read_model_from_memory(xml, weights)?;
+        Model::validate(ir)
+    }
+
+    /// Validates a graph that was already read, and infers its types and
+    /// shapes.
+    pub fn validate(ir: ovir_ir::Model) -> Result<Model, Error> {
+        match ovir_shape::analyze(&ir) {
+            Ok(info) => Ok(Model { ir: Arc::new(ir), info: Arc::new(info) }),
+            Err(e) => Err(Error::Invalid { file: ir.source.clone(), model: Box::new(ir), errors: e.errors }),
+        }
+    }
+
+    /// The graph as the IR file describes it.
+    pub fn ir(&self) -> &ovir_ir::Model {
+        &self.ir
+    }
+
+    /// Every layer's op and output types and shapes.
+    pub fn info(&self) -> &ModelInfo {
+        &self.info
+    }
+
+    /// The model's inputs, in `Parameter` order.
+    pub fn inputs(&self) -> Vec<PortInfo> {
+        self.ir.parameters().map(|idx| self.input_info(idx)).collect()
+    }
+
+    /// The model's outputs, in `Result` order.
+    pub fn outputs(&self) -> Vec<PortInfo> {
+        self.ir.results().map(|idx| self.output_info(idx)).collect()
+    }
+
+    fn input_info(&self, idx: LayerIdx) -> PortInfo {
+        let layer = self.ir.layer(idx);
+        let mut names: Vec<String> = layer.outputs.first().map(|p| p.names.clone()).unwrap_or_default();
+        push_unique(&mut names, &layer.name);
+        let fact = self.info.outputs.get(idx.0).and_then(|o| o.first());
+        PortInfo {
+            names,
+            element_type: fact.map_or(ElementType::Dynamic, |f| f.element_type),
+            shape: fact.map_or_else(PartialShape::dynamic, |f| f.shape.clone()),
+        }
+    }
+
+    fn output_info(&self, idx: LayerIdx) -> PortInfo {
+        let layer = self.ir.layer(idx);
+        let src = self.ir.source(idx, 0);
+        let producer = self.ir.layer(src.layer);
+        let mut names: Vec<String> =
+            producer.outputs.get(src.port).map(|p| p.names.clone()).unwrap_or_default();
+        if let Some(list) = layer.attrs.value("output_names") {
+            for n in split_names(list) {
+                push_unique(&mut names, &n);
+            }
+        }
+        push_unique(&mut names, &layer.name);
+        // IR v10 also knows an output by the layer that produces it.
+        if self.ir.version == 10 {
+            push_unique(&mut names, &producer.name);
+        }
+        let fact = self.info.output(src);
+        PortInfo { names, element_type: fact.element_type, shape: fact.shape.clone() }
+    }
+
+    /// The place in the XML of the layer with this id.
+    pub(crate) fn place_of(&self, id: u64) -> Option<Place> {
+        let layer = self.ir.layers.iter().find(|l| l.id == id)?;
+        Some(Place { source: self.ir.source.clone(), span: layer.span })
+    }
+
+    /// Compiles the model for the CPU: fixes the execution order and folds
+    /// every layer whose inputs are constant.
+    pub fn compile(&self) -> Result<CompiledModel, Error> {
+        let plan = Plan::compile(&self.ir, &self.info).map_err(|error| {
+            let at = self.place_of(error.layer().id);
+            Error::Compile { error, at }
+        })?;
+        Ok(CompiledModel {
+            inner: Arc::new(Compiled {
+                model: self.clone(),
+                inputs: self.inputs(),
+                outputs: self.outputs(),
+                plan,
+            }),
+        })
+    }
+}
+
+fn push_unique(names: &mut Vec<String>, name: &str) {
+    if !name.is_empty() && !names.iter().any(|n| n == name) {
+        names.push(name.to_string());
+    }
+}
+
+/// Splits a comma-separated name list in which `\,` stands for a comma.
+fn split_names(list: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut cur = String::new();
+    let mut chars = list.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' if chars.peek() == Some(&',') => {
+                cur.push(',');
+                chars.next();
+            }
+            ',' => names.push(std::mem::take(&mut cur).trim().to_string()),
+            c => cur.push(c),
+        }
+    }
+    names.push(cur.trim().to_string());
+    names.retain(|n| !n.is_empty());
+    names
+}
+
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub(crate) model: Model,
+    pub(crate) inputs: Vec<PortInfo>,
+    pub(crate) outputs: Vec<PortInfo>,
+    pub(crate) plan: Plan,
+}
+
+/// A model compiled for the CPU. Cheap to clone; `Send + Sync`, so one
+/// compiled model can serve requests on many threads at once.
+#[derive(Clone, Debug)]
+pub struct CompiledModel {
+    pub(crate) inner: Arc<Compiled>,
+}
+
+impl CompiledModel {
+    /// The model's inputs, in the order inputs are indexed.
+    pub fn inputs(&self) -> &[PortInfo] {
+        &self.inner.inputs
+    }
+
+    /// The model's outputs, in the order outputs are indexed.
+    pub fn outputs(&self) -> &[PortInfo] {
+        &self.inner.outputs
+    }
+
+    /// The model this was compiled from.
+    pub fn model(&self) -> &Model {
+        &self.inner.model
+    }
+
+    /// The execution plan.
+    pub fn plan(&self) -> &Plan {
+        &self.inner.plan
+    }
+
+    /// Wraps a run-time error with the failing layer's place in the XML.
+    pub(crate) fn run_error(&self, error: ovir_exec::RunError) -> Error {
+        let at = match &error {
+            ovir_exec::RunError::Kernel { layer, .. } => self.inner.model.place_of(layer.id),
+            _ => None,
+        };
+        Error::Run { error, at }
+    }
+
+    /// A new request, with its own inputs and outputs, for running this
+    /// model. Requests are reusable: set new inputs and infer again.
+    pub fn infer_request(&self) -> InferRequest {
+        InferRequest::new(self.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_names;
+
+    #[test]
+    fn name_lists_unescape_commas() {
+        assert_eq!(split_names(r"a,b\,c, d"), vec!["a", "b,c", "d"]);
+        assert_eq!(split_names(""), Vec::<String>::new());
+    }
+}
