@@ -74,8 +74,8 @@ impl CliError {
 }
 
 /// Runs the command line given in `args` (the program name first) and
-/// returns the process exit status: 0 on success, 1 on any error, 2 for a
-/// usage error.
+/// returns the process exit status: 0 on success (and for `--help` and
+/// `--version`), 1 on any error, usage errors included.
 pub fn main_with_args<I, T>(args: I) -> ExitCode
 where
     I: IntoIterator<Item = T>,
@@ -84,7 +84,7 @@ where
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,
         Err(e) => {
-            let code = if e.use_stderr() { 2 } else { 0 };
+            let code = if e.use_stderr() { 1 } else { 0 };
             let _ = e.print();
             return ExitCode::from(code);
         }

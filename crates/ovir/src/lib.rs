@@ -73,3 +73,9 @@ pub use ovir_exec as exec;
 pub use ovir_ir as ir;
 pub use ovir_shape as shape;
 pub use ovir_tensor::{bf16, f16, Dim, Element, ElementType, PartialShape, Tensor, TensorError};
+
+// The README's Rust examples compile as doctests, so they cannot drift
+// from the API.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;

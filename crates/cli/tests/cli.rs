@@ -1,0 +1,172 @@
+//! The `ovir` binary as a script or a person uses it: exit codes, messages
+//! and files.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn samples() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ir-samples")
+}
+
+fn ovir(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ovir")).args(args).output().expect("the ovir binary runs")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn sample(case: &str, file: &str) -> String {
+    samples().join(case).join(file).display().to_string()
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ovir-cli-test-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn check_exits_0_on_a_valid_model_and_1_on_a_bad_one() {
+    let ok = ovir(&["check", &sample("rseq_b1_s0_4x4", "model.xml")]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    assert!(text(&ok.stdout).contains(": ok"));
+
+    let bad = ovir(&["check", &samples().join("bad/edge_to_missing_port/model.xml").display().to_string()]);
+    assert_eq!(bad.status.code(), Some(1));
+    let err = text(&bad.stderr);
+    assert!(err.starts_with("error:"), "{err}");
+    // Both independent problems are reported, each with its line.
+    assert!(err.contains("2 problems"), "{err}");
+    assert!(err.contains("model.xml:30:") && err.contains("model.xml:54:"), "{err}");
+}
+
+#[test]
+fn run_without_inputs_generates_valid_ones() {
+    let out = ovir(&["run", &sample("rseq_runtime_lengths_i64", "model.xml")]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).starts_with("out: f32 [4, 5]"), "{}", text(&out.stdout));
+}
+
+#[test]
+fn run_writes_npy_files_that_match_the_expected_outputs() {
+    let case = "two_inputs_two_outputs";
+    let dir = scratch("npy");
+    let mut args = vec!["run".to_string(), sample(case, "model.xml"), "-o".into(), dir.display().to_string()];
+    for entry in std::fs::read_dir(samples().join(case).join("in")).unwrap() {
+        let p = entry.unwrap().path();
+        let name = p.file_stem().unwrap().to_string_lossy().into_owned();
+        args.extend(["-i".to_string(), format!("{name}={}", p.display())]);
+    }
+    let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+    let out = ovir(&argv);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    for entry in std::fs::read_dir(samples().join(case).join("expected")).unwrap() {
+        let want = entry.unwrap().path();
+        let got = dir.join(want.file_name().unwrap());
+        assert_eq!(std::fs::read(&got).unwrap(), std::fs::read(&want).unwrap(), "{}", got.display());
+    }
+    // The same run checked in place against the expected folder.
+    let mut check = argv.clone();
+    let pos = check.iter().position(|a| *a == "-o").unwrap();
+    check.drain(pos..pos + 2);
+    let expected = sample(case, "expected");
+    check.extend(["--assert-outputs", expected.as_str()]);
+    let out = ovir(&check);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+}
+
+#[test]
+fn run_writes_one_npz_archive() {
+    let dir = scratch("npz");
+    let npz = dir.join("outs.npz");
+    let out = ovir(&["run", &sample("fanout_two_reverse_two_results", "model.xml"), "-o", &npz.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let arrays = ovir_npy::read_npz_file(&npz).unwrap();
+    assert_eq!(arrays.len(), 2);
+}
+
+#[test]
+fn assert_outputs_reports_the_difference_and_exits_1() {
+    let case = "rseq_b1_s0_4x4";
+    let dir = scratch("assert");
+    // Expected outputs from another case: same shape, other values.
+    let other = ovir_npy::read_npy_file(&samples().join(case).join("in/data.npy")).unwrap();
+    ovir_npy::write_npy_file(&other, &dir.join("out.npy")).unwrap();
+    let out = ovir(&[
+        "run",
+        &sample(case, "model.xml"),
+        "-i",
+        &format!("data={}", sample(case, "in/data.npy")),
+        "--assert-outputs",
+        &dir.display().to_string(),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.starts_with("error: output \"out\" differs"), "{err}");
+    assert!(err.contains("elements differ; first at"), "{err}");
+}
+
+#[test]
+fn an_input_of_the_wrong_npy_type_is_refused_not_converted() {
+    let dir = scratch("wrongtype");
+    let wrong = ovir::Tensor::zeros(ovir::ElementType::F64, &[4, 4]).unwrap();
+    let file = dir.join("data.npy");
+    ovir_npy::write_npy_file(&wrong, &file).unwrap();
+    let out = ovir(&["run", &sample("rseq_b1_s0_4x4", "model.xml"), "-i", &format!("data={}", file.display())]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.starts_with("error:") && err.contains("f32") && err.contains("f64"), "{err}");
+}
+
+#[test]
+fn a_run_time_error_names_the_layer_and_its_line() {
+    let case = "rseq_runtime_length_above_dim";
+    let out = ovir(&[
+        "run",
+        &sample(case, "model.xml"),
+        "-i",
+        &format!("data={}", sample(case, "in/data.npy")),
+        "-i",
+        &format!("lengths={}", sample(case, "in/lengths.npy")),
+    ]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.starts_with("error:"), "{err}");
+    assert!(err.contains("batch index") && err.contains("model.xml:"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_1_with_an_error_line() {
+    let out = ovir(&["run"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).starts_with("error:"));
+    let out = ovir(&["run", "/nonexistent/model.xml"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).starts_with("error:"));
+}
+
+#[test]
+fn info_prints_text_json_and_dot() {
+    let model = sample("two_inputs_two_outputs", "model.xml");
+    let out = ovir(&["info", &model]);
+    assert_eq!(out.status.code(), Some(0));
+    let t = text(&out.stdout);
+    assert!(t.contains("inputs:") && t.contains("outputs:") && t.contains("layers:"), "{t}");
+    let out = ovir(&["info", "--json", &model]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["inputs"].as_array().map(Vec::len), Some(2));
+    assert_eq!(json["outputs"].as_array().map(Vec::len), Some(2));
+    let out = ovir(&["info", "--dot", &model]);
+    assert!(text(&out.stdout).starts_with("digraph"));
+}
+
+#[test]
+fn conformance_prints_a_table_and_a_summary() {
+    let out = ovir(&["conformance", &samples().display().to_string()]);
+    let t = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{t}");
+    let last = t.lines().last().unwrap_or("");
+    assert!(last.ends_with(" passed, 0 failed"), "{last}");
+}

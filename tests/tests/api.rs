@@ -1,0 +1,115 @@
+//! The library API as an embedder uses it.
+
+use ovir::{ElementType, Error, Model, Tensor};
+use ovir_tests::samples_dir;
+
+fn load(case: &str) -> Model {
+    Model::read(samples_dir().join(case).join("model.xml"))
+        .unwrap_or_else(|e| panic!("{case} should load:\n{}", e.render(false)))
+}
+
+fn input(case: &str, name: &str) -> Tensor {
+    ovir_npy::read_npy_file(&samples_dir().join(case).join("in").join(format!("{name}.npy"))).unwrap()
+}
+
+fn expected(case: &str, name: &str) -> Tensor {
+    ovir_npy::read_npy_file(&samples_dir().join(case).join("expected").join(format!("{name}.npy"))).unwrap()
+}
+
+#[test]
+fn compiled_models_are_send_and_sync() {
+    fn assert_send_sync<T: Send + Sync>() {}
+    assert_send_sync::<ovir::CompiledModel>();
+    assert_send_sync::<ovir::Model>();
+    assert_send_sync::<ovir::InferRequest>();
+}
+
+#[test]
+fn inputs_are_found_by_tensor_name_layer_name_or_index() {
+    let compiled = load("rseq_b1_s0_4x4").compile().unwrap();
+    let data = input("rseq_b1_s0_4x4", "data");
+    let layer_name = compiled.model().ir().layer(compiled.plan().inputs()[0].layer).name.clone();
+    for key in ["data", layer_name.as_str()] {
+        let mut request = compiled.infer_request();
+        request.set_input(key, data.clone()).unwrap();
+        request.infer().unwrap();
+        assert_eq!(request.output(0).unwrap(), &expected("rseq_b1_s0_4x4", "out"));
+    }
+    let mut request = compiled.infer_request();
+    request.set_input(0, data).unwrap();
+    request.infer().unwrap();
+    assert_eq!(request.output("out").unwrap(), &expected("rseq_b1_s0_4x4", "out"));
+}
+
+#[test]
+fn outputs_read_as_ndarray_views() {
+    let compiled = load("rseq_b1_s0_4x4").compile().unwrap();
+    let mut request = compiled.infer_request();
+    request.set_input("data", input("rseq_b1_s0_4x4", "data")).unwrap();
+    request.infer().unwrap();
+    let view = request.output_view::<f32>("out").unwrap();
+    assert_eq!(view.shape(), &[4, 4]);
+    assert_eq!(view, expected("rseq_b1_s0_4x4", "out").to_array::<f32>().unwrap());
+}
+
+#[test]
+fn a_wrong_input_names_what_was_given_and_expected() {
+    let compiled = load("rseq_b1_s0_4x4").compile().unwrap();
+    let mut request = compiled.infer_request();
+    let wrong_type = Tensor::zeros(ElementType::I32, &[4, 4]).unwrap();
+    let err = request.set_input("data", wrong_type).unwrap_err().to_string();
+    assert!(err.contains("\"data\"") && err.contains("f32") && err.contains("i32"), "{err}");
+    let wrong_shape = Tensor::zeros(ElementType::F32, &[4, 5]).unwrap();
+    let err = request.set_input("data", wrong_shape).unwrap_err().to_string();
+    assert!(err.contains("[4,4]") && err.contains("[4,5]"), "{err}");
+    let err = request.set_input("nope", Tensor::zeros(ElementType::F32, &[4, 4]).unwrap()).unwrap_err();
+    assert!(matches!(err, Error::UnknownInput { .. }), "{err}");
+    assert!(matches!(request.infer(), Err(Error::InputNotSet { .. })));
+}
+
+#[test]
+fn interval_dims_are_checked_at_each_inference() {
+    let compiled = load("interval_rseq_1_5x4").compile().unwrap();
+    let declared = compiled.inputs()[0].shape.clone();
+    assert!(!declared.is_static(), "the sample should have a dynamic input, has {declared}");
+    let dims: Vec<usize> = declared.dims().unwrap().iter().map(|d| d.max().unwrap_or(9) as usize + 1).collect();
+    let too_big = Tensor::zeros(compiled.inputs()[0].element_type, &dims).unwrap();
+    let err = compiled.infer_request().set_input(0, too_big).unwrap_err().to_string();
+    assert!(err.contains("must have shape"), "{err}");
+}
+
+#[test]
+fn one_compiled_model_serves_many_threads() {
+    let compiled = load("rseq_runtime_lengths_i32").compile().unwrap();
+    let data = input("rseq_runtime_lengths_i32", "data");
+    let shape = data.shape().to_vec();
+    let seq_dim = shape[1];
+    // The single-threaded result for every lengths pattern first.
+    let lengths_for = |seed: usize| -> Tensor {
+        let v: Vec<i32> = (0..shape[0]).map(|b| ((seed + b) % (seq_dim + 1)) as i32).collect();
+        Tensor::from_vec(&[shape[0]], v).unwrap()
+    };
+    let run = |seed: usize| -> Tensor {
+        let mut r = compiled.infer_request();
+        r.set_input("data", data.clone()).unwrap();
+        r.set_input("lengths", lengths_for(seed)).unwrap();
+        r.infer().unwrap();
+        r.output(0).unwrap().clone()
+    };
+    let reference: Vec<Tensor> = (0..seq_dim + 1).map(run).collect();
+    std::thread::scope(|s| {
+        for t in 0..8 {
+            let (compiled, data, reference) = (&compiled, &data, &reference);
+            s.spawn(move || {
+                let mut request = compiled.infer_request();
+                for i in 0..500 {
+                    let seed = t * 500 + i;
+                    request.set_input("data", data.clone()).unwrap();
+                    request.set_input("lengths", lengths_for(seed)).unwrap();
+                    request.infer().unwrap();
+                    assert_eq!(request.output(0).unwrap(), &reference[seed % (seq_dim + 1)]);
+                }
+            });
+        }
+    });
+}
