@@ -13,6 +13,8 @@ use std::sync::Arc;
 
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 
+use crate::diagnostic::LayerRef;
+
 /// A byte range in the XML text.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub struct Span {
@@ -162,6 +164,11 @@ impl Layer {
     pub fn is(&self, name: &str) -> bool {
         self.op_type.eq_ignore_ascii_case(name)
     }
+
+    /// The layer's id, name and type, for messages.
+    pub fn layer_ref(&self) -> LayerRef {
+        LayerRef { id: self.id, name: self.name.clone(), op_type: self.op_type.clone() }
+    }
 }
 
 /// An `<edge>`.
@@ -205,6 +212,11 @@ impl Model {
     /// The layer at an index produced by this model.
     pub fn layer(&self, idx: LayerIdx) -> &Layer {
         &self.layers[idx.0]
+    }
+
+    /// The id, name and type of the layer at an index, for messages.
+    pub fn layer_ref(&self, idx: LayerIdx) -> LayerRef {
+        self.layer(idx).layer_ref()
     }
 
     /// The output feeding input `input` (by position) of a layer.

@@ -1,0 +1,344 @@
+//! What the reader reports when an IR file is wrong: one [`Diagnostic`] per
+//! independent problem, gathered in a [`ReadError`].
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use ovir_tensor::ShapeParseError;
+
+use crate::model::{LineCol, SourceFile, Span};
+use crate::render::render_diagnostic;
+
+/// Names a layer in a message: its id, name and type as the file wrote them.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct LayerRef {
+    /// The layer's `id`.
+    pub id: u64,
+    /// The layer's `name`.
+    pub name: String,
+    /// The layer's `type`.
+    pub op_type: String,
+}
+
+impl fmt::Display for LayerRef {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "layer {} {:?} ({})", self.id, self.name, self.op_type)
+    }
+}
+
+fn list_layers(layers: &[LayerRef]) -> String {
+    let names: Vec<String> = layers.iter().map(|l| format!("{} {:?}", l.id, l.name)).collect();
+    names.join(" -> ")
+}
+
+fn missing_weights(path: Option<&Path>) -> String {
+    match path {
+        Some(p) => format!("the weights file `{}` does not exist", p.display()),
+        None => "no weights were given".to_string(),
+    }
+}
+
+/// One kind of problem found in an IR file.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum IrErrorKind {
+    /// The XML itself is malformed; reading stops here.
+    #[error("the XML is malformed: {message}")]
+    XmlSyntax {
+        /// What the XML parser found wrong.
+        message: String,
+    },
+    /// The file is not UTF-8 text.
+    #[error("the XML file is not valid UTF-8 (first bad byte at offset {offset}); IR files are UTF-8 text")]
+    NotUtf8 {
+        /// Byte offset of the first invalid byte.
+        offset: usize,
+    },
+    /// The file has a `<!DOCTYPE>`, which could define entities that expand
+    /// without bound; IR files never have one.
+    #[error("the XML has a DOCTYPE declaration; IR files have none, and it is refused because its entities could expand without bound")]
+    DoctypeRefused,
+    /// Elements are nested deeper than any IR file nests them.
+    #[error("elements are nested more than {limit} levels deep; IR files nest about 10 levels")]
+    TooDeep {
+        /// The nesting limit.
+        limit: usize,
+    },
+    /// A file could not be read.
+    #[error("cannot read `{path}`: {message}")]
+    Io {
+        /// The file's path.
+        path: String,
+        /// The operating system's reason.
+        message: String,
+    },
+    /// The root element is not `<net>`.
+    #[error("the root element is <{found}>, but an IR file starts with <net>")]
+    WrongRoot {
+        /// The root element's name.
+        found: String,
+    },
+    /// The file has no root element at all.
+    #[error("the XML has no root element; an IR file has a <net> root")]
+    NoRoot,
+    /// The `<net version>` is not one this reader knows.
+    #[error("IR version {found:?} is not supported; only versions 10 and 11 are")]
+    UnsupportedVersion {
+        /// The version as written.
+        found: String,
+    },
+    /// A required element is absent.
+    #[error("<{parent}> has no <{element}> element, which is required")]
+    MissingElement {
+        /// The missing element.
+        element: &'static str,
+        /// The element that should contain it.
+        parent: &'static str,
+    },
+    /// A required attribute is absent.
+    #[error("<{element}> has no `{attribute}` attribute, which is required")]
+    MissingAttribute {
+        /// The element missing the attribute.
+        element: &'static str,
+        /// The missing attribute.
+        attribute: &'static str,
+    },
+    /// An attribute or element that holds a number holds something else.
+    #[error("`{attribute}` of <{element}> is {value:?}, but it must be {expected}")]
+    InvalidNumber {
+        /// The element holding the number.
+        element: &'static str,
+        /// The attribute name (`dim` for the text of a `<dim>`).
+        attribute: String,
+        /// The text found.
+        value: String,
+        /// What was expected, in words.
+        expected: &'static str,
+    },
+    /// Two layers have the same id.
+    #[error("duplicate layer id {id} (first used on line {first_line}); layer ids must be unique")]
+    DuplicateLayerId {
+        /// The repeated id.
+        id: u64,
+        /// The line of the first layer with this id.
+        first_line: usize,
+    },
+    /// Two ports on the same side of a layer have the same id.
+    #[error("duplicate {direction} port id {id} in this layer (first used on line {first_line}); port ids must be unique")]
+    DuplicatePortId {
+        /// `input` or `output`.
+        direction: &'static str,
+        /// The repeated id.
+        id: u64,
+        /// The line of the first port with this id.
+        first_line: usize,
+    },
+    /// An edge names a layer id that no layer has.
+    #[error("edge {end}-layer {id} names no layer in the file")]
+    UnknownLayer {
+        /// `from` or `to`.
+        end: &'static str,
+        /// The layer id on the edge.
+        id: u64,
+    },
+    /// An edge names a port that its layer does not have.
+    #[error("edge {end}-port {port} names no {direction} port of layer {layer}")]
+    UnknownPort {
+        /// `from` or `to`.
+        end: &'static str,
+        /// `output` (for `from`) or `input` (for `to`).
+        direction: &'static str,
+        /// The layer id on the edge.
+        layer: u64,
+        /// The port id on the edge.
+        port: u64,
+    },
+    /// Two edges feed the same input port.
+    #[error("input port {port} of layer {layer} is fed by a second edge (the first is on line {first_line}); an input takes exactly one edge")]
+    InputFedTwice {
+        /// The layer id.
+        layer: u64,
+        /// The input port id.
+        port: u64,
+        /// The line of the first edge feeding it.
+        first_line: usize,
+    },
+    /// No edge feeds an input port.
+    #[error("input port {port} of layer {layer} is not fed by any edge")]
+    InputNotFed {
+        /// The layer id.
+        layer: u64,
+        /// The input port id.
+        port: u64,
+    },
+    /// The edges form a cycle.
+    #[error("the graph has a cycle through layers {}; an IR graph must be acyclic", list_layers(layers))]
+    Cycle {
+        /// The layers on the cycle, each feeding the next (and the last the
+        /// first).
+        layers: Vec<LayerRef>,
+    },
+    /// A `<dim>` is below -1.
+    #[error("dimension {value} is invalid: a <dim> is a size of 0 or more, or -1 for a dynamic size")]
+    DimBelowMinusOne {
+        /// The value found.
+        value: i64,
+    },
+    /// A shape attribute cannot be parsed.
+    #[error("`{attribute}` is not a valid shape: {source}")]
+    BadShape {
+        /// The attribute name.
+        attribute: String,
+        /// Why it could not be parsed.
+        source: ShapeParseError,
+    },
+    /// An element type name is not one OpenVINO defines.
+    #[error("`{attribute}` is {value:?}, which is not an element type")]
+    UnknownElementType {
+        /// The attribute name.
+        attribute: String,
+        /// The value found.
+        value: String,
+    },
+    /// A `Const` has a shape with dynamic dimensions.
+    #[error("a Const's shape must be fully known, but it is {shape}")]
+    ConstShapeNotStatic {
+        /// The shape as written.
+        shape: String,
+    },
+    /// A `Const` has the `dynamic` element type, which cannot hold values.
+    #[error("a Const cannot have the dynamic element type")]
+    ConstDynamicType,
+    /// A `Const` is too large to address.
+    #[error("a {ty} Const of shape {shape:?} is too large: its byte size overflows")]
+    ConstTooLarge {
+        /// The element type.
+        ty: String,
+        /// The shape.
+        shape: Vec<usize>,
+    },
+    /// A `Const` needs weights, but there are none.
+    #[error("this Const needs bytes from the weights, but {}", missing_weights(path.as_deref()))]
+    MissingWeights {
+        /// The weights file looked for; `None` when reading from memory
+        /// without weights.
+        path: Option<PathBuf>,
+    },
+    /// A `Const`'s bytes lie outside the weights.
+    #[error("the Const's bytes (offset {offset}, size {size}) are out of bounds: the weights hold {file_len} bytes")]
+    ConstOutOfBounds {
+        /// The `offset` attribute.
+        offset: u64,
+        /// The `size` attribute.
+        size: u64,
+        /// The length of the weights.
+        file_len: u64,
+    },
+    /// A `Const`'s `size` is smaller than its shape and type need.
+    #[error("the Const's size is {size} bytes, but its shape and element type need {needed}")]
+    ConstSizeTooSmall {
+        /// The `size` attribute.
+        size: u64,
+        /// The bytes needed.
+        needed: u64,
+    },
+    /// A `string` Const's packed bytes are malformed.
+    #[error("the string Const's bytes are malformed: {reason}")]
+    BadStringConst {
+        /// What is wrong with them.
+        reason: String,
+    },
+}
+
+/// One problem found in an IR file, with where it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// What is wrong.
+    pub kind: IrErrorKind,
+    /// Where in the XML, when the problem has a place.
+    pub span: Option<Span>,
+    /// The layer concerned, when there is one.
+    pub layer: Option<LayerRef>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with no place and no layer.
+    pub fn new(kind: IrErrorKind) -> Self {
+        Diagnostic { kind, span: None, layer: None }
+    }
+
+    /// A diagnostic at a span of the XML.
+    pub fn at(kind: IrErrorKind, span: Span) -> Self {
+        Diagnostic { kind, span: Some(span), layer: None }
+    }
+
+    /// The same diagnostic, about a layer.
+    pub fn with_layer(mut self, layer: Option<LayerRef>) -> Self {
+        self.layer = layer;
+        self
+    }
+
+    /// The line and column where the problem starts, when it has a place.
+    pub fn location(&self, source: &SourceFile) -> Option<LineCol> {
+        self.span.map(|s| source.line_col(s.start))
+    }
+
+    /// The diagnostic with the offending source line, as plain text.
+    pub fn render(&self, source: &SourceFile) -> String {
+        self.render_with(source, false)
+    }
+
+    /// The diagnostic with the offending source line, with terminal colours
+    /// when `color` is set.
+    pub fn render_with(&self, source: &SourceFile, color: bool) -> String {
+        render_diagnostic(source, &self.kind.to_string(), self.span, self.layer.as_ref(), &[], color)
+    }
+}
+
+/// Reading an IR model failed: every problem found, and the XML they refer
+/// to.
+///
+/// Its `Display` gives one line per problem, `file:line:col: message`.
+#[derive(Clone, Debug)]
+pub struct ReadError {
+    /// The XML text the diagnostics point into.
+    pub source: Arc<SourceFile>,
+    /// The problems, at least one, ordered by position in the file.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl ReadError {
+    /// Every diagnostic with its source line, separated by blank lines.
+    pub fn render(&self, color: bool) -> String {
+        let parts: Vec<String> =
+            self.diagnostics.iter().map(|d| d.render_with(&self.source, color)).collect();
+        parts.join("\n")
+    }
+
+    /// `true` when some diagnostic is of a kind matching `pred`.
+    pub fn has(&self, pred: impl Fn(&IrErrorKind) -> bool) -> bool {
+        self.diagnostics.iter().any(|d| pred(&d.kind))
+    }
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let name = self.source.display_name();
+        for (i, d) in self.diagnostics.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            match d.location(&self.source) {
+                Some(at) => write!(f, "{name}:{}:{}: {}", at.line, at.column, d.kind)?,
+                None => write!(f, "{name}: {}", d.kind)?,
+            }
+            if let Some(layer) = &d.layer {
+                write!(f, " [{layer}]")?;
+            }
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for ReadError {}

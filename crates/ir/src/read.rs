@@ -1,0 +1,107 @@
+//! The entry points: from files or memory to a checked [`Model`].
+
+use std::path::Path;
+use std::sync::Arc;
+
+use crate::constant::{load_constants, WeightsSource};
+use crate::diagnostic::{Diagnostic, IrErrorKind, ReadError};
+use crate::graph::link;
+use crate::model::{Model, SourceFile, Span};
+use crate::parse::parse;
+use crate::weights::Weights;
+
+/// Reads an IR model from its `.xml` file and its weights.
+///
+/// The weights are `weights_path` when given (the file must then exist),
+/// otherwise the XML path with the extension `.bin`; that default file may
+/// be absent when no `Const` needs bytes. The weights are memory-mapped,
+/// and `Const` values borrow from the map.
+pub fn read_model(xml_path: &Path, weights_path: Option<&Path>) -> Result<Model, ReadError> {
+    let bytes = std::fs::read(xml_path).map_err(|e| {
+        let source = SourceFile { path: Some(xml_path.to_path_buf()), text: String::new() };
+        let kind = IrErrorKind::Io { path: xml_path.display().to_string(), message: e.to_string() };
+        ReadError { source: Arc::new(source), diagnostics: vec![Diagnostic::new(kind)] }
+    })?;
+    let source = decode(bytes, Some(xml_path))?;
+    let mut early = Vec::new();
+    let mut weights = match weights_path {
+        Some(path) => match Weights::open(path) {
+            Ok(w) => WeightsSource::Given(Some(Arc::new(w))),
+            Err(e) => {
+                let kind = IrErrorKind::Io { path: path.display().to_string(), message: e.to_string() };
+                early.push(Diagnostic::new(kind));
+                WeightsSource::Failed
+            }
+        },
+        None => WeightsSource::File(xml_path.with_extension("bin")),
+    };
+    build(source, &mut weights, early)
+}
+
+/// Reads an IR model from XML text and optional weights in memory.
+///
+/// Without weights, only models whose `Const` layers are all empty can be
+/// read.
+pub fn read_model_from_memory(xml: &str, weights: Option<Arc<Weights>>) -> Result<Model, ReadError> {
+    let text = xml.strip_prefix('\u{feff}').unwrap_or(xml);
+    let source = SourceFile { path: None, text: text.to_string() };
+    build(source, &mut WeightsSource::Given(weights), Vec::new())
+}
+
+/// Reads an IR model from raw XML bytes, which must be UTF-8 (a leading
+/// byte-order mark is skipped).
+pub fn read_model_from_bytes(xml: &[u8], weights: Option<Arc<Weights>>) -> Result<Model, ReadError> {
+    let source = decode(xml.to_vec(), None)?;
+    build(source, &mut WeightsSource::Given(weights), Vec::new())
+}
+
+fn decode(mut bytes: Vec<u8>, path: Option<&Path>) -> Result<SourceFile, ReadError> {
+    if bytes.starts_with(b"\xef\xbb\xbf") {
+        bytes.drain(..3);
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok(SourceFile { path: path.map(Path::to_path_buf), text }),
+        Err(e) => {
+            let offset = e.utf8_error().valid_up_to();
+            // The text before the bad byte is intact, so the diagnostic's
+            // position is right in the lossy copy.
+            let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
+            let source = SourceFile { path: path.map(Path::to_path_buf), text };
+            let d = Diagnostic::at(IrErrorKind::NotUtf8 { offset }, Span { start: offset, end: offset + 1 });
+            Err(ReadError { source: Arc::new(source), diagnostics: vec![d] })
+        }
+    }
+}
+
+fn build(
+    source: SourceFile,
+    weights: &mut WeightsSource,
+    mut diags: Vec<Diagnostic>,
+) -> Result<Model, ReadError> {
+    let source = Arc::new(source);
+    let fail = |mut diagnostics: Vec<Diagnostic>| {
+        // Problems are found stage by stage; the file order reads better.
+        diagnostics.sort_by_key(|d| d.span.map_or(usize::MAX, |s| s.start));
+        ReadError { source: Arc::clone(&source), diagnostics }
+    };
+    let parsed = match parse(&source.text, &mut diags) {
+        Ok(p) => p,
+        Err(fatal) => return Err(fail(vec![*fatal])),
+    };
+    let mut layers = parsed.layers;
+    let links = link(&source.text, &layers, &parsed.edges, &mut diags);
+    load_constants(&mut layers, weights, &mut diags);
+    match links {
+        Some(links) if diags.is_empty() => Ok(Model {
+            name: parsed.name,
+            version: parsed.version,
+            layers,
+            edges: parsed.edges,
+            rt_info: parsed.rt_info,
+            source: Arc::clone(&source),
+            sources: links.sources,
+            order: links.order,
+        }),
+        _ => Err(fail(diags)),
+    }
+}

@@ -1,0 +1,147 @@
+//! Rendering a message with the XML line it points at, rustc-style.
+//!
+//! Every stage that reports problems about an IR file (reading, shape
+//! inference, running) can use [`render_diagnostic`], so all of them look
+//! the same.
+
+use annotate_snippets::{Level, Renderer, Snippet};
+
+use crate::diagnostic::LayerRef;
+use crate::model::{SourceFile, Span};
+
+/// Renders an error message, with the source lines under `span` underlined
+/// when there is a span, a note naming `layer` when there is one, and one
+/// note per entry of `notes`.
+///
+/// The output is plain text unless `color` is set, in which case it has
+/// ANSI colour codes for a terminal.
+///
+/// ```
+/// use ovir_ir::{render_diagnostic, SourceFile, Span};
+/// let source = SourceFile { path: None, text: "<net>\n  <oops/>\n</net>\n".to_string() };
+/// let text = render_diagnostic(&source, "unexpected element", Some(Span { start: 8, end: 15 }), None, &[], false);
+/// assert!(text.contains("error: unexpected element"));
+/// assert!(text.contains("<memory>:2:3"));
+/// assert!(text.contains("^^^^^^^"));
+/// ```
+pub fn render_diagnostic(
+    source: &SourceFile,
+    message: &str,
+    span: Option<Span>,
+    layer: Option<&LayerRef>,
+    notes: &[String],
+    color: bool,
+) -> String {
+    let origin = source.display_name();
+    let mut footers: Vec<String> = Vec::new();
+    if let Some(layer) = layer {
+        footers.push(layer.to_string());
+    }
+    footers.extend(notes.iter().cloned());
+
+    let excerpt = span.map(|s| Excerpt::new(&source.text, s));
+    let mut msg = Level::Error.title(message);
+    if let Some(ex) = &excerpt {
+        msg = msg.snippet(
+            Snippet::source(ex.text)
+                .line_start(ex.first_line)
+                .origin(&origin)
+                .fold(false)
+                .annotation(Level::Error.span(ex.range.clone())),
+        );
+    }
+    for note in &footers {
+        msg = msg.footer(Level::Note.title(note));
+    }
+    let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+    let out = renderer.render(msg).to_string();
+    match &excerpt {
+        // A message without a place still says which file it is about.
+        None => format!("{out}\n  --> {origin}"),
+        Some(_) => out,
+    }
+}
+
+/// The whole lines of the text that a span touches, and the span relative
+/// to them; rendering only these keeps the cost independent of file size.
+struct Excerpt<'a> {
+    text: &'a str,
+    first_line: usize,
+    range: std::ops::Range<usize>,
+}
+
+impl<'a> Excerpt<'a> {
+    fn new(text: &'a str, span: Span) -> Self {
+        let start = floor_char_boundary(text, span.start.min(text.len()));
+        let end = floor_char_boundary(text, span.end.clamp(start, text.len()));
+        let line_start = text.get(..start).and_then(|b| b.rfind('\n')).map_or(0, |i| i + 1);
+        // A span ending right after a newline belongs to the line before it.
+        let last = if end > start { end - 1 } else { end };
+        let last = floor_char_boundary(text, last.max(start));
+        let line_end = text.get(last..).and_then(|a| a.find('\n')).map_or(text.len(), |i| last + i);
+        let mut lines = text.get(line_start..line_end).unwrap_or("");
+        if let Some(stripped) = lines.strip_suffix('\r') {
+            lines = stripped;
+        }
+        let first_line = text.get(..line_start).map_or(0, |b| b.matches('\n').count()) + 1;
+        let rel_start = (start - line_start).min(lines.len());
+        let mut rel_end = end.saturating_sub(line_start).min(lines.len());
+        if rel_end <= rel_start {
+            // An empty span still gets one caret.
+            rel_end = lines
+                .get(rel_start..)
+                .and_then(|r| r.chars().next())
+                .map_or(rel_start, |c| rel_start + c.len_utf8());
+        }
+        Excerpt { text: lines, first_line, range: rel_start..rel_end }
+    }
+}
+
+fn floor_char_boundary(text: &str, mut i: usize) -> usize {
+    while i > 0 && !text.is_char_boundary(i) {
+        i -= 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn src(text: &str) -> SourceFile {
+        SourceFile { path: Some("model.xml".into()), text: text.to_string() }
+    }
+
+    #[test]
+    fn renders_the_line_and_a_layer_note() {
+        let s =
+            src("<net>\n<layers>\n    <layer id=\"3\" name=\"rev\" type=\"Reverse\" version=\"opset1\">\n");
+        let start = s.text.find("<layer ").unwrap_or(0);
+        let layer = LayerRef { id: 3, name: "rev".into(), op_type: "Reverse".into() };
+        let out =
+            render_diagnostic(&s, "bad axes", Some(Span { start, end: start + 6 }), Some(&layer), &[], false);
+        assert!(out.starts_with("error: bad axes"), "{out}");
+        assert!(out.contains("--> model.xml:3:5"), "{out}");
+        assert!(out.contains("3 |     <layer id=\"3\""), "{out}");
+        assert!(out.contains("|     ^^^^^^"), "{out}");
+        assert!(out.contains("= note: layer 3 \"rev\" (Reverse)"), "{out}");
+    }
+
+    #[test]
+    fn renders_without_a_span() {
+        let out = render_diagnostic(&src(""), "no weights", None, None, &["see --weights".into()], false);
+        assert!(out.starts_with("error: no weights"), "{out}");
+        assert!(out.contains("note: see --weights"), "{out}");
+        assert!(out.contains("model.xml"), "{out}");
+    }
+
+    #[test]
+    fn empty_and_crlf_spans_are_safe() {
+        let s = src("<a>\r\n<b/>\r\n");
+        let out = render_diagnostic(&s, "x", Some(Span { start: 5, end: 5 }), None, &[], false);
+        assert!(out.contains("2 | <b/>"), "{out}");
+        assert!(!out.contains('\r'));
+        let out = render_diagnostic(&s, "x", Some(Span { start: 500, end: 900 }), None, &[], true);
+        assert!(out.contains('x'));
+    }
+}
