@@ -51,6 +51,9 @@ pub enum Command {
     Run(RunArgs),
     /// Run every conformance case folder below a directory.
     Conformance(ConformanceArgs),
+    /// Time repeated inferences and compare them with a memcpy of the same
+    /// bytes.
+    Bench(BenchArgs),
 }
 
 /// The model files every command reads.
@@ -119,4 +122,33 @@ pub struct RunArgs {
 pub struct ConformanceArgs {
     /// A directory; every folder below it that holds a model.xml is a case.
     pub dir: PathBuf,
+}
+
+/// `ovir bench`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Inputs are given as for `ovir run`, or generated when no -i is given. The report gives \
+min, median, mean, p90 and max latency, throughput, the bytes the kernels moved and the \
+GB/s achieved, and the median time of a memcpy of the same bytes measured in the same run, \
+with the ratio to it. --json prints one JSON object with the fields median_ms, min_ms, \
+mean_ms, p90_ms, max_ms, iterations, threads, bytes_moved and memcpy_median_ms, and more.")]
+pub struct BenchArgs {
+    /// The model.
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// An input: NAME=FILE.npy, or FILE.npz for several at once.
+    #[arg(short, long = "input", value_name = "NAME=FILE.npy|FILE.npz")]
+    pub inputs: Vec<String>,
+    /// Timed inferences.
+    #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    pub iterations: u64,
+    /// Untimed inferences run first.
+    #[arg(long, default_value_t = 10)]
+    pub warmup: u64,
+    /// Threads one inference may use for large tensors.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: u64,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    pub json: bool,
 }

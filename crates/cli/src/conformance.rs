@@ -60,7 +60,7 @@ fn execute(dir: &Path) -> Result<(ovir::CompiledModel, Vec<ovir::Tensor>), Strin
         }
     }
     request.infer().map_err(|e| e.render(false))?;
-    let outputs = request.outputs().to_vec();
+    let outputs: Vec<ovir::Tensor> = request.outputs().into_iter().cloned().collect();
     Ok((compiled, outputs))
 }
 

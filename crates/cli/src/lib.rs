@@ -1,4 +1,5 @@
-//! The `ovir` command line: `check`, `info`, `run` and `conformance`.
+//! The `ovir` command line: `check`, `info`, `run`, `conformance` and
+//! `bench`.
 //!
 //! The binary is a thin wrapper over [`main_with_args`]; the commands live
 //! here as a library so that the workspace tests can drive them directly.
@@ -12,6 +13,7 @@ use std::process::ExitCode;
 use clap::Parser;
 
 pub mod args;
+pub mod bench;
 pub mod check;
 pub mod conformance;
 pub mod info;
@@ -96,6 +98,7 @@ where
         Command::Info(a) => info::run(a, &mut out),
         Command::Run(a) => run::run(a, &mut out),
         Command::Conformance(a) => conformance::run(a, &mut out),
+        Command::Bench(a) => bench::run(a, &mut out),
     };
     let _ = out.flush();
     match result {

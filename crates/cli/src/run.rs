@@ -31,12 +31,12 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
 
     match &args.output {
         Some(path) => {
-            for p in write_outputs(&compiled, outputs, path)? {
+            for p in write_outputs(&compiled, &outputs, path)? {
                 writeln!(out, "wrote {}", p.display()).map_err(io)?;
             }
         }
         None if args.assert_outputs.is_none() => {
-            for (port, t) in compiled.outputs().iter().zip(outputs) {
+            for (port, t) in compiled.outputs().iter().zip(&outputs) {
                 writeln!(out, "{}", summary(port.name(), t)).map_err(io)?;
             }
         }
@@ -48,7 +48,7 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
             .with_context(|| format!("cannot read the expected outputs in {}", expected_path.display()))?;
         let files = output_file_names(&compiled)?;
         let mut failures = 0usize;
-        for ((port, file), actual) in compiled.outputs().iter().zip(&files).zip(outputs) {
+        for ((port, file), actual) in compiled.outputs().iter().zip(&files).zip(&outputs) {
             let want = expected.get(file).or_else(|| port.names.iter().find_map(|n| expected.get(n)));
             match want {
                 None => {

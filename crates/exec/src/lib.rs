@@ -40,4 +40,4 @@
 pub mod kernels;
 mod plan;
 
-pub use plan::{CompileError, Plan, PlanInput, PlanOutput, RunError};
+pub use plan::{CompileError, Plan, PlanInput, PlanOutput, RunError, RunState};

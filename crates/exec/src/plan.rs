@@ -15,6 +15,9 @@ type Slot = usize;
 enum Kernel {
     Convert(ElementType),
     Reverse(ReverseMode),
+    /// A Reverse whose axes were constant: the flags are computed once, at
+    /// compile time.
+    ReverseFixed(Vec<bool>),
     ReverseSequence { batch_axis: i64, seq_axis: i64 },
 }
 
@@ -40,6 +43,7 @@ impl Kernel {
                 };
                 kernels::reverse(data, &flags)
             }
+            (Kernel::ReverseFixed(flags), [data, _]) => kernels::reverse(data, flags),
             (Kernel::ReverseSequence { batch_axis, seq_axis }, [data, lengths]) => {
                 kernels::reverse_sequence(data, lengths, *batch_axis, *seq_axis)
             }
@@ -48,10 +52,44 @@ impl Kernel {
         }
     }
 
+    /// Computes into `out`, which has the output's type and shape and is
+    /// owned by the caller alone, so no memory is allocated.
+    fn eval_into(&self, inputs: &[&Tensor], out: &mut Tensor) -> Result<(), KernelError> {
+        match (self, inputs) {
+            (Kernel::Convert(to), [data]) => kernels::convert_into(data, *to, out),
+            (Kernel::Reverse(mode), [data, axes]) => {
+                let flags = match mode {
+                    ReverseMode::Index => kernels::reverse_axes_from_index(axes, data.rank())?,
+                    ReverseMode::Mask => kernels::reverse_axes_from_mask(axes, data.rank())?,
+                };
+                kernels::reverse_into(data, &flags, out)
+            }
+            (Kernel::ReverseFixed(flags), [data, _]) => kernels::reverse_into(data, flags, out),
+            (Kernel::ReverseSequence { batch_axis, seq_axis }, [data, lengths]) => {
+                kernels::reverse_sequence_into(data, lengths, *batch_axis, *seq_axis, out)
+            }
+            _ => Err(KernelError::Internal { op: self.name() }),
+        }
+    }
+
+    /// The element type of the output for this data input.
+    fn output_type(&self, data: &Tensor) -> ElementType {
+        match self {
+            Kernel::Convert(to) => *to,
+            _ => data.element_type(),
+        }
+    }
+
+    /// `true` when the output is the data input itself, so no buffer is
+    /// needed (a Reverse with nothing to reverse).
+    fn passes_through(&self) -> bool {
+        matches!(self, Kernel::ReverseFixed(flags) if !flags.contains(&true))
+    }
+
     fn name(&self) -> &'static str {
         match self {
             Kernel::Convert(_) => "Convert",
-            Kernel::Reverse(_) => "Reverse",
+            Kernel::Reverse(_) | Kernel::ReverseFixed(_) => "Reverse",
             Kernel::ReverseSequence { .. } => "ReverseSequence",
         }
     }
@@ -150,6 +188,12 @@ pub enum RunError {
         /// The given shape.
         found: Vec<usize>,
     },
+    /// An input was not set before running.
+    #[error("input \"{name}\" has not been set")]
+    InputNotSet {
+        /// The input's name.
+        name: String,
+    },
     /// A kernel refused its inputs.
     #[error("layer {} \"{}\" ({}) failed: {source}", .layer.id, .layer.name, .layer.op_type)]
     Kernel {
@@ -238,7 +282,8 @@ impl Plan {
                         }
                         None => steps.push(Step {
                             layer: model.layer_ref(idx),
-                            kernel,
+                            kernel: Plan::specialize(kernel, &arg_slots, &known, info, model, idx)
+                                .map_err(|source| CompileError::Fold { layer: model.layer_ref(idx), source })?,
                             inputs: arg_slots,
                             output: out,
                             release: Vec::new(),
@@ -247,14 +292,40 @@ impl Plan {
                 }
             }
         }
-        Plan::schedule_releases(&mut steps, &outputs, &known);
+        let pinned: Vec<Slot> = outputs.iter().map(|o| o.slot).chain(inputs.iter().map(|i| i.slot)).collect();
+        Plan::schedule_releases(&mut steps, &pinned, &known);
         Ok(Plan { steps, inputs, outputs, known })
     }
 
+    /// Specialises a kernel on its constant inputs: a Reverse whose axes
+    /// are constant and whose data rank is known gets its flags now.
+    fn specialize(
+        kernel: Kernel,
+        args: &[Slot],
+        known: &[Option<Tensor>],
+        info: &ModelInfo,
+        model: &Model,
+        idx: LayerIdx,
+    ) -> Result<Kernel, KernelError> {
+        let Kernel::Reverse(mode) = kernel else { return Ok(kernel) };
+        let axes = args.get(1).and_then(|&s| known.get(s)).and_then(Option::as_ref);
+        let rank = info.input_fact(model, idx, 0).shape.rank();
+        match (axes, rank) {
+            (Some(axes), Some(rank)) => {
+                let flags = match mode {
+                    ReverseMode::Index => kernels::reverse_axes_from_index(axes, rank)?,
+                    ReverseMode::Mask => kernels::reverse_axes_from_mask(axes, rank)?,
+                };
+                Ok(Kernel::ReverseFixed(flags))
+            }
+            _ => Ok(Kernel::Reverse(mode)),
+        }
+    }
+
     /// Marks, for every slot computed at run time, the step that reads it
-    /// last, so that it is freed as early as possible. Outputs and
-    /// constants are never freed.
-    fn schedule_releases(steps: &mut [Step], outputs: &[PlanOutput], known: &[Option<Tensor>]) {
+    /// last, so that its buffer is released as early as possible. Inputs,
+    /// outputs and constants are never released.
+    fn schedule_releases(steps: &mut [Step], pinned: &[Slot], known: &[Option<Tensor>]) {
         let mut last_reader: std::collections::HashMap<Slot, usize> = std::collections::HashMap::new();
         for (i, step) in steps.iter().enumerate() {
             for &s in &step.inputs {
@@ -262,9 +333,8 @@ impl Plan {
             }
         }
         for (slot, step) in last_reader {
-            let pinned =
-                outputs.iter().any(|o| o.slot == slot) || known.get(slot).is_some_and(Option::is_some);
-            if !pinned {
+            let keep = pinned.contains(&slot) || known.get(slot).is_some_and(Option::is_some);
+            if !keep {
                 if let Some(st) = steps.get_mut(step) {
                     st.release.push(slot);
                 }
@@ -313,37 +383,156 @@ impl Plan {
         Ok(())
     }
 
+    /// A fresh state for running this plan: the slots, with the constants
+    /// in place, and an empty buffer pool.
+    pub fn state(&self) -> RunState {
+        RunState {
+            values: self.known.clone(),
+            pool: Vec::with_capacity(self.steps.len()),
+            threads: 1,
+            bytes_written: 0,
+        }
+    }
+
+    /// Checks an input and stores it in `state` for the next runs.
+    pub fn set_input(&self, state: &mut RunState, index: usize, tensor: Tensor) -> Result<(), RunError> {
+        self.check_input(index, &tensor)?;
+        if let Some(slot) = self.inputs.get(index).and_then(|i| state.values.get_mut(i.slot)) {
+            *slot = Some(tensor);
+        }
+        Ok(())
+    }
+
+    /// The input stored in `state` for input `index`, if set.
+    pub fn input<'s>(&self, state: &'s RunState, index: usize) -> Option<&'s Tensor> {
+        self.inputs.get(index).and_then(|i| state.values.get(i.slot)).and_then(Option::as_ref)
+    }
+
+    /// Output `index` of the last run on `state`.
+    pub fn output<'s>(&self, state: &'s RunState, index: usize) -> Option<&'s Tensor> {
+        self.outputs.get(index).and_then(|o| state.values.get(o.slot)).and_then(Option::as_ref)
+    }
+
+    /// Runs one inference on the inputs stored in `state`.
+    ///
+    /// Buffers are recycled: an intermediate value's buffer returns to the
+    /// state's pool after its last reader, and the previous run's outputs
+    /// return to it when this run starts (unless the caller still holds a
+    /// clone of them). A later step whose output has the same type and shape
+    /// takes its buffer from the pool, so a model with static shapes
+    /// allocates no tensor memory after its first run.
+    pub fn run_state(&self, state: &mut RunState) -> Result<(), RunError> {
+        for input in &self.inputs {
+            if state.values.get(input.slot).is_none_or(Option::is_none) {
+                return Err(RunError::InputNotSet { name: input.name.clone() });
+            }
+        }
+        for step in &self.steps {
+            if let Some(old) = state.values.get_mut(step.output).and_then(Option::take) {
+                state.recycle(old);
+            }
+        }
+        state.bytes_written = 0;
+        for step in &self.steps {
+            let result = self.run_step(step, state);
+            let out = result.map_err(|source| RunError::Kernel { layer: step.layer.clone(), source })?;
+            if let Some(v) = state.values.get_mut(step.output) {
+                *v = Some(out);
+            }
+            for &s in &step.release {
+                if let Some(old) = state.values.get_mut(s).and_then(Option::take) {
+                    state.recycle(old);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn run_step(&self, step: &Step, state: &mut RunState) -> Result<Tensor, KernelError> {
+        let arg = |i: usize| step.inputs.get(i).and_then(|&s| state.values.get(s)).and_then(Option::as_ref);
+        let (a, b) = (arg(0), arg(1));
+        let args_buf: [&Tensor; 2];
+        let args: &[&Tensor] = match (a, b, step.inputs.len()) {
+            (Some(a), _, 1) => {
+                args_buf = [a, a];
+                &args_buf[..1]
+            }
+            (Some(a), Some(b), 2) => {
+                args_buf = [a, b];
+                &args_buf[..]
+            }
+            _ => return Err(KernelError::Internal { op: step.kernel.name() }),
+        };
+        let data = args[0];
+        if step.kernel.passes_through() {
+            return Ok(data.clone());
+        }
+        let written = Tensor::required_bytes(step.kernel.output_type(data), data.shape()).ok().flatten();
+        state.bytes_written += written.unwrap_or(0);
+        let ty = step.kernel.output_type(data);
+        let reusable = state
+            .pool
+            .iter()
+            .position(|t| t.element_type() == ty && t.shape() == data.shape() && t.is_exclusive());
+        match reusable {
+            Some(i) => {
+                let mut out = state.pool.swap_remove(i);
+                step.kernel.eval_into(args, &mut out)?;
+                Ok(out)
+            }
+            None => step.kernel.eval(args),
+        }
+    }
+
     /// Runs one inference: `inputs` in the order of [`Plan::inputs`];
-    /// returns the outputs in the order of [`Plan::outputs`].
+    /// returns the outputs in the order of [`Plan::outputs`]. A convenience
+    /// over [`Plan::state`] and [`Plan::run_state`] for a single run.
     pub fn run(&self, inputs: &[Tensor]) -> Result<Vec<Tensor>, RunError> {
         if inputs.len() != self.inputs.len() {
             return Err(RunError::InputCount { expected: self.inputs.len(), found: inputs.len() });
         }
+        let mut state = self.state();
         for (i, t) in inputs.iter().enumerate() {
-            self.check_input(i, t)?;
+            self.set_input(&mut state, i, t.clone())?;
         }
-        let mut values = self.known.clone();
-        for (input, t) in self.inputs.iter().zip(inputs) {
-            if let Some(v) = values.get_mut(input.slot) {
-                *v = Some(t.clone());
-            }
+        self.run_state(&mut state)?;
+        Ok((0..self.outputs.len()).filter_map(|i| self.output(&state, i).cloned()).collect())
+    }
+}
+
+/// The mutable side of running a plan: the value of every slot and a pool
+/// of buffers to reuse. One state per concurrent inference; the plan
+/// itself is shared.
+#[derive(Debug)]
+pub struct RunState {
+    values: Vec<Option<Tensor>>,
+    pool: Vec<Tensor>,
+    threads: usize,
+    bytes_written: usize,
+}
+
+impl RunState {
+    /// Keeps a buffer for reuse, unless someone else still holds it.
+    fn recycle(&mut self, t: Tensor) {
+        if t.is_exclusive() && self.pool.len() < self.pool.capacity() {
+            self.pool.push(t);
         }
-        for step in &self.steps {
-            let args: Vec<&Tensor> =
-                step.inputs.iter().filter_map(|&s| values.get(s).and_then(Option::as_ref)).collect();
-            let out = step
-                .kernel
-                .eval(&args)
-                .map_err(|source| RunError::Kernel { layer: step.layer.clone(), source })?;
-            if let Some(v) = values.get_mut(step.output) {
-                *v = Some(out);
-            }
-            for &s in &step.release {
-                if let Some(v) = values.get_mut(s) {
-                    *v = None;
-                }
-            }
-        }
-        Ok(self.outputs.iter().filter_map(|o| values.get(o.slot).and_then(|v| v.clone())).collect())
+    }
+
+    /// The bytes the last run's steps wrote (each step also read about as
+    /// many); steps that passed their input through without copying count
+    /// zero. For string tensors, only fixed-width data is counted.
+    pub fn bytes_written(&self) -> usize {
+        self.bytes_written
+    }
+
+    /// How many threads the kernels may use for large tensors.
+    pub fn threads(&self) -> usize {
+        self.threads
+    }
+
+    /// Sets how many threads the kernels may use for large tensors.
+    pub fn set_threads(&mut self, threads: usize) {
+        self.threads = threads.max(1);
     }
 }

@@ -66,7 +66,7 @@ mod model;
 mod request;
 
 pub use error::{Error, Place};
-pub use model::{CompiledModel, Model, PortInfo};
+pub use model::{CompileOptions, CompiledModel, Model, PortInfo};
 pub use request::{InferRequest, PortKey};
 
 pub use ovir_exec as exec;

@@ -143,6 +143,11 @@ impl Model {
     /// Compiles the model for the CPU: fixes the execution order and folds
     /// every layer whose inputs are constant.
     pub fn compile(&self) -> Result<CompiledModel, Error> {
+        self.compile_with(CompileOptions::default())
+    }
+
+    /// Compiles the model with explicit options.
+    pub fn compile_with(&self, options: CompileOptions) -> Result<CompiledModel, Error> {
         let plan = Plan::compile(&self.ir, &self.info).map_err(|error| {
             let at = self.place_of(error.layer().id);
             Error::Compile { error, at }
@@ -153,6 +158,7 @@ impl Model {
                 inputs: self.inputs(),
                 outputs: self.outputs(),
                 plan,
+                options,
             }),
         })
     }
@@ -190,6 +196,30 @@ pub(crate) struct Compiled {
     pub(crate) inputs: Vec<PortInfo>,
     pub(crate) outputs: Vec<PortInfo>,
     pub(crate) plan: Plan,
+    pub(crate) options: CompileOptions,
+}
+
+/// How to compile a model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CompileOptions {
+    /// How many threads one inference may use for large tensors (at least
+    /// 1). Small tensors always stay on the calling thread.
+    pub threads: usize,
+}
+
+impl Default for CompileOptions {
+    fn default() -> Self {
+        CompileOptions { threads: 1 }
+    }
+}
+
+impl CompileOptions {
+    /// Options with this many threads per inference.
+    pub fn with_threads(mut self, threads: usize) -> Self {
+        self.threads = threads.max(1);
+        self
+    }
 }
 
 /// A model compiled for the CPU. Cheap to clone; `Send + Sync`, so one
@@ -215,6 +245,11 @@ impl CompiledModel {
         &self.inner.model
     }
 
+    /// How many threads one inference may use.
+    pub fn threads(&self) -> usize {
+        self.inner.options.threads
+    }
+
     /// The execution plan.
     pub fn plan(&self) -> &Plan {
         &self.inner.plan
@@ -224,6 +259,7 @@ impl CompiledModel {
     pub(crate) fn run_error(&self, error: ovir_exec::RunError) -> Error {
         let at = match &error {
             ovir_exec::RunError::Kernel { layer, .. } => self.inner.model.place_of(layer.id),
+            ovir_exec::RunError::InputNotSet { name } => return Error::InputNotSet { name: name.clone() },
             _ => None,
         };
         Error::Run { error, at }

@@ -1,6 +1,7 @@
 //! Infer requests: the inputs and outputs of one inference at a time.
 
 use ndarray::{ArrayViewD, Dimension};
+use ovir_exec::RunState;
 use ovir_tensor::{Element, Tensor};
 
 use crate::error::Error;
@@ -51,17 +52,22 @@ fn find(ports: &[PortInfo], key: PortKey<'_>) -> Option<usize> {
 
 /// The inputs and outputs of one inference. Reusable: set new inputs and
 /// call [`infer`](Self::infer) again.
+///
+/// A request keeps its inputs between inferences and recycles its buffers:
+/// after the first inference of a model with static shapes, running again
+/// allocates no tensor memory.
 #[derive(Debug)]
 pub struct InferRequest {
     model: CompiledModel,
-    inputs: Vec<Option<Tensor>>,
-    outputs: Vec<Tensor>,
+    state: RunState,
+    ran: bool,
 }
 
 impl InferRequest {
     pub(crate) fn new(model: CompiledModel) -> Self {
-        let inputs = vec![None; model.inputs().len()];
-        InferRequest { model, inputs, outputs: Vec::new() }
+        let mut state = model.plan().state();
+        state.set_threads(model.threads());
+        InferRequest { model, state, ran: false }
     }
 
     /// The compiled model this request runs.
@@ -90,11 +96,15 @@ impl InferRequest {
     /// the call that made it.
     pub fn set_input<'k>(&mut self, key: impl Into<PortKey<'k>>, tensor: Tensor) -> Result<(), Error> {
         let index = self.input_index(key.into())?;
-        self.model.plan().check_input(index, &tensor).map_err(|e| self.model.run_error(e))?;
-        if let Some(slot) = self.inputs.get_mut(index) {
-            *slot = Some(tensor);
-        }
-        Ok(())
+        self.model.plan().set_input(&mut self.state, index, tensor).map_err(|e| self.model.run_error(e))
+    }
+
+    /// An input as it is currently set.
+    pub fn input<'k>(&self, key: impl Into<PortKey<'k>>) -> Result<&Tensor, Error> {
+        let index = self.input_index(key.into())?;
+        self.model.plan().input(&self.state, index).ok_or_else(|| Error::InputNotSet {
+            name: self.model.inputs().get(index).map(|p| p.name().to_string()).unwrap_or_default(),
+        })
     }
 
     /// Sets an input from an `ndarray` array (copied).
@@ -108,21 +118,19 @@ impl InferRequest {
 
     /// Runs the model on the inputs set so far; every input must be set.
     pub fn infer(&mut self) -> Result<(), Error> {
-        let mut inputs = Vec::with_capacity(self.inputs.len());
-        for (slot, port) in self.inputs.iter().zip(self.model.inputs()) {
-            match slot {
-                Some(t) => inputs.push(t.clone()),
-                None => return Err(Error::InputNotSet { name: port.name().to_string() }),
-            }
-        }
-        self.outputs = self.model.plan().run(&inputs).map_err(|e| self.model.run_error(e))?;
+        self.ran = false;
+        self.model.plan().run_state(&mut self.state).map_err(|e| self.model.run_error(e))?;
+        self.ran = true;
         Ok(())
     }
 
     /// An output of the last inference.
     pub fn output<'k>(&self, key: impl Into<PortKey<'k>>) -> Result<&Tensor, Error> {
         let index = self.output_index(key.into())?;
-        self.outputs.get(index).ok_or(Error::NotRun)
+        if !self.ran {
+            return Err(Error::NotRun);
+        }
+        self.model.plan().output(&self.state, index).ok_or(Error::NotRun)
     }
 
     /// An output of the last inference as an `ndarray` view.
@@ -133,8 +141,19 @@ impl InferRequest {
         Ok(self.output(key)?.view::<T>()?)
     }
 
-    /// All outputs of the last inference, in output order.
-    pub fn outputs(&self) -> &[Tensor] {
-        &self.outputs
+    /// The bytes written by the last inference's kernels: the data it
+    /// moved. Layers that passed their input through without copying
+    /// count zero.
+    pub fn bytes_moved(&self) -> usize {
+        self.state.bytes_written()
+    }
+
+    /// All outputs of the last inference, in output order (empty before
+    /// the first inference).
+    pub fn outputs(&self) -> Vec<&Tensor> {
+        if !self.ran {
+            return Vec::new();
+        }
+        (0..self.model.outputs().len()).filter_map(|i| self.model.plan().output(&self.state, i)).collect()
     }
 }

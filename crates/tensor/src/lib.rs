@@ -26,6 +26,7 @@ mod shape;
 mod tensor;
 
 pub use element::{ElementType, ALL_ELEMENT_TYPES};
+pub use bytemuck::Pod;
 pub use half::{bf16, f16};
 pub use shape::{element_count, Dim, PartialShape, ShapeParseError};
 pub use tensor::{Element, Tensor, TensorError};

@@ -386,6 +386,19 @@ impl Tensor {
         None
     }
 
+    /// `true` when this tensor alone owns its storage, so writing through
+    /// [`bytes_mut`](Self::bytes_mut) or [`strings_mut`](Self::strings_mut)
+    /// will not copy it first.
+    pub fn is_exclusive(&self) -> bool {
+        match &self.data {
+            Data::Bytes { owner: Owner::Heap(buf), range } => {
+                Arc::strong_count(buf) == 1 && Arc::weak_count(buf) == 0 && buf.len == range.len()
+            }
+            Data::Bytes { owner: Owner::Shared(_), .. } => false,
+            Data::Strings(s) => Arc::strong_count(s) == 1 && Arc::weak_count(s) == 0,
+        }
+    }
+
     /// `true` when both tensors use the very same storage (no copy was
     /// made between them).
     pub fn shares_storage_with(&self, other: &Tensor) -> bool {

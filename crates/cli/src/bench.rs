@@ -1,0 +1,198 @@
+//! `ovir bench`: time repeated inferences and compare them with a memcpy
+//! of the same bytes, measured in the same run.
+
+use std::hint::black_box;
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use ovir::{CompileOptions, Model};
+use serde::Serialize;
+
+use crate::args::BenchArgs;
+use crate::io::set_inputs;
+use crate::{CliError, Outcome};
+
+/// Latency statistics of one series of timings, in milliseconds.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Stats {
+    /// Fastest run.
+    pub min_ms: f64,
+    /// Median run.
+    pub median_ms: f64,
+    /// Mean of all runs.
+    pub mean_ms: f64,
+    /// 90th percentile.
+    pub p90_ms: f64,
+    /// Slowest run.
+    pub max_ms: f64,
+}
+
+impl Stats {
+    /// Statistics of a non-empty series; `None` for an empty one.
+    pub fn of(samples: &[Duration]) -> Option<Stats> {
+        let mut ms: Vec<f64> = samples.iter().map(|d| d.as_secs_f64() * 1e3).collect();
+        ms.sort_by(f64::total_cmp);
+        let n = ms.len();
+        let at = |q: f64| -> Option<f64> {
+            let pos = q * (n.saturating_sub(1)) as f64;
+            let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+            let (a, b) = (*ms.get(lo)?, *ms.get(hi)?);
+            Some(a + (b - a) * (pos - lo as f64))
+        };
+        Some(Stats {
+            min_ms: *ms.first()?,
+            median_ms: at(0.5)?,
+            mean_ms: ms.iter().sum::<f64>() / n as f64,
+            p90_ms: at(0.9)?,
+            max_ms: *ms.last()?,
+        })
+    }
+}
+
+/// What `ovir bench --json` prints.
+#[derive(Debug, Serialize)]
+pub struct Report {
+    /// The model file.
+    pub model: String,
+    /// Median latency.
+    pub median_ms: f64,
+    /// Fastest run.
+    pub min_ms: f64,
+    /// Mean latency.
+    pub mean_ms: f64,
+    /// 90th percentile latency.
+    pub p90_ms: f64,
+    /// Slowest run.
+    pub max_ms: f64,
+    /// Timed inferences.
+    pub iterations: usize,
+    /// Untimed inferences run first.
+    pub warmup: usize,
+    /// Threads per inference.
+    pub threads: usize,
+    /// Inferences per second at the median latency.
+    pub throughput_per_s: f64,
+    /// Bytes the kernels wrote per inference (each also read about as
+    /// many).
+    pub bytes_moved: usize,
+    /// `bytes_moved` per second at the median latency, in GB/s.
+    pub gb_per_s: f64,
+    /// Median time of a single-threaded memcpy of `bytes_moved` bytes,
+    /// measured in the same run.
+    pub memcpy_median_ms: f64,
+    /// `median_ms / memcpy_median_ms`.
+    pub ratio_to_memcpy: f64,
+}
+
+fn progress(total: usize, label: &str) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+    if let Ok(style) = ProgressStyle::with_template("{prefix:>8} [{bar:32}] {pos}/{len} {elapsed}") {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar.set_prefix(label.to_string());
+    bar
+}
+
+/// Times `iterations` copies of `bytes` bytes between two buffers that
+/// were allocated and touched beforehand.
+fn time_memcpy(bytes: usize, iterations: usize, warmup: usize) -> Vec<Duration> {
+    let src = vec![1u8; bytes];
+    let mut dst = vec![0u8; bytes];
+    for _ in 0..warmup {
+        dst.copy_from_slice(black_box(&src));
+    }
+    (0..iterations)
+        .map(|_| {
+            let start = Instant::now();
+            dst.copy_from_slice(black_box(&src));
+            black_box(&mut dst);
+            start.elapsed()
+        })
+        .collect()
+}
+
+/// Runs `ovir bench`.
+pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
+    let clamp = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+    let (iterations, warmup, threads) = (clamp(args.iterations), clamp(args.warmup), clamp(args.threads));
+    let model = Model::read_with_weights(&args.model.model, args.model.weights.as_ref())?;
+    let compiled = model.compile_with(CompileOptions::default().with_threads(threads))?;
+    let mut request = compiled.infer_request();
+    set_inputs(&mut request, &args.inputs)?;
+
+    for _ in 0..warmup {
+        request.infer()?;
+    }
+    let bar = progress(iterations, "infer");
+    let mut times = Vec::with_capacity(iterations);
+    for _ in 0..iterations {
+        let start = Instant::now();
+        request.infer()?;
+        times.push(start.elapsed());
+        bar.inc(1);
+    }
+    bar.finish_and_clear();
+    let bytes = request.bytes_moved();
+    let memcpy = time_memcpy(bytes, iterations, warmup.max(1));
+
+    let stats = Stats::of(&times).ok_or_else(|| anyhow::anyhow!("--iterations must be at least 1"))?;
+    let copy = Stats::of(&memcpy).ok_or_else(|| anyhow::anyhow!("--iterations must be at least 1"))?;
+    let per_s = |ms: f64| if ms > 0.0 { 1e3 / ms } else { f64::INFINITY };
+    let report = Report {
+        model: args.model.model.display().to_string(),
+        median_ms: stats.median_ms,
+        min_ms: stats.min_ms,
+        mean_ms: stats.mean_ms,
+        p90_ms: stats.p90_ms,
+        max_ms: stats.max_ms,
+        iterations: iterations,
+        warmup: warmup,
+        threads: threads,
+        throughput_per_s: per_s(stats.median_ms),
+        bytes_moved: bytes,
+        gb_per_s: bytes as f64 * per_s(stats.median_ms) / 1e9,
+        memcpy_median_ms: copy.median_ms,
+        ratio_to_memcpy: if copy.median_ms > 0.0 { stats.median_ms / copy.median_ms } else { f64::NAN },
+    };
+    let io = |e: std::io::Error| CliError::Other(e.into());
+    if args.json {
+        let text = serde_json::to_string_pretty(&report).map_err(|e| CliError::Other(e.into()))?;
+        writeln!(out, "{text}").map_err(io)?;
+    } else {
+        write_text(&report, out).map_err(io)?;
+    }
+    Ok(Outcome::Success)
+}
+
+fn write_text(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "model:      {}", r.model)?;
+    writeln!(out, "runs:       {} timed after {} warm-up, {} thread(s)", r.iterations, r.warmup, r.threads)?;
+    writeln!(
+        out,
+        "latency:    min {:.3} ms  median {:.3} ms  mean {:.3} ms  p90 {:.3} ms  max {:.3} ms",
+        r.min_ms, r.median_ms, r.mean_ms, r.p90_ms, r.max_ms
+    )?;
+    writeln!(out, "throughput: {:.1} inferences/s", r.throughput_per_s)?;
+    writeln!(out, "moved:      {} bytes per inference, {:.2} GB/s", r.bytes_moved, r.gb_per_s)?;
+    writeln!(
+        out,
+        "memcpy:     median {:.3} ms for the same bytes; ovir/memcpy = {:.2}",
+        r.memcpy_median_ms, r.ratio_to_memcpy
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn stats_interpolate_percentiles() {
+        let ms = |v: u64| Duration::from_millis(v);
+        let s = Stats::of(&[ms(4), ms(1), ms(3), ms(2), ms(5)]).unwrap();
+        assert_eq!((s.min_ms, s.median_ms, s.max_ms), (1.0, 3.0, 5.0));
+        assert!((s.mean_ms - 3.0).abs() < 1e-9);
+        assert!((s.p90_ms - 4.6).abs() < 1e-9);
+        assert!(Stats::of(&[]).is_none());
+    }
+}
