@@ -501,6 +501,30 @@ def reverse_cases():
         m = model({"out": reverse(d, const([0, 1], "i64", "axes"), "index")}, [d], "reverse_types")
         add(f"reverse_type_{et}", m, {"data": rng_values(et, shape)})
 
+    # every non-empty axis subset of ranks 4 to 6, one Reverse and Result each
+    for shape in ((2, 3, 2, 3), (2, 3, 1, 2, 2), (2, 1, 3, 2, 2, 2)):
+        rank = len(shape)
+        d = param("data", "f32", shape)
+        outs = {}
+        for bits in range(1, 2 ** rank):
+            axes = [a for a in range(rank) if bits >> a & 1]
+            tag = axes_tag(axes)
+            outs[f"axes_{tag}"] = reverse(d, const(axes, "i64", f"const_axes_{tag}"), "index",
+                                          f"reverse_axes_{tag}")
+        add(f"reverse_all_axis_subsets_r{rank}", model(outs, [d], f"reverse_all_r{rank}"),
+            {"data": arange(shape)})
+
+    # all 2^6 masks of rank 6, the all-false one included
+    shape = (2, 1, 3, 2, 2, 2)
+    d = param("data", "f32", shape)
+    outs = {}
+    for bits in range(2 ** len(shape)):
+        mask = [bool(bits >> a & 1) for a in range(len(shape))]
+        tag = "".join("1" if b else "0" for b in mask)
+        outs[f"mask_{tag}"] = reverse(d, const(mask, "boolean", f"const_mask_{tag}"), "mask",
+                                      f"reverse_mask_{tag}")
+    add("reverse_all_masks_r6", model(outs, [d], "reverse_all_masks_r6"), {"data": arange(shape)})
+
 
 # --- ReverseSequence -------------------------------------------------------
 
@@ -555,6 +579,28 @@ def reverse_sequence_cases():
         shape = (4, 6)
         rseq_case(f"rseq_type_{et}", shape, [6, 2, 5, 3], 0, 1, data_et=et,
                   data=rng_values(et, shape))
+
+    # every ordered (batch_axis, seq_axis) pair of ranks 2 to 6, plus one
+    # pair written with negative axes, one ReverseSequence and Result each
+    for shape in ((3, 4), (2, 3, 4), (3, 2, 1, 4), (2, 3, 1, 2, 3), (2, 1, 3, 2, 2, 2)):
+        rank = len(shape)
+        pairs = [(ba, sa) for ba in range(rank) for sa in range(rank) if ba != sa]
+        pairs.append((-1, -rank))
+        d = param("data", "f32", shape)
+        outs = {}
+        for ba, sa in pairs:
+            tag = f"b{ba}_s{sa}".replace("-", "m")
+            outs[tag] = reverse_sequence(d, const(all_lengths(shape[ba], shape[sa]), "i32",
+                                                  f"lengths_{tag}"),
+                                         ba, sa, f"reverse_sequence_{tag}")
+        add(f"rseq_all_axis_pairs_r{rank}", model(outs, [d], f"rseq_all_r{rank}"),
+            {"data": arange(shape)})
+
+
+def all_lengths(batch: int, seq: int) -> list[int]:
+    """Lengths in [0, seq]: the full length first, then 0, then a walk over
+    the values in between."""
+    return [seq if i == 0 else 0 if i == 1 else (seq - i + 1) % (seq + 1) for i in range(batch)]
 
 
 # --- Convert ---------------------------------------------------------------
@@ -792,6 +838,15 @@ def tidy_bin(case_dir: Path):
         bin_path.unlink()
 
 
+def stable_names(m: ov.Model):
+    """Renumber the names the converter makes up from a process-wide counter
+    (e.g. `Convert_612980`), so they do not shift when cases are added."""
+    for i, node in enumerate(m.get_ordered_ops()):
+        kind = node.get_type_name()
+        if re.fullmatch(r"%s_\d+" % re.escape(kind), node.get_friendly_name()):
+            node.set_friendly_name(f"{kind}_{i}")
+
+
 def write_valid(case: Case, report: "Report"):
     case_dir = OUT_DIR / case.name
     case_dir.mkdir(parents=True)
@@ -802,6 +857,7 @@ def write_valid(case: Case, report: "Report"):
             src = Path(tmp) / f"{case.name}.onnx"
             src.write_bytes(case.onnx)
             case.model = ov.convert_model(str(src))
+        stable_names(case.model)
     ov.save_model(case.model, str(xml_path), compress_to_fp16=case.compress)
     if case.xml_edit is not None:
         xml_path.write_text(case.xml_edit(xml_path.read_text()))

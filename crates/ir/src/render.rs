@@ -43,7 +43,7 @@ pub fn render_diagnostic(
     let mut msg = Level::Error.title(message);
     if let Some(ex) = &excerpt {
         msg = msg.snippet(
-            Snippet::source(ex.text)
+            Snippet::source(&ex.text)
                 .line_start(ex.first_line)
                 .origin(&origin)
                 .fold(false)
@@ -64,14 +64,18 @@ pub fn render_diagnostic(
 
 /// The whole lines of the text that a span touches, and the span relative
 /// to them; rendering only these keeps the cost independent of file size.
-struct Excerpt<'a> {
-    text: &'a str,
+struct Excerpt {
+    text: String,
     first_line: usize,
     range: std::ops::Range<usize>,
 }
 
-impl<'a> Excerpt<'a> {
-    fn new(text: &'a str, span: Span) -> Self {
+/// Spaces a tab is shown as. The renderer would otherwise draw tabs one
+/// way and count them another, and the carets would miss their place.
+const TAB: &str = "    ";
+
+impl Excerpt {
+    fn new(text: &str, span: Span) -> Self {
         let start = floor_char_boundary(text, span.start.min(text.len()));
         let end = floor_char_boundary(text, span.end.clamp(start, text.len()));
         let line_start = text.get(..start).and_then(|b| b.rfind('\n')).map_or(0, |i| i + 1);
@@ -93,7 +97,9 @@ impl<'a> Excerpt<'a> {
                 .and_then(|r| r.chars().next())
                 .map_or(rel_start, |c| rel_start + c.len_utf8());
         }
-        Excerpt { text: lines, first_line, range: rel_start..rel_end }
+        let shift = |i: usize| i + lines.get(..i).map_or(0, |p| p.matches('\t').count()) * (TAB.len() - 1);
+        let range = shift(rel_start)..shift(rel_end);
+        Excerpt { text: lines.replace('\t', TAB), first_line, range }
     }
 }
 
@@ -125,6 +131,15 @@ mod tests {
         assert!(out.contains("3 |     <layer id=\"3\""), "{out}");
         assert!(out.contains("|     ^^^^^^"), "{out}");
         assert!(out.contains("= note: layer 3 \"rev\" (Reverse)"), "{out}");
+    }
+
+    #[test]
+    fn carets_stay_under_tab_indented_text() {
+        let s = src("<net>\n\t\t<layer id=\"3\">\n");
+        let start = s.text.find("<layer").unwrap_or(0);
+        let out = render_diagnostic(&s, "bad", Some(Span { start, end: start + 6 }), None, &[], false);
+        assert!(out.contains("2 |         <layer id"), "{out}");
+        assert!(out.contains("  |         ^^^^^^\n"), "{out}");
     }
 
     #[test]
