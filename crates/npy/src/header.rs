@@ -481,7 +481,7 @@ pub(crate) fn encode_header(descr: &str, shape: &[usize]) -> Result<Vec<u8>, Npy
     let mut dict = format!("{{'descr': '{descr}', 'fortran_order': False, 'shape': {shape_text}, }}");
     if let Some(first) = shape.first() {
         let digits = first.to_string().len();
-        dict.extend(std::iter::repeat(' ').take(GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits)));
+        dict.extend(std::iter::repeat_n(' ', GROWTH_AXIS_MAX_DIGITS.saturating_sub(digits)));
     }
     // The dictionary, the padding and the final newline; version 1.0 has a
     // two-byte length, version 2.0 a four-byte one.
