@@ -72,7 +72,8 @@ fn interval_dims_are_checked_at_each_inference() {
     let compiled = load("interval_rseq_1_5x4").compile().unwrap();
     let declared = compiled.inputs()[0].shape.clone();
     assert!(!declared.is_static(), "the sample should have a dynamic input, has {declared}");
-    let dims: Vec<usize> = declared.dims().unwrap().iter().map(|d| d.max().unwrap_or(9) as usize + 1).collect();
+    let dims: Vec<usize> =
+        declared.dims().unwrap().iter().map(|d| d.max().unwrap_or(9) as usize + 1).collect();
     let too_big = Tensor::zeros(compiled.inputs()[0].element_type, &dims).unwrap();
     let err = compiled.infer_request().set_input(0, too_big).unwrap_err().to_string();
     assert!(err.contains("must have shape"), "{err}");

@@ -74,7 +74,8 @@ pub fn set_inputs(request: &mut InferRequest, specs: &[String]) -> anyhow::Resul
 pub fn write_outputs(model: &CompiledModel, outputs: &[&Tensor], out: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let names = output_file_names(model)?;
     if out.extension().is_some_and(|e| e == "npz") {
-        let entries: Vec<(String, Tensor)> = names.into_iter().zip(outputs.iter().map(|t| (*t).clone())).collect();
+        let entries: Vec<(String, Tensor)> =
+            names.into_iter().zip(outputs.iter().map(|t| (*t).clone())).collect();
         ovir_npy::write_npz_file(&entries, out)?;
         return Ok(vec![out.to_path_buf()]);
     }

@@ -81,7 +81,12 @@ fn run_writes_npy_files_that_match_the_expected_outputs() {
 fn run_writes_one_npz_archive() {
     let dir = scratch("npz");
     let npz = dir.join("outs.npz");
-    let out = ovir(&["run", &sample("fanout_two_reverse_two_results", "model.xml"), "-o", &npz.display().to_string()]);
+    let out = ovir(&[
+        "run",
+        &sample("fanout_two_reverse_two_results", "model.xml"),
+        "-o",
+        &npz.display().to_string(),
+    ]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let arrays = ovir_npy::read_npz_file(&npz).unwrap();
     assert_eq!(arrays.len(), 2);
@@ -114,7 +119,8 @@ fn an_input_of_the_wrong_npy_type_is_refused_not_converted() {
     let wrong = ovir::Tensor::zeros(ovir::ElementType::F64, &[4, 4]).unwrap();
     let file = dir.join("data.npy");
     ovir_npy::write_npy_file(&wrong, &file).unwrap();
-    let out = ovir(&["run", &sample("rseq_b1_s0_4x4", "model.xml"), "-i", &format!("data={}", file.display())]);
+    let out =
+        ovir(&["run", &sample("rseq_b1_s0_4x4", "model.xml"), "-i", &format!("data={}", file.display())]);
     assert_eq!(out.status.code(), Some(1));
     let err = text(&out.stderr);
     assert!(err.starts_with("error:") && err.contains("f32") && err.contains("f64"), "{err}");

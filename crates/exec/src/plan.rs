@@ -18,7 +18,10 @@ enum Kernel {
     /// A Reverse whose axes were constant: the flags are computed once, at
     /// compile time.
     ReverseFixed(Vec<bool>),
-    ReverseSequence { batch_axis: i64, seq_axis: i64 },
+    ReverseSequence {
+        batch_axis: i64,
+        seq_axis: i64,
+    },
 }
 
 impl Kernel {
@@ -137,7 +140,7 @@ pub enum CompileError {
         /// The layer.
         layer: LayerRef,
         /// What went wrong.
-        source: KernelError,
+        source: Box<KernelError>,
     },
     /// The model has a layer that the executor has no kernel for.
     #[error("layer {} \"{}\" has type {}, which the CPU executor cannot run", .layer.id, .layer.name, .layer.op_type)]
@@ -200,7 +203,7 @@ pub enum RunError {
         /// The failing layer.
         layer: LayerRef,
         /// What the kernel said.
-        source: KernelError,
+        source: Box<KernelError>,
     },
 }
 
@@ -274,7 +277,7 @@ impl Plan {
                         Some(args) => {
                             let value = kernel.eval(&args).map_err(|source| CompileError::Fold {
                                 layer: model.layer_ref(idx),
-                                source,
+                                source: Box::new(source),
                             })?;
                             if let Some(k) = known.get_mut(out) {
                                 *k = Some(value);
@@ -282,8 +285,12 @@ impl Plan {
                         }
                         None => steps.push(Step {
                             layer: model.layer_ref(idx),
-                            kernel: Plan::specialize(kernel, &arg_slots, &known, info, model, idx)
-                                .map_err(|source| CompileError::Fold { layer: model.layer_ref(idx), source })?,
+                            kernel: Plan::specialize(kernel, &arg_slots, &known, info, model, idx).map_err(
+                                |source| CompileError::Fold {
+                                    layer: model.layer_ref(idx),
+                                    source: Box::new(source),
+                                },
+                            )?,
                             inputs: arg_slots,
                             output: out,
                             release: Vec::new(),
@@ -435,7 +442,8 @@ impl Plan {
         state.bytes_written = 0;
         for step in &self.steps {
             let result = self.run_step(step, state);
-            let out = result.map_err(|source| RunError::Kernel { layer: step.layer.clone(), source })?;
+            let out = result
+                .map_err(|source| RunError::Kernel { layer: step.layer.clone(), source: Box::new(source) })?;
             if let Some(v) = state.values.get_mut(step.output) {
                 *v = Some(out);
             }

@@ -130,7 +130,7 @@ fn example_tensor(ty: ElementType, shape: &[usize], role: Role) -> Result<Tensor
     kernels::convert(&wide, ty).map_err(|e| Error::Run {
         error: ovir_exec::RunError::Kernel {
             layer: ovir_ir::LayerRef { id: 0, name: String::new(), op_type: "Convert".into() },
-            source: e,
+            source: Box::new(e),
         },
         at: None,
     })
