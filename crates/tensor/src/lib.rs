@@ -25,8 +25,8 @@ mod element;
 mod shape;
 mod tensor;
 
-pub use element::{ElementType, ALL_ELEMENT_TYPES};
 pub use bytemuck::Pod;
+pub use element::{ElementType, ALL_ELEMENT_TYPES};
 pub use half::{bf16, f16};
 pub use shape::{element_count, Dim, PartialShape, ShapeParseError};
 pub use tensor::{Element, Tensor, TensorError};
