@@ -176,6 +176,83 @@ def ref_convert(x: np.ndarray, src: str, dst: str) -> np.ndarray:
         return x.astype(target)
 
 
+def norm_axis(axis: int, rank: int) -> int:
+    if not -rank <= axis < rank:
+        raise RefError(f"axis {axis} out of range for rank {rank}")
+    return axis % rank
+
+
+def ref_gather(data: np.ndarray, indices: np.ndarray, axis: int, batch_dims: int) -> np.ndarray:
+    """Gather-8: negative indices count from the end; out-of-range indices
+    give zeros; the first batch_dims axes of data and indices pair up."""
+    axis = norm_axis(int(axis), data.ndim)
+    bd = batch_dims + indices.ndim if batch_dims < 0 else batch_dims
+    if not 0 <= bd <= min(axis, indices.ndim) or data.shape[:bd] != indices.shape[:bd]:
+        raise RefError("gather batch_dims does not fit")
+    size = data.shape[axis]
+    idx = np.where(indices < 0, indices.astype(np.int64) + size, indices.astype(np.int64))
+    valid = (idx >= 0) & (idx < size)
+    out_shape = data.shape[:axis] + indices.shape[bd:] + data.shape[axis + 1:]
+    out = np.zeros(out_shape, dtype=data.dtype)
+    for b in np.ndindex(*data.shape[:bd]):
+        d, i, ok = data[b], idx[b], valid[b]
+        picked = np.take(d, np.where(ok, i, 0), axis=axis - bd)
+        mask = ok.reshape((1,) * (axis - bd) + ok.shape + (1,) * (d.ndim - axis + bd - 1))
+        out[b] = np.where(mask, picked, np.zeros((), dtype=data.dtype))
+    return out
+
+
+def ref_broadcast(data: np.ndarray, target: np.ndarray, mode: str, axes=None) -> np.ndarray:
+    target = [int(v) for v in target.tolist()]
+    if any(v < 0 for v in target):
+        raise RefError("negative target shape")
+    mode = mode.lower()
+    if mode == "numpy":
+        if len(target) < data.ndim:
+            raise RefError("broadcast target rank too small")
+        for d, t in zip(data.shape[::-1], target[::-1]):
+            if d != 1 and d != t:
+                raise RefError("broadcast dims do not fit")
+        return np.ascontiguousarray(np.broadcast_to(data, target))
+    if mode == "bidirectional":
+        try:
+            shape = np.broadcast_shapes(data.shape, tuple(target))
+        except ValueError as e:
+            raise RefError(str(e))
+        return np.ascontiguousarray(np.broadcast_to(data, shape))
+    if mode in ("explicit", "none"):
+        axes = [int(a) for a in axes.tolist()]
+        aligned = [1] * len(target)
+        for d, a in zip(data.shape, axes):
+            aligned[a] = d
+        return np.ascontiguousarray(np.broadcast_to(data.reshape(aligned), target))
+    raise RefError(f"broadcast mode {mode} is not supported by the reference")
+
+
+def ref_unsqueeze(data: np.ndarray, axes: np.ndarray) -> np.ndarray:
+    values = sorted(set(int(a) for a in axes.reshape(-1).tolist()))
+    rank = data.ndim + len(values)
+    shape = list(data.shape)
+    for a in sorted(set(norm_axis(v, rank) for v in values)):
+        shape.insert(min(a, len(shape)), 1)
+    return data.reshape(shape)
+
+
+def ref_squeeze(data: np.ndarray, axes: Optional[np.ndarray]) -> np.ndarray:
+    if axes is None or axes.size == 0:
+        listed = set(range(data.ndim))
+    else:
+        listed = {norm_axis(int(a), data.ndim) for a in axes.reshape(-1).tolist()}
+    return data.reshape([d for k, d in enumerate(data.shape) if not (k in listed and d == 1)])
+
+
+def ref_reshape(data: np.ndarray, pattern: np.ndarray, special_zero: bool) -> np.ndarray:
+    shape = [int(v) for v in pattern.reshape(-1).tolist()]
+    if special_zero:
+        shape = [data.shape[k] if v == 0 else v for k, v in enumerate(shape)]
+    return data.reshape(shape)
+
+
 # ---------------------------------------------------------------------------
 # Graph evaluation with the reference
 # ---------------------------------------------------------------------------
@@ -239,6 +316,22 @@ def evaluate(model: ov.Model, feeds: dict[str, np.ndarray], out_names: list[str]
                 caveats.append(f"CPU routes {arg_types[0]} ReverseSequence through f32")
             val = ref_reverse_sequence(args[0], args[1], arg_types[1],
                                        int(attrs["batch_axis"]), int(attrs["seq_axis"]))
+        elif kind == "ShapeOf":
+            val = np.array(args[0].shape, dtype=NP_DTYPE[out_type])
+        elif kind == "Gather":
+            batch_dims = int(node.get_attributes().get("batch_dims", 0))
+            val = ref_gather(args[0], args[1], int(args[2].reshape(-1)[0]), batch_dims)
+        elif kind == "Broadcast":
+            mode = node.get_attributes()["mode"]
+            val = ref_broadcast(args[0], args[1], mode, args[2] if len(args) > 2 else None)
+        elif kind == "Unsqueeze":
+            val = ref_unsqueeze(args[0], args[1])
+        elif kind == "Squeeze":
+            val = ref_squeeze(args[0], args[1] if len(args) > 1 else None)
+        elif kind == "Reshape":
+            val = ref_reshape(args[0], args[1], bool(node.get_attributes()["special_zero"]))
+        elif kind == "Concat":
+            val = np.concatenate(args, axis=int(node.get_attributes()["axis"]))
         elif kind == "Result":
             val = args[0]
         else:
@@ -776,6 +869,82 @@ def onnx_cases():
         onnx=onnx_rseq_model(0, 1, shape))
 
 
+def onnx_node_test_cases():
+    """The ReverseSequence node tests that ship with the onnx package, as
+    their own models and data."""
+    import warnings
+
+    from onnx.backend.test.case.node import collect_testcases
+
+    # Collecting imports every node test, some of which warn about their
+    # own data.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        cases = collect_testcases("ReverseSequence")
+    for case in cases:
+        # The bfloat16 variant has data that .npy files cannot hold.
+        if case.name not in ("test_reversesequence_time", "test_reversesequence_batch"):
+            continue
+        (inputs, _outputs), = case.data_sets
+        names = [i.name for i in case.model.graph.input]
+        feeds = {n: np.asarray(v) for n, v in zip(names, inputs)}
+        add("onnx_node_" + case.name[len("test_"):], None, feeds, onnx=case.model.SerializeToString())
+
+
+# --- TensorFlow and Keras ----------------------------------------------------
+
+
+def tf_model(fn, signature) -> ov.Model:
+    """A TensorFlow function converted by OpenVINO's TensorFlow front end."""
+    import tensorflow as tf
+
+    m = ov.convert_model(tf.function(fn, input_signature=signature))
+    # TensorFlow may suffix argument names (`x_0`); the inputs keep the
+    # names of their specs, in order.
+    for p, spec in zip(m.get_parameters(), signature):
+        p.output(0).set_names({spec.name})
+        p.set_friendly_name(spec.name)
+    stable_names(m)
+    return m
+
+
+def tf_cases():
+    os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+    import tensorflow as tf
+
+    # tf.reverse on one axis: the front end builds the sequence lengths from
+    # ShapeOf, Gather and Broadcast, and adds Unsqueeze and Squeeze around
+    # ReverseSequence for the first and the last axis.
+    for tag, axis, shape, spec in (("axis0", 0, (3, 2, 4), [None, 2, 4]),
+                                   ("axis1", 1, (2, 5, 3), [None, None, 3]),
+                                   ("axis_m1", -1, (2, 3, 4), [None, 3, None]),
+                                   ("axis1_static", 1, (2, 5, 3), [2, 5, 3])):
+        m = tf_model(lambda x, axis=axis: tf.reverse(x, axis=[axis]),
+                     [tf.TensorSpec(spec, tf.float32, name="x")])
+        add(f"tf_reverse_{tag}", m, {"x": arange(shape)})
+
+    # tf.reverse_sequence with run-time lengths of either integer type.
+    for et, dtype in (("i32", tf.int32), ("i64", tf.int64)):
+        m = tf_model(lambda x, lengths: tf.reverse_sequence(x, lengths, seq_axis=1, batch_axis=0),
+                     [tf.TensorSpec([None, None, 2], tf.float32, name="x"),
+                      tf.TensorSpec([None], dtype, name="lengths")])
+        add(f"tf_reverse_sequence_{et}", m,
+            {"x": arange((4, 5, 2)), "lengths": np.array([5, 0, 3, 1], NP_DTYPE[et])})
+
+    # The merge step of a Keras bidirectional layer: the backward direction
+    # sees the sequence reversed in time, and the two directions are joined
+    # on the feature axis (merge_mode="concat"). A real recurrent layer
+    # converts to recurrent ops, so the step is taken on its own.
+    import keras
+
+    inp = keras.Input(shape=(None, 3), name="x")
+    backward = keras.layers.Lambda(lambda t: keras.ops.flip(t, axis=1), name="backward")(inp)
+    out = keras.layers.Concatenate(axis=-1, name="merge")([inp, backward])
+    km = keras.Model(inp, out)
+    m = tf_model(lambda x: km(x), [tf.TensorSpec([None, None, 3], tf.float32, name="x")])
+    add("keras_bidirectional_merge", m, {"x": arange((2, 4, 3))})
+
+
 # --- Valid IR, refused at run time ------------------------------------------
 
 
@@ -1274,7 +1443,8 @@ README = """\
 # ir-samples
 
 Conformance cases for ovir. Generated by `tools/gen_samples.py`; do not edit by
-hand. To regenerate (needs Python with `openvino`, `numpy` and `onnx`):
+hand. To regenerate (needs Python with `openvino`, `numpy`, `onnx` and
+`tensorflow`):
 
     python3 tools/gen_samples.py
 
@@ -1303,7 +1473,15 @@ or validating, plus `expected_error` with a short lowercase phrase.
 
 `.npy` files use native little-endian dtypes: bool, i8..i64, u8..u64, f16,
 f32, f64. Expected values come from a NumPy reference of the operator
-specifications (Reverse-1, ReverseSequence-1, Convert-1).
+specifications (Reverse-1, ReverseSequence-1, Convert-1, and ShapeOf, Gather,
+Broadcast, Unsqueeze, Squeeze, Reshape and Concat for the converted models).
+
+## Converted models
+
+`tf_*` and `keras_*` cases are TensorFlow functions converted by OpenVINO's
+TensorFlow front end; `onnx_*` cases are ONNX models converted by its ONNX
+front end (`onnx_node_*` are the ReverseSequence node tests that ship with
+the `onnx` package).
 """
 
 
@@ -1352,6 +1530,8 @@ def main() -> int:
     convert_cases()
     structure_cases()
     onnx_cases()
+    onnx_node_test_cases()
+    tf_cases()
     runtime_error_cases()
     bad_cases()
 

@@ -37,7 +37,9 @@
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod evaluator;
 pub mod kernels;
 mod plan;
 
+pub use evaluator::ConstantEvaluator;
 pub use plan::{CompileError, Plan, PlanInput, PlanOutput, RunError, RunState};

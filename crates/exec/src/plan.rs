@@ -1,9 +1,11 @@
 //! The execution plan: a validated model compiled once into a flat list of
 //! steps over numbered value slots.
 
+use std::borrow::Cow;
+
 use ovir_ir::{LayerIdx, LayerRef, Model, OutputRef};
-use ovir_shape::{ModelInfo, Op, ReverseMode};
-use ovir_tensor::{ElementType, PartialShape, Tensor};
+use ovir_shape::{BroadcastMode, ModelInfo, Op, ReverseMode};
+use ovir_tensor::{ElementType, PartialShape, Tensor, TensorError, DEFAULT_MAX_TENSOR_BYTES};
 
 use crate::kernels::{self, KernelError};
 
@@ -22,6 +24,19 @@ enum Kernel {
         batch_axis: i64,
         seq_axis: i64,
     },
+    ShapeOf(ElementType),
+    Gather {
+        batch_dims: i64,
+    },
+    Broadcast(BroadcastMode),
+    Unsqueeze,
+    Squeeze,
+    Reshape {
+        special_zero: bool,
+    },
+    Concat {
+        axis: i64,
+    },
 }
 
 impl Kernel {
@@ -32,6 +47,13 @@ impl Kernel {
             Op::ReverseSequence { batch_axis, seq_axis } => {
                 Some(Kernel::ReverseSequence { batch_axis: *batch_axis, seq_axis: *seq_axis })
             }
+            Op::ShapeOf { output_type } => Some(Kernel::ShapeOf(*output_type)),
+            Op::Gather { batch_dims, .. } => Some(Kernel::Gather { batch_dims: *batch_dims }),
+            Op::Broadcast { mode, .. } => Some(Kernel::Broadcast(*mode)),
+            Op::Unsqueeze => Some(Kernel::Unsqueeze),
+            Op::Squeeze => Some(Kernel::Squeeze),
+            Op::Reshape { special_zero } => Some(Kernel::Reshape { special_zero: *special_zero }),
+            Op::Concat { axis } => Some(Kernel::Concat { axis: *axis }),
             _ => None,
         }
     }
@@ -50,6 +72,19 @@ impl Kernel {
             (Kernel::ReverseSequence { batch_axis, seq_axis }, [data, lengths]) => {
                 kernels::reverse_sequence(data, lengths, *batch_axis, *seq_axis)
             }
+            (Kernel::ShapeOf(ty), [data]) => kernels::shape_of(data, *ty),
+            (Kernel::Gather { batch_dims }, [data, indices, axis]) => {
+                kernels::gather(data, indices, axis, *batch_dims)
+            }
+            (Kernel::Broadcast(mode), [data, target, rest @ ..]) => {
+                kernels::broadcast(data, target, rest.first().copied(), *mode)
+            }
+            (Kernel::Unsqueeze, [data, axes]) => kernels::unsqueeze(data, axes),
+            (Kernel::Squeeze, [data, rest @ ..]) => kernels::squeeze(data, rest.first().copied()),
+            (Kernel::Reshape { special_zero }, [data, pattern]) => {
+                kernels::reshape(data, pattern, *special_zero)
+            }
+            (Kernel::Concat { axis }, inputs) if !inputs.is_empty() => kernels::concat(inputs, *axis),
             // The shape stage checked every layer's input count.
             _ => Err(KernelError::Internal { op: self.name() }),
         }
@@ -71,6 +106,17 @@ impl Kernel {
             (Kernel::ReverseSequence { batch_axis, seq_axis }, [data, lengths]) => {
                 kernels::reverse_sequence_into(data, lengths, *batch_axis, *seq_axis, out)
             }
+            (Kernel::ShapeOf(ty), [data]) => kernels::shape_of_into(data, *ty, out),
+            (Kernel::Gather { batch_dims }, [data, indices, axis]) => {
+                kernels::gather_into(data, indices, axis, *batch_dims, out)
+            }
+            (Kernel::Broadcast(mode), [data, target, rest @ ..]) => {
+                kernels::broadcast_into(data, target, rest.first().copied(), *mode, out)
+            }
+            (Kernel::Concat { axis }, inputs) if !inputs.is_empty() => {
+                kernels::concat_into(inputs, *axis, out)
+            }
+            // The reshaping kernels never get a buffer: see `output_shape`.
             _ => Err(KernelError::Internal { op: self.name() }),
         }
     }
@@ -79,8 +125,33 @@ impl Kernel {
     fn output_type(&self, data: &Tensor) -> ElementType {
         match self {
             Kernel::Convert(to) => *to,
+            Kernel::ShapeOf(ty) => *ty,
             _ => data.element_type(),
         }
+    }
+
+    /// The shape of the output buffer this step needs for these inputs, or
+    /// `None` when the output shares its input's storage (the reshaping
+    /// kernels), so no buffer is needed. Kernels whose output has the data's
+    /// shape borrow it, so that steady-state runs allocate nothing.
+    fn output_shape<'t>(&self, inputs: &[&'t Tensor]) -> Result<Option<Cow<'t, [usize]>>, KernelError> {
+        let internal = || KernelError::Internal { op: self.name() };
+        let data: &'t Tensor = inputs.first().ok_or_else(internal)?;
+        Ok(match (self, inputs) {
+            (Kernel::Unsqueeze | Kernel::Squeeze | Kernel::Reshape { .. }, _) => None,
+            (Kernel::ShapeOf(_), _) => Some(Cow::Owned(vec![data.rank()])),
+            (Kernel::Gather { batch_dims }, [data, indices, axis]) => {
+                Some(Cow::Owned(kernels::gather_output_shape(data, indices, axis, *batch_dims)?))
+            }
+            (Kernel::Broadcast(mode), [data, target, rest @ ..]) => {
+                Some(Cow::Owned(kernels::broadcast_output_shape(data, target, rest.first().copied(), *mode)?))
+            }
+            (Kernel::Concat { axis }, inputs) => {
+                Some(Cow::Owned(kernels::concat_output_shape(inputs, *axis)?))
+            }
+            (Kernel::Gather { .. } | Kernel::Broadcast(_), _) => return Err(internal()),
+            _ => Some(Cow::Borrowed(data.shape())),
+        })
     }
 
     /// `true` when the output is the data input itself, so no buffer is
@@ -94,8 +165,21 @@ impl Kernel {
             Kernel::Convert(_) => "Convert",
             Kernel::Reverse(_) | Kernel::ReverseFixed(_) => "Reverse",
             Kernel::ReverseSequence { .. } => "ReverseSequence",
+            Kernel::ShapeOf(_) => "ShapeOf",
+            Kernel::Gather { .. } => "Gather",
+            Kernel::Broadcast(_) => "Broadcast",
+            Kernel::Unsqueeze => "Unsqueeze",
+            Kernel::Squeeze => "Squeeze",
+            Kernel::Reshape { .. } => "Reshape",
+            Kernel::Concat { .. } => "Concat",
         }
     }
+}
+
+/// The value of `op` on known inputs, computed by its kernel; `None` when
+/// the op has no kernel or the kernel refuses the inputs.
+pub(crate) fn evaluate_op(op: &Op, inputs: &[&Tensor]) -> Option<Tensor> {
+    Kernel::from_op(op)?.eval(inputs).ok()
 }
 
 #[derive(Clone, Debug)]
@@ -148,13 +232,24 @@ pub enum CompileError {
         /// The layer.
         layer: LayerRef,
     },
+    /// Folding a layer would make a value larger than the memory limit;
+    /// nothing was allocated.
+    #[error("layer {} \"{}\" ({}) cannot be computed from its constant inputs: {source}", .layer.id, .layer.name, .layer.op_type)]
+    OverLimit {
+        /// The layer.
+        layer: LayerRef,
+        /// The size needed and the limit.
+        source: Box<TensorError>,
+    },
 }
 
 impl CompileError {
     /// The layer the error is about.
     pub fn layer(&self) -> &LayerRef {
         match self {
-            CompileError::Fold { layer, .. } | CompileError::NoKernel { layer } => layer,
+            CompileError::Fold { layer, .. }
+            | CompileError::NoKernel { layer }
+            | CompileError::OverLimit { layer, .. } => layer,
         }
     }
 }
@@ -205,6 +300,15 @@ pub enum RunError {
         /// What the kernel said.
         source: Box<KernelError>,
     },
+    /// A layer's output would take more memory than the state's limit
+    /// ([`RunState::set_max_tensor_bytes`]); nothing was allocated.
+    #[error("layer {} \"{}\" ({}) cannot allocate its output: {source}", .layer.id, .layer.name, .layer.op_type)]
+    OverLimit {
+        /// The layer.
+        layer: LayerRef,
+        /// The size needed and the limit.
+        source: Box<TensorError>,
+    },
 }
 
 /// A model compiled for the CPU: the steps in topological order, the value
@@ -224,8 +328,18 @@ pub struct Plan {
 
 impl Plan {
     /// Compiles a validated model. Layers whose inputs are all constant are
-    /// computed here, once.
+    /// computed here, once, each within [`DEFAULT_MAX_TENSOR_BYTES`].
     pub fn compile(model: &Model, info: &ModelInfo) -> Result<Plan, CompileError> {
+        Plan::compile_with_limit(model, info, DEFAULT_MAX_TENSOR_BYTES)
+    }
+
+    /// Compiles a validated model; no value folded from constants may take
+    /// more than `max_tensor_bytes`.
+    pub fn compile_with_limit(
+        model: &Model,
+        info: &ModelInfo,
+        max_tensor_bytes: u64,
+    ) -> Result<Plan, CompileError> {
         let mut slot_of: Vec<Vec<Slot>> = Vec::with_capacity(model.layers.len());
         let mut slots = 0usize;
         for layer in &model.layers {
@@ -268,6 +382,13 @@ impl Plan {
                         outputs.push(PlanOutput { layer: idx, slot: src });
                     }
                 }
+                // A value analysis already knows (a shape of a static input,
+                // or one computed from constants) needs no step.
+                _ if info.outputs.get(idx.0).and_then(|o| o.first()).is_some_and(|f| f.value.is_some()) => {
+                    if let Some(k) = known.get_mut(out) {
+                        *k = info.outputs.get(idx.0).and_then(|o| o.first()).and_then(|f| f.value.clone());
+                    }
+                }
                 other => {
                     let kernel = Kernel::from_op(other)
                         .ok_or_else(|| CompileError::NoKernel { layer: model.layer_ref(idx) })?;
@@ -275,6 +396,20 @@ impl Plan {
                         arg_slots.iter().map(|&s| known.get(s).and_then(Option::as_ref)).collect();
                     match args {
                         Some(args) => {
+                            // A few constant bytes can be broadcast into
+                            // exabytes: the size is checked first.
+                            let fold_error = |source| CompileError::Fold {
+                                layer: model.layer_ref(idx),
+                                source: Box::new(source),
+                            };
+                            let shape = kernel.output_shape(&args).map_err(fold_error)?;
+                            if let (Some(shape), Some(data)) = (shape, args.first()) {
+                                ovir_tensor::check_memory(kernel.output_type(data), &shape, max_tensor_bytes)
+                                    .map_err(|source| CompileError::OverLimit {
+                                        layer: model.layer_ref(idx),
+                                        source: Box::new(source),
+                                    })?;
+                            }
                             let value = kernel.eval(&args).map_err(|source| CompileError::Fold {
                                 layer: model.layer_ref(idx),
                                 source: Box::new(source),
@@ -299,7 +434,9 @@ impl Plan {
                 }
             }
         }
-        let pinned: Vec<Slot> = outputs.iter().map(|o| o.slot).chain(inputs.iter().map(|i| i.slot)).collect();
+        // A set, not a list: a graph can have a million outputs.
+        let pinned: std::collections::HashSet<Slot> =
+            outputs.iter().map(|o| o.slot).chain(inputs.iter().map(|i| i.slot)).collect();
         Plan::schedule_releases(&mut steps, &pinned, &known);
         Ok(Plan { steps, inputs, outputs, known })
     }
@@ -332,7 +469,11 @@ impl Plan {
     /// Marks, for every slot computed at run time, the step that reads it
     /// last, so that its buffer is released as early as possible. Inputs,
     /// outputs and constants are never released.
-    fn schedule_releases(steps: &mut [Step], pinned: &[Slot], known: &[Option<Tensor>]) {
+    fn schedule_releases(
+        steps: &mut [Step],
+        pinned: &std::collections::HashSet<Slot>,
+        known: &[Option<Tensor>],
+    ) {
         let mut last_reader: std::collections::HashMap<Slot, usize> = std::collections::HashMap::new();
         for (i, step) in steps.iter().enumerate() {
             for &s in &step.inputs {
@@ -398,6 +539,7 @@ impl Plan {
             pool: Vec::with_capacity(self.steps.len()),
             threads: 1,
             bytes_written: 0,
+            max_tensor_bytes: DEFAULT_MAX_TENSOR_BYTES,
         }
     }
 
@@ -441,9 +583,7 @@ impl Plan {
         }
         state.bytes_written = 0;
         for step in &self.steps {
-            let result = self.run_step(step, state);
-            let out = result
-                .map_err(|source| RunError::Kernel { layer: step.layer.clone(), source: Box::new(source) })?;
+            let out = self.run_step(step, state)?;
             if let Some(v) = state.values.get_mut(step.output) {
                 *v = Some(out);
             }
@@ -456,39 +596,49 @@ impl Plan {
         Ok(())
     }
 
-    fn run_step(&self, step: &Step, state: &mut RunState) -> Result<Tensor, KernelError> {
+    fn run_step(&self, step: &Step, state: &mut RunState) -> Result<Tensor, RunError> {
+        let kernel_error = |source| RunError::Kernel { layer: step.layer.clone(), source: Box::new(source) };
         let arg = |i: usize| step.inputs.get(i).and_then(|&s| state.values.get(s)).and_then(Option::as_ref);
-        let (a, b) = (arg(0), arg(1));
-        let args_buf: [&Tensor; 2];
-        let args: &[&Tensor] = match (a, b, step.inputs.len()) {
-            (Some(a), _, 1) => {
-                args_buf = [a, a];
-                &args_buf[..1]
+        let missing = || kernel_error(KernelError::Internal { op: step.kernel.name() });
+        // Steps with few inputs (all but a wide Concat) gather them on the
+        // stack, so that running a plan allocates nothing for them.
+        let n = step.inputs.len();
+        let data = arg(0).ok_or_else(missing)?;
+        let mut inline = [data; 4];
+        let spilled: Vec<&Tensor>;
+        let args: &[&Tensor] = if n <= inline.len() {
+            for (i, slot) in inline.iter_mut().enumerate().take(n) {
+                *slot = arg(i).ok_or_else(missing)?;
             }
-            (Some(a), Some(b), 2) => {
-                args_buf = [a, b];
-                &args_buf[..]
-            }
-            _ => return Err(KernelError::Internal { op: step.kernel.name() }),
+            &inline[..n]
+        } else {
+            spilled = (0..n).map(|i| arg(i).ok_or_else(missing)).collect::<Result<_, _>>()?;
+            &spilled
         };
-        let data = args[0];
         if step.kernel.passes_through() {
             return Ok(data.clone());
         }
-        let written = Tensor::required_bytes(step.kernel.output_type(data), data.shape()).ok().flatten();
-        state.bytes_written += written.unwrap_or(0);
+        let Some(shape) = step.kernel.output_shape(args).map_err(kernel_error)? else {
+            // The output is a view of the input: nothing is allocated.
+            return step.kernel.eval(args).map_err(kernel_error);
+        };
         let ty = step.kernel.output_type(data);
+        let written = Tensor::required_bytes(ty, &shape).ok().flatten();
+        state.bytes_written += written.unwrap_or(0);
+        // The output's size is known before the kernel allocates anything.
+        ovir_tensor::check_memory(ty, &shape, state.max_tensor_bytes)
+            .map_err(|source| RunError::OverLimit { layer: step.layer.clone(), source: Box::new(source) })?;
         let reusable = state
             .pool
             .iter()
-            .position(|t| t.element_type() == ty && t.shape() == data.shape() && t.is_exclusive());
+            .position(|t| t.element_type() == ty && t.shape() == &*shape && t.is_exclusive());
         match reusable {
             Some(i) => {
                 let mut out = state.pool.swap_remove(i);
-                step.kernel.eval_into(args, &mut out)?;
+                step.kernel.eval_into(args, &mut out).map_err(kernel_error)?;
                 Ok(out)
             }
-            None => step.kernel.eval(args),
+            None => step.kernel.eval(args).map_err(kernel_error),
         }
     }
 
@@ -517,6 +667,7 @@ pub struct RunState {
     pool: Vec<Tensor>,
     threads: usize,
     bytes_written: usize,
+    max_tensor_bytes: u64,
 }
 
 impl RunState {
@@ -542,5 +693,18 @@ impl RunState {
     /// Sets how many threads the kernels may use for large tensors.
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
+    }
+
+    /// The most bytes any one value computed by a step may take
+    /// ([`DEFAULT_MAX_TENSOR_BYTES`] unless set).
+    pub fn max_tensor_bytes(&self) -> u64 {
+        self.max_tensor_bytes
+    }
+
+    /// Sets the most bytes any one value computed by a step may take: a
+    /// step whose output would be larger fails with
+    /// [`RunError::OverLimit`] before allocating it.
+    pub fn set_max_tensor_bytes(&mut self, limit: u64) {
+        self.max_tensor_bytes = limit;
     }
 }

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use ovir_exec::Plan;
 use ovir_ir::{LayerIdx, Weights};
 use ovir_shape::ModelInfo;
-use ovir_tensor::{ElementType, PartialShape};
+use ovir_tensor::{ElementType, PartialShape, DEFAULT_MAX_TENSOR_BYTES};
 use serde::Serialize;
 
 use crate::error::{Error, Place};
@@ -76,7 +76,7 @@ impl Model {
     /// Validates a graph that was already read, and infers its types and
     /// shapes.
     pub fn validate(ir: ovir_ir::Model) -> Result<Model, Error> {
-        match ovir_shape::analyze(&ir) {
+        match ovir_shape::analyze_with(&ir, &ovir_exec::ConstantEvaluator) {
             Ok(info) => Ok(Model { ir: Arc::new(ir), info: Arc::new(info) }),
             Err(e) => Err(Error::Invalid { file: ir.source.clone(), model: Box::new(ir), errors: e.errors }),
         }
@@ -148,10 +148,11 @@ impl Model {
 
     /// Compiles the model with explicit options.
     pub fn compile_with(&self, options: CompileOptions) -> Result<CompiledModel, Error> {
-        let plan = Plan::compile(&self.ir, &self.info).map_err(|error| {
-            let at = self.place_of(error.layer().id);
-            Error::Compile { error, at }
-        })?;
+        let plan =
+            Plan::compile_with_limit(&self.ir, &self.info, options.max_tensor_bytes).map_err(|error| {
+                let at = self.place_of(error.layer().id);
+                Error::Compile { error, at }
+            })?;
         Ok(CompiledModel {
             inner: Arc::new(Compiled {
                 model: self.clone(),
@@ -206,11 +207,19 @@ pub struct CompileOptions {
     /// How many threads one inference may use for large tensors (at least
     /// 1). Small tensors always stay on the calling thread.
     pub threads: usize,
+    /// The most bytes any one tensor may take: an input that is set, an
+    /// example input, or a value a layer computes. A larger tensor is an
+    /// error that says how many bytes it needs, raised before anything is
+    /// allocated. The limit bounds each tensor, not their sum.
+    ///
+    /// The default, [`DEFAULT_MAX_TENSOR_BYTES`] (16 GiB), is generous but
+    /// finite, so that a hostile shape cannot exhaust the machine.
+    pub max_tensor_bytes: u64,
 }
 
 impl Default for CompileOptions {
     fn default() -> Self {
-        CompileOptions { threads: 1 }
+        CompileOptions { threads: 1, max_tensor_bytes: DEFAULT_MAX_TENSOR_BYTES }
     }
 }
 
@@ -218,6 +227,13 @@ impl CompileOptions {
     /// Options with this many threads per inference.
     pub fn with_threads(mut self, threads: usize) -> Self {
         self.threads = threads.max(1);
+        self
+    }
+
+    /// Options with this memory limit: the most bytes any one tensor may
+    /// take (see [`CompileOptions::max_tensor_bytes`]).
+    pub fn with_max_memory(mut self, bytes: u64) -> Self {
+        self.max_tensor_bytes = bytes;
         self
     }
 }
@@ -250,6 +266,11 @@ impl CompiledModel {
         self.inner.options.threads
     }
 
+    /// The most bytes any one tensor may take.
+    pub fn max_tensor_bytes(&self) -> u64 {
+        self.inner.options.max_tensor_bytes
+    }
+
     /// The execution plan.
     pub fn plan(&self) -> &Plan {
         &self.inner.plan
@@ -258,7 +279,9 @@ impl CompiledModel {
     /// Wraps a run-time error with the failing layer's place in the XML.
     pub(crate) fn run_error(&self, error: ovir_exec::RunError) -> Error {
         let at = match &error {
-            ovir_exec::RunError::Kernel { layer, .. } => self.inner.model.place_of(layer.id),
+            ovir_exec::RunError::Kernel { layer, .. } | ovir_exec::RunError::OverLimit { layer, .. } => {
+                self.inner.model.place_of(layer.id)
+            }
             ovir_exec::RunError::InputNotSet { name } => return Error::InputNotSet { name: name.clone() },
             _ => None,
         };

@@ -274,6 +274,211 @@ pub enum ShapeErrorKind {
         /// The tensor's element type.
         element_type: ElementType,
     },
+    /// The layer has a number of inputs outside the range its op takes.
+    #[error("{op} takes {}, but the layer has {found}", input_range(*min, *max))]
+    InputCountRange {
+        /// The operation.
+        op: &'static str,
+        /// The fewest inputs the operation takes.
+        min: usize,
+        /// The most inputs it takes (`None`: no limit).
+        max: Option<usize>,
+        /// Inputs the layer has.
+        found: usize,
+    },
+    /// ShapeOf's `output_type` is neither `i32` nor `i64`.
+    #[error("the output_type of ShapeOf must be i32 or i64, but it is `{value}`")]
+    ShapeOfOutputType {
+        /// The attribute's value.
+        value: String,
+    },
+    /// A boolean attribute holds something other than `true` or `false`.
+    #[error("attribute `{name}` must be true or false, but it is `{value}`")]
+    InvalidBoolean {
+        /// The attribute's name.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// The `mode` of a Broadcast is not one its version knows.
+    #[error("`{value}` is not a Broadcast-{version} mode; expected {}", broadcast_modes(*version))]
+    InvalidBroadcastMode {
+        /// The attribute's value.
+        value: String,
+        /// The op version (1 or 3).
+        version: u32,
+    },
+    /// An input that must hold integers holds another type.
+    #[error("the {input} input of {op} must hold integers, but it holds {found}")]
+    IntegerInput {
+        /// The operation.
+        op: &'static str,
+        /// The input's role (`indices`, `axis`, `target shape`, …).
+        input: &'static str,
+        /// Its element type.
+        found: ElementType,
+    },
+    /// An input has a rank or size its op does not accept.
+    #[error("the {input} input of {op} must be {expected}, but its shape is {shape}")]
+    InputShape {
+        /// The operation.
+        op: &'static str,
+        /// The input's role.
+        input: &'static str,
+        /// What is accepted, in words.
+        expected: &'static str,
+        /// The input's shape.
+        shape: PartialShape,
+    },
+    /// An axis (attribute or input value) lies outside `[-rank, rank-1]`.
+    #[error("{op} {what} {axis} is out of range for rank {rank} ({})", axis_range(*rank))]
+    OpAxisOutOfRange {
+        /// The operation.
+        op: &'static str,
+        /// What the axis is (`axis`, `axes value`, …).
+        what: &'static str,
+        /// The axis as given.
+        axis: i64,
+        /// The rank it is checked against.
+        rank: usize,
+    },
+    /// Gather's `batch_dims` is negative even after counting from the end
+    /// of the indices' rank.
+    #[error("Gather's batch_dims {batch_dims} is out of range for indices of rank {rank}; it must lie between -{rank} and {rank}")]
+    BatchDimsOutOfRange {
+        /// The attribute as written.
+        batch_dims: i64,
+        /// The rank of the indices.
+        rank: usize,
+    },
+    /// Gather's `batch_dims` is above its axis.
+    #[error("Gather's batch_dims ({batch_dims}) must not be above its axis ({axis})")]
+    BatchDimsAboveAxis {
+        /// `batch_dims`, normalised.
+        batch_dims: i64,
+        /// The axis, normalised.
+        axis: i64,
+    },
+    /// The first `batch_dims` dimensions of Gather's data and indices differ.
+    #[error("the first {batch_dims} dimensions of Gather's data {data} and indices {indices} must be equal")]
+    BatchDimsMismatch {
+        /// `batch_dims`, normalised.
+        batch_dims: usize,
+        /// The data shape.
+        data: PartialShape,
+        /// The indices shape.
+        indices: PartialShape,
+    },
+    /// A dimension cannot be broadcast to the target.
+    #[error(
+        "Broadcast ({mode} mode) cannot stretch a dimension of {data} to {target} (output axis {axis}); \
+         the dimension must be 1 or {target}"
+    )]
+    BroadcastDim {
+        /// The mode, as the attribute spells it.
+        mode: &'static str,
+        /// The data dimension.
+        data: Dim,
+        /// The target dimension.
+        target: Dim,
+        /// The output axis.
+        axis: usize,
+    },
+    /// In numpy mode the target shape has fewer axes than the data.
+    #[error("Broadcast (numpy mode) needs a target shape of at least the data's rank {data_rank}, but it has {target_rank} elements")]
+    BroadcastTargetRank {
+        /// The data rank.
+        data_rank: usize,
+        /// The length of the target shape.
+        target_rank: usize,
+    },
+    /// A target shape or axes value is negative.
+    #[error("{op} cannot use the negative value {value} at position {index} of its {input} input")]
+    NegativeValue {
+        /// The operation.
+        op: &'static str,
+        /// The input's role.
+        input: &'static str,
+        /// The position of the value.
+        index: usize,
+        /// The value.
+        value: i64,
+    },
+    /// Broadcast got or lacked its axes_mapping input for its mode.
+    #[error("Broadcast in {mode} mode {}", if *explicit { "needs a third input, axes_mapping" } else { "takes no axes_mapping input; only explicit mode does" })]
+    AxesMappingInput {
+        /// The mode, as the attribute spells it.
+        mode: &'static str,
+        /// `true` when the mode is explicit (so the input is missing).
+        explicit: bool,
+    },
+    /// Broadcast's axes_mapping is unusable.
+    #[error("Broadcast's axes_mapping {axes:?} is not valid for data of rank {data_rank} and a target of rank {target_rank}: \
+             it needs one increasing axis per data axis, each below the target rank")]
+    AxesMapping {
+        /// The mapping.
+        axes: Vec<i64>,
+        /// The data rank.
+        data_rank: usize,
+        /// The target rank.
+        target_rank: usize,
+    },
+    /// Unsqueeze got no axes.
+    #[error("Unsqueeze needs at least one axis, but its axes input is empty")]
+    EmptyAxes,
+    /// Reshape's target shape has more than one -1.
+    #[error("Reshape's target shape {pattern:?} has more than one -1; only one dimension can be inferred")]
+    ReshapeManyInferred {
+        /// The target shape.
+        pattern: Vec<i64>,
+    },
+    /// Reshape's target shape has a value below -1.
+    #[error("Reshape's target shape {pattern:?} has a value below -1")]
+    ReshapeBelowMinusOne {
+        /// The target shape.
+        pattern: Vec<i64>,
+    },
+    /// With `special_zero`, a 0 in Reshape's target shape sits past the
+    /// input's last axis.
+    #[error("Reshape's target shape has a 0 at position {index}, which should copy input axis {index}, but the input has rank {rank}")]
+    ReshapeZeroPastRank {
+        /// The position of the 0.
+        index: usize,
+        /// The input rank.
+        rank: usize,
+    },
+    /// Reshape's target shape does not hold the input's element count.
+    #[error("Reshape cannot turn the input of shape {input} into the target shape {pattern:?}: the element counts differ")]
+    ReshapeCount {
+        /// The input shape.
+        input: PartialShape,
+        /// The target shape.
+        pattern: Vec<i64>,
+    },
+    /// Concat's inputs have different ranks or dimensions off the axis.
+    #[error("Concat input {input} has shape {shape}, which does not fit the shape {first} of the inputs before it (only the concatenation axis {axis} may differ)")]
+    ConcatShape {
+        /// The position of the input.
+        input: usize,
+        /// Its shape.
+        shape: PartialShape,
+        /// The shape the inputs before it agree on.
+        first: PartialShape,
+        /// The concatenation axis.
+        axis: i64,
+    },
+    /// The inputs of an op that needs one element type have several.
+    #[error("input {input} of {op} is {found}, but the inputs before it are {expected}; all must have one element type")]
+    InputTypes {
+        /// The operation.
+        op: &'static str,
+        /// The position of the input.
+        input: usize,
+        /// Its element type.
+        found: ElementType,
+        /// The type of the inputs before it.
+        expected: ElementType,
+    },
     /// The layer does not appear in the model's topological order, so it
     /// was never analysed.
     #[error("the layer is missing from the model's topological order")]
@@ -292,5 +497,23 @@ fn axis_range(rank: usize) -> String {
         "a scalar has no axes".to_string()
     } else {
         format!("an axis must lie between -{rank} and {}", rank - 1)
+    }
+}
+
+/// The number of inputs an op takes, in words.
+fn input_range(min: usize, max: Option<usize>) -> String {
+    match max {
+        Some(max) if max == min => format!("{min} input(s)"),
+        Some(max) => format!("{min} to {max} inputs"),
+        None => format!("{min} or more inputs"),
+    }
+}
+
+/// The modes a Broadcast version accepts, in words.
+fn broadcast_modes(version: u32) -> &'static str {
+    if version >= 3 {
+        "numpy, explicit or bidirectional"
+    } else {
+        "numpy or explicit"
     }
 }

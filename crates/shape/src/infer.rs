@@ -5,6 +5,7 @@ use ovir_tensor::{ElementType, PartialShape};
 
 use crate::error::ShapeErrorKind;
 use crate::op::{normalize_axis, supported_ops_text, Op, OpKind, ReverseMode};
+use crate::shape_ops;
 use crate::values::{reversed_axes, sequence_lengths};
 use crate::PortFact;
 
@@ -23,22 +24,22 @@ pub(crate) type Issue = (Option<&'static str>, ShapeErrorKind);
 pub(crate) type Inferred = (Op, Vec<PortFact>);
 
 #[derive(Default)]
-struct Issues(Vec<Issue>);
+pub(crate) struct Issues(pub(crate) Vec<Issue>);
 
 impl Issues {
-    fn layer(&mut self, kind: ShapeErrorKind) {
+    pub(crate) fn layer(&mut self, kind: ShapeErrorKind) {
         self.0.push((None, kind));
     }
 
-    fn attr(&mut self, name: &'static str, kind: ShapeErrorKind) {
+    pub(crate) fn attr(&mut self, name: &'static str, kind: ShapeErrorKind) {
         self.0.push((Some(name), kind));
     }
 
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.0.is_empty()
     }
 
-    fn finish(self, inferred: Inferred) -> Result<Inferred, Vec<Issue>> {
+    pub(crate) fn finish(self, inferred: Inferred) -> Result<Inferred, Vec<Issue>> {
         if self.0.is_empty() {
             Ok(inferred)
         } else {
@@ -74,10 +75,16 @@ pub(crate) fn infer_layer(layer: &Layer, inputs: &[Input]) -> Result<Inferred, V
     let op = kind.name();
     // The reader guarantees one edge per input port; both counts are
     // checked so that a model built by other means cannot mislead us.
-    if layer.inputs.len() != kind.inputs() {
-        issues.layer(ShapeErrorKind::InputCount { op, expected: kind.inputs(), found: layer.inputs.len() });
-    } else if inputs.len() != kind.inputs() {
-        issues.layer(ShapeErrorKind::InputCount { op, expected: kind.inputs(), found: inputs.len() });
+    let (min, max) = kind.inputs();
+    let count_error = |found: usize| match max {
+        Some(m) if m == min => ShapeErrorKind::InputCount { op, expected: min, found },
+        _ => ShapeErrorKind::InputCountRange { op, min, max, found },
+    };
+    let fits = |n: usize| n >= min && max.is_none_or(|m| n <= m);
+    if !fits(layer.inputs.len()) {
+        issues.layer(count_error(layer.inputs.len()));
+    } else if inputs.len() != layer.inputs.len() {
+        issues.layer(count_error(inputs.len()));
     }
     if layer.outputs.len() != kind.outputs() {
         issues.layer(ShapeErrorKind::OutputCount {
@@ -97,14 +104,21 @@ pub(crate) fn infer_layer(layer: &Layer, inputs: &[Input]) -> Result<Inferred, V
         (OpKind::Convert, [input]) => convert(layer, input),
         (OpKind::Reverse, [data, axes]) => reverse(layer, data, axes),
         (OpKind::ReverseSequence, [data, lengths]) => reverse_sequence(layer, data, lengths),
-        _ => {
-            Err(vec![(None, ShapeErrorKind::InputCount { op, expected: kind.inputs(), found: inputs.len() })])
+        (OpKind::ShapeOf, [data]) => shape_ops::shape_of(layer, data),
+        (OpKind::Gather, [data, indices, axis]) => shape_ops::gather(layer, data, indices, axis),
+        (OpKind::Broadcast, [data, target, rest @ ..]) => {
+            shape_ops::broadcast(layer, data, target, rest.first())
         }
+        (OpKind::Unsqueeze, [data, axes]) => shape_ops::unsqueeze(data, axes),
+        (OpKind::Squeeze, [data, rest @ ..]) => shape_ops::squeeze(data, rest.first()),
+        (OpKind::Reshape, [data, pattern]) => shape_ops::reshape(layer, data, pattern),
+        (OpKind::Concat, _) => shape_ops::concat(layer, inputs),
+        _ => Err(vec![(None, count_error(inputs.len()))]),
     }
 }
 
 /// The value of a required attribute, or `None` after recording its absence.
-fn required<'a>(
+pub(crate) fn required<'a>(
     layer: &'a Layer,
     op: &'static str,
     name: &'static str,
@@ -133,7 +147,7 @@ fn element_type_attr(
 }
 
 /// An optional integer attribute with a default.
-fn int_attr(layer: &Layer, name: &'static str, default: i64, issues: &mut Issues) -> Option<i64> {
+pub(crate) fn int_attr(layer: &Layer, name: &'static str, default: i64, issues: &mut Issues) -> Option<i64> {
     let Some(value) = layer.attrs.value(name) else {
         return Some(default);
     };
@@ -160,7 +174,7 @@ fn parameter(layer: &Layer) -> Result<Inferred, Vec<Issue>> {
     });
     match (element_type, shape) {
         (Some(element_type), Some(shape)) => {
-            let fact = PortFact { element_type, shape: shape.clone(), value: None };
+            let fact = PortFact::of(element_type, shape.clone());
             issues.finish((Op::Parameter { element_type, shape }, vec![fact]))
         }
         _ => Err(issues.0),
@@ -190,8 +204,13 @@ fn convert(layer: &Layer, input: &Input) -> Result<Inferred, Vec<Issue>> {
     } else if from == ElementType::String {
         issues.layer(ShapeErrorKind::StringConversion { from, to });
     }
-    // A known input value is not folded here: the executor folds constants.
-    let fact = PortFact { element_type: to, shape: input.fact.shape.clone(), value: None };
+    // A known input value is not folded here: the evaluator given to
+    // `analyze_with` does that. Dimensions carried as integers stay
+    // dimensions in another integer type.
+    let mut fact = PortFact::of(to, input.fact.shape.clone());
+    if to.is_integral() {
+        fact.value_dims = shape_ops::dims_of(&input.fact);
+    }
     issues.finish((Op::Convert { to }, vec![fact]))
 }
 
@@ -250,7 +269,7 @@ fn reverse(layer: &Layer, data: &Input, axes: &Input) -> Result<Inferred, Vec<Is
     let Some(mode) = mode else {
         return Err(issues.0);
     };
-    let fact = PortFact { element_type: data.fact.element_type, shape: data.fact.shape.clone(), value: None };
+    let fact = PortFact::of(data.fact.element_type, data.fact.shape.clone());
     issues.finish((Op::Reverse { mode }, vec![fact]))
 }
 
@@ -338,6 +357,6 @@ fn reverse_sequence(layer: &Layer, data: &Input, lengths: &Input) -> Result<Infe
     let (Some(batch_axis), Some(seq_axis)) = (batch_axis, seq_axis) else {
         return Err(issues.0);
     };
-    let fact = PortFact { element_type: data.fact.element_type, shape: out_shape, value: None };
+    let fact = PortFact::of(data.fact.element_type, out_shape);
     issues.finish((Op::ReverseSequence { batch_axis, seq_axis }, vec![fact]))
 }

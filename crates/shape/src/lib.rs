@@ -20,12 +20,18 @@
 //! that such a fact could only fail because of the earlier failure are not
 //! reported again, so [`AnalyzeError`] lists every independent problem.
 //!
-//! Values are not computed here, not even for layers whose inputs are all
-//! constant: folding is the executor's job. The checks on values that
-//! OpenVINO makes at run time (Reverse axes, ReverseSequence lengths) are
-//! made at load time when the values are constant, by the same functions
-//! the executor calls at run time: [`reversed_axes`] and
-//! [`sequence_lengths`].
+//! Values known before the model runs travel with the facts: constants,
+//! the shape a `ShapeOf` reads from a static input, and, with
+//! [`analyze_with`], whatever an [`Evaluator`] computes from known inputs
+//! (the executor's kernels, for small outputs). Small integer tensors that
+//! hold dimensions also carry what is known of each element as an interval
+//! ([`PortFact::value_dims`]), so a shape taken apart and rebuilt by
+//! `ShapeOf`, `Gather`, `Concat` or `Broadcast` stays as known as its
+//! parts. The checks on values that OpenVINO makes at run time (Reverse
+//! axes, ReverseSequence lengths) are made at load time when the values
+//! are known, by the same functions the executor calls at run time:
+//! [`reversed_axes`], [`sequence_lengths`] and the shape rules of
+//! [`rules`].
 //!
 //! ```
 //! use std::sync::Arc;
@@ -90,14 +96,16 @@
 mod error;
 mod infer;
 mod op;
+pub mod rules;
+mod shape_ops;
 mod values;
 
-use ovir_ir::{LayerIdx, Model, OutputRef};
-use ovir_tensor::{ElementType, PartialShape, Tensor};
+use ovir_ir::{Layer, LayerIdx, Model, OutputRef};
+use ovir_tensor::{Dim, ElementType, PartialShape, Tensor};
 use serde::{Serialize, Serializer};
 
 pub use error::{AnalyzeError, ShapeError, ShapeErrorKind};
-pub use op::{normalize_axis, Op, ReverseMode};
+pub use op::{normalize_axis, BroadcastMode, Op, ReverseMode};
 pub use values::{reversed_axes, sequence_lengths};
 
 use infer::{infer_layer, Input};
@@ -109,14 +117,25 @@ pub struct PortFact {
     pub element_type: ElementType,
     /// The shape, as far as it is known.
     pub shape: PartialShape,
-    /// The value, when it is known before the model runs (constants).
+    /// The value, when it is known before the model runs (constants,
+    /// shapes of static inputs, and what an [`Evaluator`] computed).
     pub value: Option<Tensor>,
+    /// For a 0-D or 1-D integer tensor that holds dimensions (a shape
+    /// computed inside the graph), the interval each element is known to
+    /// lie in, in element order. It is set even when only some elements are
+    /// known, such as the `ShapeOf` of a partly dynamic input.
+    pub value_dims: Option<Vec<Dim>>,
 }
 
 impl PortFact {
     /// A fact with nothing known: dynamic type, dynamic rank, no value.
     pub fn unknown() -> Self {
-        PortFact { element_type: ElementType::Dynamic, shape: PartialShape::dynamic(), value: None }
+        PortFact::of(ElementType::Dynamic, PartialShape::dynamic())
+    }
+
+    /// A fact with a type and shape and no known value.
+    pub fn of(element_type: ElementType, shape: PartialShape) -> Self {
+        PortFact { element_type, shape, value: None, value_dims: None }
     }
 
     /// The fact of a known value: its type, its static shape and itself.
@@ -125,7 +144,32 @@ impl PortFact {
             element_type: value.element_type(),
             shape: PartialShape::from_static(value.shape()),
             value: Some(value),
+            value_dims: None,
         }
+    }
+}
+
+/// Computes the value of a layer whose inputs are all known, while a model
+/// is analysed; see [`analyze_with`].
+///
+/// The shape crate has no kernels of its own: the executor implements this
+/// trait with its kernels, so that a value is computed by the same code
+/// whether it is folded at load time or computed at run time.
+pub trait Evaluator {
+    /// The output of `op` (the parsed op of `layer`) on `inputs`, or `None`
+    /// to leave it unknown: when the op has no kernel, when computing it
+    /// fails, or when `output` (the inferred fact) says it would be too
+    /// large to be worth holding before the model runs.
+    fn evaluate(&self, layer: &Layer, op: &Op, inputs: &[&Tensor], output: &PortFact) -> Option<Tensor>;
+}
+
+/// The evaluator [`analyze`] uses: it computes nothing.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoEvaluation;
+
+impl Evaluator for NoEvaluation {
+    fn evaluate(&self, _: &Layer, _: &Op, _: &[&Tensor], _: &PortFact) -> Option<Tensor> {
+        None
     }
 }
 
@@ -180,8 +224,19 @@ impl ModelInfo {
 
 /// Validates every layer of a model and infers the facts of every output.
 ///
-/// Returns every independent problem found, not only the first.
+/// Values are known only for constants, for the `ShapeOf` of a static
+/// shape and for what follows from them without computing anything (such
+/// as a dimension picked out of a known shape). Returns every independent
+/// problem found, not only the first.
 pub fn analyze(model: &Model) -> Result<ModelInfo, AnalyzeError> {
+    analyze_with(model, &NoEvaluation)
+}
+
+/// Like [`analyze`], but also asks `eval` for the value of every layer
+/// whose inputs are all known, so that values computed from constants and
+/// static shapes (a shape built from `ShapeOf`, `Gather` and `Broadcast`)
+/// are known to the checks of the layers after them and to the executor.
+pub fn analyze_with(model: &Model, eval: &dyn Evaluator) -> Result<ModelInfo, AnalyzeError> {
     let count = model.layers.len();
     let mut ops: Vec<Option<Op>> = vec![None; count];
     let mut outputs: Vec<Vec<PortFact>> =
@@ -215,7 +270,8 @@ pub fn analyze(model: &Model) -> Result<ModelInfo, AnalyzeError> {
             })
             .collect();
         match infer_layer(layer, &inputs) {
-            Ok((op, facts)) => {
+            Ok((op, mut facts)) => {
+                complete_values(layer, &op, &inputs, &mut facts, eval);
                 if let (Some(slot), Some(out), Some(t)) =
                     (ops.get_mut(idx.0), outputs.get_mut(idx.0), tainted.get_mut(idx.0))
                 {
@@ -243,4 +299,35 @@ pub fn analyze(model: &Model) -> Result<ModelInfo, AnalyzeError> {
     // Every layer was visited without error, so every op is known.
     let ops = ops.into_iter().flatten().collect();
     Ok(ModelInfo { ops, outputs })
+}
+
+/// Fills in the value of a single-output layer when it can be known before
+/// the model runs: from `eval` when every input is known, or else from
+/// [`PortFact::value_dims`] when every element of a dimension list is
+/// known. A value that does not fit the inferred fact is not used.
+fn complete_values(layer: &Layer, op: &Op, inputs: &[Input], facts: &mut [PortFact], eval: &dyn Evaluator) {
+    let [fact] = facts else { return };
+    if fact.value.is_some() || matches!(op, Op::Parameter { .. } | Op::Const | Op::Result) {
+        return;
+    }
+    let known: Option<Vec<&Tensor>> = inputs.iter().map(|i| i.fact.value.as_ref()).collect();
+    if let Some(args) = known {
+        if let Some(value) = eval.evaluate(layer, op, &args, fact) {
+            let fits = (!fact.element_type.is_static() || fact.element_type == value.element_type())
+                && fact.shape.accepts(value.shape());
+            if fits {
+                let dims = fact.value_dims.take();
+                *fact = PortFact::known(value);
+                fact.value_dims = dims.filter(|d| d.iter().all(|d| d.is_static()));
+                return;
+            }
+        }
+    }
+    let Some(dims) = &fact.value_dims else { return };
+    let Some(values) = dims.iter().map(|d| d.get()).collect::<Option<Vec<u64>>>() else { return };
+    let shape = match fact.shape.to_static() {
+        Some(s) if s.len() <= 1 && s.iter().product::<usize>() == values.len() => s,
+        _ => return,
+    };
+    fact.value = shape_ops::int_tensor(fact.element_type, &shape, &values);
 }

@@ -71,6 +71,88 @@ pub enum Op {
         /// The `seq_axis` attribute as written (may be negative).
         seq_axis: i64,
     },
+    /// The shape of the input as a 1-D integer tensor (`ShapeOf-1`, always
+    /// `i64`, and `ShapeOf-3`, with an `output_type`).
+    ShapeOf {
+        /// The element type of the output: `i32` or `i64`.
+        output_type: ElementType,
+    },
+    /// Takes slices of the data along an axis at the given indices
+    /// (`Gather-1`, `Gather-7` with `batch_dims`, `Gather-8` with negative
+    /// indices).
+    Gather {
+        /// The `batch_dims` attribute as written (may be negative); 0 for
+        /// `Gather-1`, which has none.
+        batch_dims: i64,
+        /// The op version: 1, 7 or 8, from the opset the layer names.
+        version: u32,
+    },
+    /// Repeats the data to fill a target shape (`Broadcast-1`,
+    /// `Broadcast-3`).
+    Broadcast {
+        /// How the data's axes line up with the target's.
+        mode: BroadcastMode,
+        /// The op version: 1 or 3, from the opset the layer names.
+        version: u32,
+    },
+    /// Inserts axes of size 1 (`Unsqueeze-1`).
+    Unsqueeze,
+    /// Removes axes of size 1 (`Squeeze-1`).
+    Squeeze,
+    /// Gives the data a new shape with the same number of elements
+    /// (`Reshape-1`).
+    Reshape {
+        /// With `special_zero`, a 0 in the target shape copies the input's
+        /// dimension at the same position instead of meaning 0.
+        special_zero: bool,
+    },
+    /// Joins its inputs along one axis (`Concat-1`).
+    Concat {
+        /// The `axis` attribute as written (may be negative).
+        axis: i64,
+    },
+}
+
+/// How `Broadcast` lines the data's axes up with the target shape's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BroadcastMode {
+    /// Axes line up from the end; each data dimension is 1 or equal to the
+    /// target's; the output has the target shape.
+    Numpy,
+    /// A third input maps each data axis to a target axis; the output has
+    /// the target shape.
+    Explicit,
+    /// Both shapes broadcast against each other, NumPy style (`Broadcast-3`
+    /// only); the output may be larger than the target.
+    Bidirectional,
+}
+
+impl BroadcastMode {
+    /// Parses the `mode` attribute of a Broadcast of the given version,
+    /// ignoring ASCII case as OpenVINO does. `none` is OpenVINO's other
+    /// name for `explicit`.
+    pub fn from_attr(value: &str, version: u32) -> Option<Self> {
+        let v = value.trim();
+        if v.eq_ignore_ascii_case("numpy") {
+            Some(Self::Numpy)
+        } else if v.eq_ignore_ascii_case("explicit") || v.eq_ignore_ascii_case("none") {
+            Some(Self::Explicit)
+        } else if version >= 3 && v.eq_ignore_ascii_case("bidirectional") {
+            Some(Self::Bidirectional)
+        } else {
+            None
+        }
+    }
+
+    /// The attribute spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Numpy => "numpy",
+            Self::Explicit => "explicit",
+            Self::Bidirectional => "bidirectional",
+        }
+    }
 }
 
 impl Op {
@@ -88,6 +170,13 @@ impl Op {
             Self::Convert { .. } => OpKind::Convert,
             Self::Reverse { .. } => OpKind::Reverse,
             Self::ReverseSequence { .. } => OpKind::ReverseSequence,
+            Self::ShapeOf { .. } => OpKind::ShapeOf,
+            Self::Gather { .. } => OpKind::Gather,
+            Self::Broadcast { .. } => OpKind::Broadcast,
+            Self::Unsqueeze => OpKind::Unsqueeze,
+            Self::Squeeze => OpKind::Squeeze,
+            Self::Reshape { .. } => OpKind::Reshape,
+            Self::Concat { .. } => OpKind::Concat,
         }
     }
 
@@ -131,6 +220,13 @@ pub(crate) enum OpKind {
     Convert,
     Reverse,
     ReverseSequence,
+    ShapeOf,
+    Gather,
+    Broadcast,
+    Unsqueeze,
+    Squeeze,
+    Reshape,
+    Concat,
 }
 
 /// One row of the op table: the names a layer may use for the op, the
@@ -142,8 +238,13 @@ struct OpSpec {
     aliases: &'static [&'static str],
     /// The opsets containing the op: `first..=last`.
     opsets: (u32, u32),
-    inputs: usize,
+    /// The fewest and the most inputs (`None`: no upper limit).
+    inputs: (usize, Option<usize>),
     outputs: usize,
+}
+
+const fn fixed(n: usize) -> (usize, Option<usize>) {
+    (n, Some(n))
 }
 
 /// Opset membership follows OpenVINO's `opsetN_tbl.hpp` files: Reverse was
@@ -154,7 +255,7 @@ const PARAMETER: OpSpec = OpSpec {
     name: "Parameter",
     aliases: &[],
     opsets: (1, 17),
-    inputs: 0,
+    inputs: fixed(0),
     outputs: 1,
 };
 const CONST: OpSpec = OpSpec {
@@ -162,25 +263,117 @@ const CONST: OpSpec = OpSpec {
     name: "Const",
     aliases: &["Constant"],
     opsets: (1, 15),
-    inputs: 0,
+    inputs: fixed(0),
     outputs: 1,
 };
-const RESULT: OpSpec =
-    OpSpec { kind: OpKind::Result, name: "Result", aliases: &[], opsets: (1, 15), inputs: 1, outputs: 0 };
-const CONVERT: OpSpec =
-    OpSpec { kind: OpKind::Convert, name: "Convert", aliases: &[], opsets: (1, 17), inputs: 1, outputs: 1 };
-const REVERSE: OpSpec =
-    OpSpec { kind: OpKind::Reverse, name: "Reverse", aliases: &[], opsets: (1, 1), inputs: 2, outputs: 1 };
+const RESULT: OpSpec = OpSpec {
+    kind: OpKind::Result,
+    name: "Result",
+    aliases: &[],
+    opsets: (1, 15),
+    inputs: fixed(1),
+    outputs: 0,
+};
+const CONVERT: OpSpec = OpSpec {
+    kind: OpKind::Convert,
+    name: "Convert",
+    aliases: &[],
+    opsets: (1, 17),
+    inputs: fixed(1),
+    outputs: 1,
+};
+const REVERSE: OpSpec = OpSpec {
+    kind: OpKind::Reverse,
+    name: "Reverse",
+    aliases: &[],
+    opsets: (1, 1),
+    inputs: fixed(2),
+    outputs: 1,
+};
 const REVERSE_SEQUENCE: OpSpec = OpSpec {
     kind: OpKind::ReverseSequence,
     name: "ReverseSequence",
     aliases: &[],
     opsets: (1, 15),
-    inputs: 2,
+    inputs: fixed(2),
     outputs: 1,
 };
 
-const OPS: [&OpSpec; 6] = [&PARAMETER, &CONST, &RESULT, &CONVERT, &REVERSE, &REVERSE_SEQUENCE];
+// The ops below follow what OpenVINO 2026.4 registers per opset: they run
+// to opset16, except Squeeze, which opset15 replaces with Squeeze-15, and
+// ShapeOf, which opset17 keeps.
+const SHAPE_OF: OpSpec = OpSpec {
+    kind: OpKind::ShapeOf,
+    name: "ShapeOf",
+    aliases: &[],
+    opsets: (1, 17),
+    inputs: fixed(1),
+    outputs: 1,
+};
+const GATHER: OpSpec = OpSpec {
+    kind: OpKind::Gather,
+    name: "Gather",
+    aliases: &[],
+    opsets: (1, 16),
+    inputs: fixed(3),
+    outputs: 1,
+};
+const BROADCAST: OpSpec = OpSpec {
+    kind: OpKind::Broadcast,
+    name: "Broadcast",
+    aliases: &[],
+    opsets: (1, 16),
+    inputs: (2, Some(3)),
+    outputs: 1,
+};
+const UNSQUEEZE: OpSpec = OpSpec {
+    kind: OpKind::Unsqueeze,
+    name: "Unsqueeze",
+    aliases: &[],
+    opsets: (1, 16),
+    inputs: fixed(2),
+    outputs: 1,
+};
+const SQUEEZE: OpSpec = OpSpec {
+    kind: OpKind::Squeeze,
+    name: "Squeeze",
+    aliases: &[],
+    opsets: (1, 14),
+    inputs: (1, Some(2)),
+    outputs: 1,
+};
+const RESHAPE: OpSpec = OpSpec {
+    kind: OpKind::Reshape,
+    name: "Reshape",
+    aliases: &[],
+    opsets: (1, 16),
+    inputs: fixed(2),
+    outputs: 1,
+};
+const CONCAT: OpSpec = OpSpec {
+    kind: OpKind::Concat,
+    name: "Concat",
+    aliases: &[],
+    opsets: (1, 16),
+    inputs: (1, None),
+    outputs: 1,
+};
+
+const OPS: [&OpSpec; 13] = [
+    &PARAMETER,
+    &CONST,
+    &RESULT,
+    &CONVERT,
+    &REVERSE,
+    &REVERSE_SEQUENCE,
+    &SHAPE_OF,
+    &GATHER,
+    &BROADCAST,
+    &UNSQUEEZE,
+    &SQUEEZE,
+    &RESHAPE,
+    &CONCAT,
+];
 
 impl OpKind {
     fn spec(self) -> &'static OpSpec {
@@ -191,6 +384,13 @@ impl OpKind {
             Self::Convert => &CONVERT,
             Self::Reverse => &REVERSE,
             Self::ReverseSequence => &REVERSE_SEQUENCE,
+            Self::ShapeOf => &SHAPE_OF,
+            Self::Gather => &GATHER,
+            Self::Broadcast => &BROADCAST,
+            Self::Unsqueeze => &UNSQUEEZE,
+            Self::Squeeze => &SQUEEZE,
+            Self::Reshape => &RESHAPE,
+            Self::Concat => &CONCAT,
         }
     }
 
@@ -208,7 +408,8 @@ impl OpKind {
         self.spec().name
     }
 
-    pub(crate) fn inputs(self) -> usize {
+    /// The fewest and the most inputs the op takes.
+    pub(crate) fn inputs(self) -> (usize, Option<usize>) {
         self.spec().inputs
     }
 
@@ -232,7 +433,7 @@ impl OpKind {
 }
 
 /// The number in `opsetN`.
-fn opset_number(version: &str) -> Option<u32> {
+pub(crate) fn opset_number(version: &str) -> Option<u32> {
     let digits = version.trim().strip_prefix("opset")?;
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;

@@ -3,7 +3,7 @@
 use half::{bf16, f16, slice::HalfFloatSliceExt};
 use ovir_tensor::{Element, ElementType, Tensor};
 
-use super::{check_output, copy_all, KernelError};
+use super::{check_output, copy_all, parallel, ExecOptions, KernelError};
 
 const OP: &str = "Convert";
 
@@ -43,26 +43,43 @@ const OP: &str = "Convert";
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn convert(data: &Tensor, to: ElementType) -> Result<Tensor, KernelError> {
+    convert_with(data, to, &ExecOptions::single_thread())
+}
+
+/// [`convert`] that may split a large output across threads as `options`
+/// allow; the result is the same.
+pub fn convert_with(data: &Tensor, to: ElementType, options: &ExecOptions) -> Result<Tensor, KernelError> {
     check_type(data.element_type())?;
     check_type(to)?;
     if data.element_type() == to {
         return Ok(data.clone());
     }
     let mut out = Tensor::zeros(to, data.shape())?;
-    run(data, &mut out)?;
+    run(data, &mut out, options)?;
     Ok(out)
 }
 
 /// [`convert`] writing into `out`, which must already have element type `to`
 /// and `data`'s shape; its buffer is reused when `out` holds it alone.
 pub fn convert_into(data: &Tensor, to: ElementType, out: &mut Tensor) -> Result<(), KernelError> {
+    convert_into_with(data, to, out, &ExecOptions::single_thread())
+}
+
+/// [`convert_into`] that may split a large output across threads as
+/// `options` allow.
+pub fn convert_into_with(
+    data: &Tensor,
+    to: ElementType,
+    out: &mut Tensor,
+    options: &ExecOptions,
+) -> Result<(), KernelError> {
     check_type(data.element_type())?;
     check_type(to)?;
     check_output(OP, to, data.shape(), out)?;
     if data.element_type() == to {
-        return copy_all(OP, data, out);
+        return copy_all(OP, data, out, options);
     }
-    run(data, out)
+    run(data, out, options)
 }
 
 fn check_type(ty: ElementType) -> Result<(), KernelError> {
@@ -147,15 +164,31 @@ macro_rules! with_type {
     }};
 }
 
-fn run(data: &Tensor, out: &mut Tensor) -> Result<(), KernelError> {
+fn run(data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), KernelError> {
     let internal = KernelError::Internal { op: OP };
-    let src = data.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty: data.element_type() })?;
+    let from = data.element_type();
+    let src = data.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty: from })?;
     let to = out.element_type();
+    let (Some(sw), Some(dw)) = (from.byte_width(), to.byte_width()) else {
+        return Err(internal);
+    };
     let dst = out.bytes_mut().ok_or_else(|| internal.clone())?;
-    if let Some(done) = convert_f16_slices(data.element_type(), to, src, dst) {
+    // Element k of the output depends on element k of the input only, so
+    // each thread converts the input stretch matching its output chunk.
+    // Chunks start at multiples of 64 elements, which keeps the typed
+    // views below aligned whenever the whole buffers are.
+    let done = parallel::for_each_chunk(options, dst, dw, |start, part| {
+        let input = src.get(start * sw..(start + part.len() / dw) * sw)?;
+        convert_chunk(from, to, input, part).ok()
+    });
+    done.ok_or(internal)
+}
+
+fn convert_chunk(from: ElementType, to: ElementType, src: &[u8], dst: &mut [u8]) -> Result<(), KernelError> {
+    if let Some(done) = convert_f16_slices(from, to, src, dst) {
         return done;
     }
-    with_type!(data.element_type(), S => with_type!(to, D => convert_bytes::<S, D>(src, dst)))
+    with_type!(from, S => with_type!(to, D => convert_bytes::<S, D>(src, dst)))
 }
 
 /// The `f32`/`f16` pairs, the ones decompression of saved models uses, go

@@ -2,6 +2,7 @@
 
 use std::fmt;
 
+use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, TensorError};
 
 /// How Reverse reads its second input.
@@ -171,6 +172,20 @@ pub enum KernelError {
         /// The operation.
         op: &'static str,
     },
+    /// A dimension does not fit the integer type a shape is written in.
+    #[error("{op} cannot write the dimension {dim} as {ty}")]
+    DimTooLarge {
+        /// The operation.
+        op: &'static str,
+        /// The dimension.
+        dim: usize,
+        /// The element type of the output.
+        ty: ElementType,
+    },
+    /// The inputs break a rule of the operation's shape inference: the
+    /// same rule, and the same words, as when the model is loaded.
+    #[error(transparent)]
+    Shape(#[from] ShapeErrorKind),
     /// Building or reading a tensor failed.
     #[error(transparent)]
     Tensor(#[from] TensorError),

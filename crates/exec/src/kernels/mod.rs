@@ -13,30 +13,91 @@
 
 mod convert;
 mod error;
+mod parallel;
 mod reverse;
+mod reverse_copy;
 mod reverse_sequence;
 
-pub use convert::{convert, convert_into};
+pub use convert::{convert, convert_into, convert_into_with, convert_with};
 pub use error::{KernelError, ReverseMode};
-pub use reverse::{reverse, reverse_axes, reverse_axes_from_index, reverse_axes_from_mask, reverse_into};
-pub use reverse_sequence::{reverse_sequence, reverse_sequence_into};
+pub use parallel::ExecOptions;
+pub use reverse::{
+    reverse, reverse_axes, reverse_axes_from_index, reverse_axes_from_mask, reverse_into, reverse_into_with,
+    reverse_with,
+};
+pub use reverse_sequence::{
+    reverse_sequence, reverse_sequence_into, reverse_sequence_into_with, reverse_sequence_with,
+};
+
+use std::ops::Range;
 
 use ovir_tensor::{ElementType, Tensor};
 
+use reverse_copy::{ReverseCopier, RunWriter};
+
+/// Outputs of at least this many bytes are written with streaming stores,
+/// which skip the cache. Below it the output, and the input beside it,
+/// may well stay in the cache for whatever reads them next, and streaming
+/// would send them to memory for nothing.
+const STREAM_MIN_BYTES: usize = 16 << 20;
+
 /// A stretch of the output: `len` input elements starting at element
-/// `src`, copied in order or back to front.
+/// `src`, copied in order or back to front, or, when `rows` is set, as
+/// rows of the same pattern.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Run {
     src: usize,
     len: usize,
+    /// Ignored when `rows` is set.
     reversed: bool,
+    rows: Option<Rows>,
+}
+
+/// Rows of `row` elements, one after another in both input and output,
+/// each with its first `rev` elements copied back to front and the rest in
+/// order. Listing many short rows as one run keeps the work per row down
+/// to the copy itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Rows {
+    row: usize,
+    rev: usize,
+}
+
+impl Run {
+    /// `count` rows of `row` elements from `src` on, with the first `rev`
+    /// of each reversed.
+    fn rows(src: usize, row: usize, rev: usize, count: usize) -> Run {
+        Run { src, len: row * count, reversed: false, rows: Some(Rows { row, rev }) }
+    }
+
+    /// The part of this plain run that lands on output elements `keep`
+    /// (counted from the run's own start, `keep.end <= len`).
+    fn slice(self, keep: Range<usize>) -> Run {
+        let len = keep.end - keep.start;
+        // Output position k of a reversed run reads `src + len - 1 - k`, so
+        // cutting its output front cuts its source back, and the reverse.
+        let src = if self.reversed { self.src + (self.len - keep.end) } else { self.src + keep.start };
+        Run { src, len, reversed: self.reversed, rows: None }
+    }
 }
 
 /// Something that can list the output of an operation as runs.
-trait RunPlan {
-    /// Calls `emit` with every run in output order; stops and returns
-    /// `None` as soon as `emit` does.
-    fn for_each_run<F: FnMut(Run) -> Option<()>>(&self, emit: F) -> Option<()>;
+///
+/// The output is cut into `units()` units of `unit_len()` elements each
+/// (rows, or slices of one batch index), so that a thread can play the
+/// part of the plan that writes its own stretch of the output without
+/// walking the rest.
+trait RunPlan: Sync {
+    /// Output elements per unit; never 0.
+    fn unit_len(&self) -> usize;
+
+    /// Number of units; `units() * unit_len()` is the output's length.
+    fn units(&self) -> usize;
+
+    /// Calls `emit` with the runs that make up output units `units`, in
+    /// output order (the first run starts at the first unit's first
+    /// element); stops and returns `None` as soon as `emit` does.
+    fn for_each_run<F: FnMut(Run) -> Option<()>>(&self, units: Range<usize>, emit: F) -> Option<()>;
 }
 
 /// Joins runs that continue one another, so that a plan can list small
@@ -58,9 +119,21 @@ impl<F: FnMut(Run) -> Option<()>> Joiner<F> {
         if let Some(p) = &mut self.pending {
             // Only forward runs can grow: a reversed run followed by more
             // input would have to be reversed as a whole, which changes it.
-            if !p.reversed && !run.reversed && p.src + p.len == run.src {
+            if !p.reversed
+                && !run.reversed
+                && p.rows.is_none()
+                && run.rows.is_none()
+                && p.src + p.len == run.src
+            {
                 p.len += run.len;
                 return Some(());
+            }
+            // Rows of one pattern that follow one another join as well.
+            if let (Some(a), Some(b)) = (p.rows, run.rows) {
+                if a == b && p.src + p.len == run.src {
+                    p.len += run.len;
+                    return Some(());
+                }
             }
         }
         match self.pending.replace(run) {
@@ -78,8 +151,15 @@ impl<F: FnMut(Run) -> Option<()>> Joiner<F> {
 }
 
 /// Plays `plan` from `data` into `out`, which the caller has checked to
-/// have `data`'s type and shape.
-fn play<P: RunPlan>(op: &'static str, plan: &P, data: &Tensor, out: &mut Tensor) -> Result<(), KernelError> {
+/// have `data`'s type and shape; numeric outputs large enough are split
+/// across `options.threads` threads.
+fn play<P: RunPlan>(
+    op: &'static str,
+    plan: &P,
+    data: &Tensor,
+    out: &mut Tensor,
+    options: &ExecOptions,
+) -> Result<(), KernelError> {
     let ty = data.element_type();
     let internal = KernelError::Internal { op };
     if ty == ElementType::String {
@@ -89,49 +169,135 @@ fn play<P: RunPlan>(op: &'static str, plan: &P, data: &Tensor, out: &mut Tensor)
     }
     let src = data.bytes().ok_or(KernelError::UnsupportedType { op, ty })?;
     let dst = out.bytes_mut().ok_or_else(|| internal.clone())?;
+    let copier = ReverseCopier::detect();
+    let stream = dst.len() >= STREAM_MIN_BYTES;
     let done = match ty.byte_width() {
-        Some(1) => play_bytes::<1, P>(plan, src, dst),
-        Some(2) => play_bytes::<2, P>(plan, src, dst),
-        Some(4) => play_bytes::<4, P>(plan, src, dst),
-        Some(8) => play_bytes::<8, P>(plan, src, dst),
+        Some(1) => parallel::for_each_chunk(options, dst, 1, |at, part| {
+            play_bytes::<1, P>(plan, copier, stream, src, at, part)
+        }),
+        Some(2) => parallel::for_each_chunk(options, dst, 2, |at, part| {
+            play_bytes::<2, P>(plan, copier, stream, src, at, part)
+        }),
+        Some(4) => parallel::for_each_chunk(options, dst, 4, |at, part| {
+            play_bytes::<4, P>(plan, copier, stream, src, at, part)
+        }),
+        Some(8) => parallel::for_each_chunk(options, dst, 8, |at, part| {
+            play_bytes::<8, P>(plan, copier, stream, src, at, part)
+        }),
         _ => return Err(KernelError::UnsupportedType { op, ty }),
     };
     done.ok_or(internal)
 }
 
-/// Moves bytes for elements of `N` bytes. Elements are handled as
-/// `[u8; N]`, whose alignment is 1, so bytes borrowed unaligned from a
-/// weights file work as they are, and the back-to-front copy compiles to
-/// fixed-size loads and stores.
-fn play_bytes<const N: usize, P: RunPlan>(plan: &P, src: &[u8], dst: &mut [u8]) -> Option<()>
-where
-    [u8; N]: bytemuck::Pod,
-{
-    let mut at = 0usize;
-    plan.for_each_run(|run| {
-        let from = src.get(run.src * N..(run.src + run.len) * N)?;
-        let to = dst.get_mut(at * N..(at + run.len) * N)?;
-        if run.reversed {
-            let from: &[[u8; N]] = bytemuck::try_cast_slice(from).ok()?;
-            let to: &mut [[u8; N]] = bytemuck::try_cast_slice_mut(to).ok()?;
-            for (o, i) in to.iter_mut().zip(from.iter().rev()) {
-                *o = *i;
-            }
-        } else {
-            to.copy_from_slice(from);
+/// Plays the part of `plan` that writes output elements `start..` into
+/// `dst`, which holds exactly those elements, for elements of `N` bytes;
+/// `stream` asks for streaming stores. Elements are handled as raw bytes,
+/// so bytes borrowed unaligned from a weights file work as they are.
+fn play_bytes<const N: usize, P: RunPlan>(
+    plan: &P,
+    copier: ReverseCopier,
+    stream: bool,
+    src: &[u8],
+    start: usize,
+    dst: &mut [u8],
+) -> Option<()> {
+    let end = start + dst.len() / N;
+    let unit = plan.unit_len();
+    if unit == 0 || end == start {
+        return (dst.is_empty()).then_some(());
+    }
+    let units = start / unit..end.div_ceil(unit);
+    let mut out = RunWriter::new(dst, copier, stream);
+    // Output element at which the next run starts.
+    let mut at = units.start * unit;
+    plan.for_each_run(units, |run| {
+        let (from, to) = (at, at + run.len);
+        at = to;
+        // Only the part of the run inside this chunk is copied: a chunk
+        // boundary can fall anywhere, even inside a reversed run.
+        let (lo, hi) = (from.max(start), to.min(end));
+        if lo >= hi {
+            return Some(());
         }
-        at += run.len;
-        Some(())
+        let (k0, k1) = (lo - from, hi - from);
+        let at = (lo - start) * N;
+        let Some(Rows { row, rev }) = run.rows else {
+            return write_plain::<N>(&mut out, src, run.slice(k0..k1), at);
+        };
+        if row == 0 {
+            return None;
+        }
+        // Whole rows go to the row writer; a row cut by the chunk boundary
+        // is written as its two plain parts.
+        let (first, last) = (k0.div_ceil(row), k1 / row);
+        if first > last {
+            return write_partial_row::<N>(&mut out, src, run.src, row, rev, k0..k1, at);
+        }
+        write_partial_row::<N>(&mut out, src, run.src, row, rev, k0..first * row, at)?;
+        let whole = src.get((run.src + first * row) * N..(run.src + last * row) * N)?;
+        out.rows::<N>(at + (first * row - k0) * N, whole, row * N, rev * N)?;
+        write_partial_row::<N>(&mut out, src, run.src, row, rev, last * row..k1, at + (last * row - k0) * N)
     })?;
-    (at * N == dst.len()).then_some(())
+    (at >= end).then_some(())
+}
+
+/// Writes a plain run at output byte `at`.
+fn write_plain<const N: usize>(out: &mut RunWriter<'_>, src: &[u8], run: Run, at: usize) -> Option<()> {
+    let input = src.get(run.src * N..(run.src + run.len) * N)?;
+    if run.reversed {
+        out.reversed::<N>(at, input)
+    } else {
+        out.forward(at, input)
+    }
+}
+
+/// Writes elements `part` (counted from the start of a rows run at input
+/// element `base`, and lying inside one row) at output byte `at`.
+fn write_partial_row<const N: usize>(
+    out: &mut RunWriter<'_>,
+    src: &[u8],
+    base: usize,
+    row: usize,
+    rev: usize,
+    part: Range<usize>,
+    at: usize,
+) -> Option<()> {
+    if part.start >= part.end {
+        return Some(());
+    }
+    let r = part.start / row;
+    let (x, y) = (part.start - r * row, part.end - r * row);
+    let row_src = base + r * row;
+    // The reversed head of the row, then its forward tail, each cut to
+    // `x..y`.
+    let (a, b) = (x.min(rev), y.min(rev));
+    if a < b {
+        let head = Run { src: row_src, len: rev, reversed: true, rows: None }.slice(a..b);
+        write_plain::<N>(out, src, head, at)?;
+    }
+    let (a, b) = (x.max(rev), y.max(rev));
+    if a < b {
+        let tail = Run { src: row_src + a, len: b - a, reversed: false, rows: None };
+        write_plain::<N>(out, src, tail, at + (a - x) * N)?;
+    }
+    Some(())
 }
 
 fn play_strings<P: RunPlan>(plan: &P, src: &[String], dst: &mut [String]) -> Option<()> {
     let mut at = 0usize;
-    plan.for_each_run(|run| {
+    plan.for_each_run(0..plan.units(), |run| {
         let from = src.get(run.src..run.src + run.len)?;
         let to = dst.get_mut(at..at + run.len)?;
-        if run.reversed {
+        if let Some(Rows { row, rev }) = run.rows {
+            for (o, i) in to.chunks_mut(row.max(1)).zip(from.chunks(row.max(1))) {
+                let (o_head, o_tail) = o.split_at_mut_checked(rev)?;
+                let (i_head, i_tail) = i.split_at_checked(rev)?;
+                for (a, b) in o_head.iter_mut().zip(i_head.iter().rev()) {
+                    a.clone_from(b);
+                }
+                o_tail.clone_from_slice(i_tail);
+            }
+        } else if run.reversed {
             for (o, i) in to.iter_mut().zip(from.iter().rev()) {
                 // `clone_from` keeps the output string's allocation when it
                 // is large enough, which matters for reused outputs.
@@ -173,8 +339,13 @@ fn check_output(op: &'static str, ty: ElementType, shape: &[usize], out: &Tensor
 }
 
 /// Copies all of `data` into `out` (same type and shape), for kernels whose
-/// result equals their input.
-fn copy_all(op: &'static str, data: &Tensor, out: &mut Tensor) -> Result<(), KernelError> {
+/// result equals their input; large copies are split across threads.
+fn copy_all(
+    op: &'static str,
+    data: &Tensor,
+    out: &mut Tensor,
+    options: &ExecOptions,
+) -> Result<(), KernelError> {
     let internal = KernelError::Internal { op };
     if let Some(src) = data.strings() {
         let dst = out.strings_mut().ok_or_else(|| internal.clone())?;
@@ -189,8 +360,11 @@ fn copy_all(op: &'static str, data: &Tensor, out: &mut Tensor) -> Result<(), Ker
     if dst.len() != src.len() {
         return Err(internal);
     }
-    dst.copy_from_slice(src);
-    Ok(())
+    parallel::for_each_chunk(options, dst, 1, |at, part| {
+        part.copy_from_slice(src.get(at..at + part.len())?);
+        Some(())
+    })
+    .ok_or(internal)
 }
 
 /// Product of `dims`; the caller guarantees it cannot overflow because the
@@ -198,3 +372,16 @@ fn copy_all(op: &'static str, data: &Tensor, out: &mut Tensor) -> Result<(), Ker
 fn product(dims: &[usize]) -> usize {
     dims.iter().product()
 }
+
+mod blocks;
+pub mod broadcast;
+pub mod concat;
+pub mod gather;
+pub mod reshape;
+pub mod shape_of;
+
+pub use broadcast::{broadcast, broadcast_into, broadcast_output_shape};
+pub use concat::{concat, concat_into, concat_output_shape};
+pub use gather::{gather, gather_into, gather_output_shape};
+pub use reshape::{reshape, squeeze, unsqueeze};
+pub use shape_of::{shape_of, shape_of_into};

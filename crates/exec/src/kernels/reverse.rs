@@ -2,7 +2,12 @@
 
 use ovir_tensor::{ElementType, Tensor};
 
-use super::{check_movable, check_output, copy_all, play, product, KernelError, ReverseMode, Run, RunPlan};
+use std::ops::Range;
+
+use super::{
+    check_movable, check_output, copy_all, play, product, ExecOptions, Joiner, KernelError, ReverseMode, Run,
+    RunPlan,
+};
 
 const OP: &str = "Reverse";
 
@@ -78,22 +83,39 @@ pub fn reverse_axes(axes: &Tensor, mode: ReverseMode, rank: usize) -> Result<Vec
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn reverse(data: &Tensor, axes: &[bool]) -> Result<Tensor, KernelError> {
+    reverse_with(data, axes, &ExecOptions::single_thread())
+}
+
+/// [`reverse`] that may split a large output across threads as `options`
+/// allow; the result is the same.
+pub fn reverse_with(data: &Tensor, axes: &[bool], options: &ExecOptions) -> Result<Tensor, KernelError> {
     let plan = prepare(data, axes)?;
     let Some(plan) = plan else {
         return Ok(data.clone());
     };
     let mut out = Tensor::zeros(data.element_type(), data.shape())?;
-    play(OP, &plan, data, &mut out)?;
+    play(OP, &plan, data, &mut out, options)?;
     Ok(out)
 }
 
 /// [`reverse`] writing into `out`, which must already have `data`'s element
 /// type and shape; its buffer is reused when `out` holds it alone.
 pub fn reverse_into(data: &Tensor, axes: &[bool], out: &mut Tensor) -> Result<(), KernelError> {
+    reverse_into_with(data, axes, out, &ExecOptions::single_thread())
+}
+
+/// [`reverse_into`] that may split a large output across threads as
+/// `options` allow.
+pub fn reverse_into_with(
+    data: &Tensor,
+    axes: &[bool],
+    out: &mut Tensor,
+    options: &ExecOptions,
+) -> Result<(), KernelError> {
     check_output(OP, data.element_type(), data.shape(), out)?;
     match prepare(data, axes)? {
-        Some(plan) => play(OP, &plan, data, out),
-        None => copy_all(OP, data, out),
+        Some(plan) => play(OP, &plan, data, out, options),
+        None => copy_all(OP, data, out, options),
     }
 }
 
@@ -144,7 +166,16 @@ impl ReversePlan {
 }
 
 impl RunPlan for ReversePlan {
-    fn for_each_run<F: FnMut(Run) -> Option<()>>(&self, mut emit: F) -> Option<()> {
+    fn unit_len(&self) -> usize {
+        self.dims.last().copied().unwrap_or(1).max(1)
+    }
+
+    fn units(&self) -> usize {
+        self.dims.split_last().map_or(0, |(_, outer)| product(outer))
+    }
+
+    /// One unit per output row (the last collapsed axis).
+    fn for_each_run<F: FnMut(Run) -> Option<()>>(&self, rows: Range<usize>, emit: F) -> Option<()> {
         let (&row, outer_dims) = self.dims.split_last()?;
         let (&row_reversed, outer_flags) = self.flags.split_last()?;
         // Element strides of the outer axes in the (collapsed) input.
@@ -154,20 +185,36 @@ impl RunPlan for ReversePlan {
             *s = stride;
             stride *= d;
         }
-        // The source offset of the current output row, kept up to date as
-        // an odometer walks the outer axes: a reversed axis starts at its
-        // far end and walks backwards.
-        let mut src: usize = outer_dims
+        // The odometer over the outer axes starts at the first row asked
+        // for; `src` is that row's source offset, where a reversed axis at
+        // index i reads its item d - 1 - i.
+        let mut index = vec![0usize; outer_dims.len()];
+        let mut rest = rows.start;
+        for (i, &d) in index.iter_mut().zip(outer_dims).rev() {
+            *i = rest % d;
+            rest /= d;
+        }
+        let mut src: usize = index
             .iter()
+            .zip(outer_dims)
             .zip(outer_flags)
             .zip(&strides)
-            .filter(|((_, &f), _)| f)
-            .map(|((&d, _), &s)| (d - 1) * s)
+            .map(|(((&i, &d), &f), &s)| if f { (d - 1 - i) * s } else { i * s })
             .sum();
-        let mut index = vec![0usize; outer_dims.len()];
-        let rows = product(outer_dims);
-        for _ in 0..rows {
-            emit(Run { src, len: row, reversed: row_reversed })?;
+        // A reversed row goes out as a one-row rows run: the innermost
+        // outer axis then has the other flag (equal neighbours were merged),
+        // so the rows along it follow one another in the input and join
+        // into one run. Forward rows never join: the row before a forward
+        // row in the output is the one after it in the input.
+        let mut out = Joiner::new(emit);
+        for _ in rows {
+            if row_reversed && !outer_dims.is_empty() {
+                out.push(Run::rows(src, row, row, 1))?;
+            } else if row_reversed {
+                out.push(Run { src, len: row, reversed: true, rows: None })?;
+            } else {
+                out.push(Run { src, len: row, reversed: false, rows: None })?;
+            }
             for (((i, &d), &f), &s) in index.iter_mut().zip(outer_dims).zip(outer_flags).zip(&strides).rev() {
                 *i += 1;
                 if *i < d {
@@ -187,7 +234,7 @@ impl RunPlan for ReversePlan {
                 }
             }
         }
-        Some(())
+        out.finish()
     }
 }
 
@@ -198,7 +245,7 @@ mod tests {
     fn runs(shape: &[usize], axes: &[bool]) -> Option<Vec<Run>> {
         let plan = ReversePlan::new(shape, axes)?;
         let mut all = Vec::new();
-        plan.for_each_run(|r| {
+        plan.for_each_run(0..plan.units(), |r| {
             all.push(r);
             Some(())
         });
@@ -210,21 +257,25 @@ mod tests {
         let r = runs(&[2, 3, 4, 5], &[true, false, false, false]);
         assert_eq!(
             r,
-            Some(vec![Run { src: 60, len: 60, reversed: false }, Run { src: 0, len: 60, reversed: false }])
+            Some(vec![
+                Run { src: 60, len: 60, reversed: false, rows: None },
+                Run { src: 0, len: 60, reversed: false, rows: None }
+            ])
         );
     }
 
     #[test]
     fn adjacent_reversed_axes_merge_into_one_run() {
+        // [3, 4, 5] reversing the last two axes is three reversed rows of
+        // 20, which follow one another and so form one rows run.
         let r = runs(&[3, 4, 5], &[false, true, true]);
-        assert_eq!(r.as_ref().map(Vec::len), Some(3));
-        assert_eq!(r.and_then(|v| v.first().copied()), Some(Run { src: 0, len: 20, reversed: true }));
+        assert_eq!(r, Some(vec![Run::rows(0, 20, 20, 3)]));
     }
 
     #[test]
     fn size_one_axes_neither_move_nor_split() {
         assert_eq!(runs(&[1, 4, 1], &[true, false, true]), None);
         let r = runs(&[2, 1, 3], &[true, true, true]);
-        assert_eq!(r, Some(vec![Run { src: 0, len: 6, reversed: true }]));
+        assert_eq!(r, Some(vec![Run { src: 0, len: 6, reversed: true, rows: None }]));
     }
 }

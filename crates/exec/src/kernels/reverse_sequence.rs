@@ -3,7 +3,11 @@
 
 use ovir_tensor::{ElementType, Tensor};
 
-use super::{check_movable, check_output, copy_all, play, product, Joiner, KernelError, Run, RunPlan};
+use std::ops::Range;
+
+use super::{
+    check_movable, check_output, copy_all, play, product, ExecOptions, Joiner, KernelError, Run, RunPlan,
+};
 
 const OP: &str = "ReverseSequence";
 
@@ -41,11 +45,23 @@ pub fn reverse_sequence(
     batch_axis: i64,
     seq_axis: i64,
 ) -> Result<Tensor, KernelError> {
+    reverse_sequence_with(data, lengths, batch_axis, seq_axis, &ExecOptions::single_thread())
+}
+
+/// [`reverse_sequence`] that may split a large output across threads as
+/// `options` allow; the result is the same.
+pub fn reverse_sequence_with(
+    data: &Tensor,
+    lengths: &Tensor,
+    batch_axis: i64,
+    seq_axis: i64,
+    options: &ExecOptions,
+) -> Result<Tensor, KernelError> {
     let Some(plan) = prepare(data, lengths, batch_axis, seq_axis)? else {
         return Ok(data.clone());
     };
     let mut out = Tensor::zeros(data.element_type(), data.shape())?;
-    play(OP, &plan, data, &mut out)?;
+    play(OP, &plan, data, &mut out, options)?;
     Ok(out)
 }
 
@@ -59,10 +75,23 @@ pub fn reverse_sequence_into(
     seq_axis: i64,
     out: &mut Tensor,
 ) -> Result<(), KernelError> {
+    reverse_sequence_into_with(data, lengths, batch_axis, seq_axis, out, &ExecOptions::single_thread())
+}
+
+/// [`reverse_sequence_into`] that may split a large output across threads
+/// as `options` allow.
+pub fn reverse_sequence_into_with(
+    data: &Tensor,
+    lengths: &Tensor,
+    batch_axis: i64,
+    seq_axis: i64,
+    out: &mut Tensor,
+    options: &ExecOptions,
+) -> Result<(), KernelError> {
     check_output(OP, data.element_type(), data.shape(), out)?;
     match prepare(data, lengths, batch_axis, seq_axis)? {
-        Some(plan) => play(OP, &plan, data, out),
-        None => copy_all(OP, data, out),
+        Some(plan) => play(OP, &plan, data, out, options),
+        None => copy_all(OP, data, out, options),
     }
 }
 
@@ -180,40 +209,68 @@ impl SequencePlan {
 }
 
 impl RunPlan for SequencePlan {
-    fn for_each_run<F: FnMut(Run) -> Option<()>>(&self, emit: F) -> Option<()> {
-        let SequencePlan { outer, lo, mid, hi, inner, seq_is_hi, .. } = *self;
+    fn unit_len(&self) -> usize {
+        (self.hi * self.inner).max(1)
+    }
+
+    fn units(&self) -> usize {
+        self.outer * self.lo * self.mid
+    }
+
+    /// One unit per `hi` slice, that is per `(outer, lo, mid)` index.
+    fn for_each_run<F: FnMut(Run) -> Option<()>>(&self, units: Range<usize>, emit: F) -> Option<()> {
+        let SequencePlan { lo, mid, hi, inner, seq_is_hi, .. } = *self;
         let mut out = Joiner::new(emit);
-        let offset = |o: usize, l: usize, m: usize| ((o * lo + l) * mid + m) * hi * inner;
-        for o in 0..outer {
-            for l in 0..lo {
-                for m in 0..mid {
-                    if seq_is_hi {
-                        // The sequence runs through this `hi` slice, so its
-                        // untouched tail is one contiguous copy.
-                        let base = offset(o, l, m);
-                        let len = self.len_at(l);
-                        if inner == 1 {
-                            out.push(Run { src: base, len, reversed: true })?;
-                        } else {
-                            for k in (0..len).rev() {
-                                out.push(Run { src: base + k * inner, len: inner, reversed: false })?;
-                            }
-                        }
-                        out.push(Run { src: base + len * inner, len: (hi - len) * inner, reversed: false })?;
-                    } else {
-                        // Here `l` is the position in the sequence and every
-                        // `hi` index is a batch with its own length; batches
-                        // that read the same source position join up.
-                        for b in 0..hi {
-                            let len = self.len_at(b);
-                            let from = if l < len { len - 1 - l } else { l };
-                            out.push(Run {
-                                src: offset(o, from, m) + b * inner,
-                                len: inner,
-                                reversed: false,
-                            })?;
-                        }
+        // `(l, m)` of the current slice, stepped like an odometer, so no
+        // division is done per slice; `base` is the slice's first element.
+        let mut m = units.start % mid.max(1);
+        let mut l = (units.start / mid.max(1)) % lo.max(1);
+        let mut base = units.start * hi * inner;
+        let slice = hi * inner;
+        for _ in units {
+            if seq_is_hi {
+                // The sequence runs through this `hi` slice, so its
+                // untouched tail is one contiguous copy.
+                let len = self.len_at(l);
+                if inner == 1 && len > 0 {
+                    // Slices of one batch index follow one another and
+                    // share their length, so they join into one rows run.
+                    out.push(Run::rows(base, hi, len, 1))?;
+                } else {
+                    for k in (0..len).rev() {
+                        out.push(Run { src: base + k * inner, len: inner, reversed: false, rows: None })?;
                     }
+                    out.push(Run {
+                        src: base + len * inner,
+                        len: (hi - len) * inner,
+                        reversed: false,
+                        rows: None,
+                    })?;
+                }
+            } else {
+                // Here `l` is the position in the sequence and every `hi`
+                // index is a batch with its own length; batches that read
+                // the same source position join up. Moving from position
+                // `l` to `from` moves the source by whole `mid` slices.
+                for b in 0..hi {
+                    let len = self.len_at(b);
+                    let src = if l < len {
+                        let from = len - 1 - l;
+                        // Position `from` instead of `l`, same `m`.
+                        base - l * mid * slice + from * mid * slice + b * inner
+                    } else {
+                        base + b * inner
+                    };
+                    out.push(Run { src, len: inner, reversed: false, rows: None })?;
+                }
+            }
+            base += slice;
+            m += 1;
+            if m == mid {
+                m = 0;
+                l += 1;
+                if l == lo {
+                    l = 0;
                 }
             }
         }
@@ -227,7 +284,7 @@ mod tests {
 
     fn runs(plan: &SequencePlan) -> Vec<Run> {
         let mut all = Vec::new();
-        plan.for_each_run(|r| {
+        plan.for_each_run(0..plan.units(), |r| {
             all.push(r);
             Some(())
         });
@@ -242,9 +299,9 @@ mod tests {
         assert_eq!(
             runs(&plan),
             vec![
-                Run { src: 3, len: 3, reversed: false },
-                Run { src: 0, len: 3, reversed: false },
-                Run { src: 6, len: 9, reversed: false },
+                Run { src: 3, len: 3, reversed: false, rows: None },
+                Run { src: 0, len: 3, reversed: false, rows: None },
+                Run { src: 6, len: 9, reversed: false, rows: None },
             ]
         );
     }
@@ -263,6 +320,6 @@ mod tests {
             lens: vec![2, 0, 2, 2],
         };
         let all = runs(&plan);
-        assert_eq!(all.last(), Some(&Run { src: 8, len: 4, reversed: false }));
+        assert_eq!(all.last(), Some(&Run { src: 8, len: 4, reversed: false, rows: None }));
     }
 }

@@ -1,8 +1,10 @@
 //! Kernel tests: OpenVINO's reference cases, every validation rule,
-//! bit-exactness, and property tests against naive references.
+//! bit-exactness, property tests against naive references, and the
+//! threaded forms.
 
 mod common;
 mod convert;
 mod properties;
 mod reverse;
 mod reverse_sequence;
+mod threads;

@@ -6,3 +6,4 @@ mod general;
 mod graph;
 mod reverse;
 mod reverse_sequence;
+mod shape_ops;

@@ -1,0 +1,241 @@
+//! Data-movement kernels against a memory copy of the same bytes.
+//!
+//! Every group holds a `memcpy` entry (`copy_from_slice` into a buffer
+//! allocated beforehand, split in halves on two scoped threads for the
+//! 2-thread groups) next to the kernels writing into outputs also allocated
+//! beforehand, so the ratio of their medians is what a kernel costs over
+//! moving its bytes. The main groups use the `[8, 64, 128, 128]` tensor
+//! (32 MiB in `f32`) in 1-, 2-, 4- and 8-byte element types.
+//!
+//! Run one part with e.g. `cargo bench -p ovir-exec -- reverse/f32`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
+use ovir_exec::kernels::{convert_into_with, reverse_into_with, reverse_sequence_into_with, ExecOptions};
+use ovir_tensor::{ElementType, Tensor};
+
+const SHAPE: [usize; 4] = [8, 64, 128, 128];
+
+/// One type per element width.
+const TYPES: [(ElementType, &str); 4] = [
+    (ElementType::U8, "u8"),
+    (ElementType::F16, "f16"),
+    (ElementType::F32, "f32"),
+    (ElementType::I64, "i64"),
+];
+
+/// A small deterministic generator, so every run sees the same data.
+struct Lcg(u64);
+
+impl Lcg {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+        self.0 >> 33
+    }
+}
+
+fn filled(ty: ElementType, shape: &[usize]) -> Tensor {
+    let n = shape.iter().product::<usize>() * ty.byte_width().unwrap_or(1);
+    let mut rng = Lcg(7);
+    let bytes: Vec<u8> = (0..n).map(|_| rng.next() as u8).collect();
+    Tensor::from_bytes(ty, shape, &bytes).unwrap_or_else(|e| unreachable!("{e}"))
+}
+
+fn zeros(ty: ElementType, shape: &[usize]) -> Tensor {
+    let mut t = Tensor::zeros(ty, shape).unwrap_or_else(|e| unreachable!("{e}"));
+    // Touch every page once, so no measured run pays for first-write faults.
+    if let Some(b) = t.bytes_mut() {
+        b.fill(1);
+    }
+    t
+}
+
+fn options(threads: usize) -> ExecOptions {
+    ExecOptions::with_threads(threads)
+}
+
+fn group<'a>(c: &'a mut Criterion, name: &str, bytes: usize) -> BenchmarkGroup<'a, WallTime> {
+    let mut g = c.benchmark_group(name);
+    g.sample_size(10)
+        .warm_up_time(Duration::from_millis(200))
+        .measurement_time(Duration::from_millis(800))
+        .throughput(Throughput::Bytes(bytes as u64));
+    g
+}
+
+/// The baseline: a copy of `bytes` bytes on `threads` threads (1 or 2).
+fn memcpy(g: &mut BenchmarkGroup<'_, WallTime>, bytes: usize, threads: usize) {
+    let src = vec![3u8; bytes];
+    let mut dst = vec![1u8; bytes];
+    g.bench_function("memcpy", |b| {
+        b.iter(|| {
+            if threads <= 1 {
+                dst.copy_from_slice(black_box(&src));
+            } else {
+                let half = bytes / 2;
+                let (s0, s1) = src.split_at(half);
+                let (d0, d1) = dst.split_at_mut(half);
+                std::thread::scope(|scope| {
+                    scope.spawn(|| d1.copy_from_slice(black_box(s1)));
+                    d0.copy_from_slice(black_box(s0));
+                });
+            }
+        })
+    });
+}
+
+fn lengths(count: usize, max: usize, kind: &str) -> Tensor {
+    let mut rng = Lcg(11);
+    let values: Vec<i32> = (0..count)
+        .map(|_| match kind {
+            "full" => max as i32,
+            "ones" => 1,
+            _ => (rng.next() as usize % max + 1) as i32,
+        })
+        .collect();
+    Tensor::from_vec(&[count], values).unwrap_or_else(|e| unreachable!("{e}"))
+}
+
+fn reverse(c: &mut Criterion) {
+    let configs: [(&str, [bool; 4]); 5] = [
+        ("outer", [true, false, false, false]),
+        ("middle", [false, true, false, false]),
+        ("inner", [false, false, false, true]),
+        ("all", [true, true, true, true]),
+        ("mask_1001", [true, false, false, true]),
+    ];
+    for (ty, ty_name) in TYPES {
+        let data = filled(ty, &SHAPE);
+        let mut out = zeros(ty, &SHAPE);
+        let bytes = data.bytes().map_or(0, <[u8]>::len);
+        for threads in [1, 2] {
+            let mut g = group(c, &format!("reverse/{ty_name}/{threads}t"), bytes);
+            memcpy(&mut g, bytes, threads);
+            for (name, flags) in configs {
+                g.bench_function(name, |b| {
+                    b.iter(|| reverse_into_with(black_box(&data), &flags, &mut out, &options(threads)))
+                });
+            }
+            g.finish();
+        }
+    }
+}
+
+fn reverse_sequence(c: &mut Criterion) {
+    // (name, batch axis, seq axis)
+    let configs: [(&str, usize, usize); 3] = [("b0_s1", 0, 1), ("b0_s3", 0, 3), ("b1_s0", 1, 0)];
+    for (ty, ty_name) in TYPES {
+        let data = filled(ty, &SHAPE);
+        let mut out = zeros(ty, &SHAPE);
+        let bytes = data.bytes().map_or(0, <[u8]>::len);
+        for threads in [1, 2] {
+            let mut g = group(c, &format!("reverse_sequence/{ty_name}/{threads}t"), bytes);
+            memcpy(&mut g, bytes, threads);
+            for (name, batch, seq) in configs {
+                for kind in ["full", "random", "ones"] {
+                    let lens = lengths(SHAPE[batch], SHAPE[seq], kind);
+                    g.bench_function(format!("{name}/{kind}"), |b| {
+                        b.iter(|| {
+                            reverse_sequence_into_with(
+                                black_box(&data),
+                                &lens,
+                                batch as i64,
+                                seq as i64,
+                                &mut out,
+                                &options(threads),
+                            )
+                        })
+                    });
+                }
+            }
+            g.finish();
+        }
+    }
+}
+
+/// Short rows: the reversed stretches are 8 elements (32 bytes) long, so
+/// the cost per run shows.
+fn short_runs(c: &mut Criterion) {
+    let shape = [1 << 20, 8];
+    let ty = ElementType::F32;
+    let data = filled(ty, &shape);
+    let mut out = zeros(ty, &shape);
+    let bytes = data.bytes().map_or(0, <[u8]>::len);
+    for threads in [1, 2] {
+        let mut g = group(c, &format!("short/f32/{threads}t"), bytes);
+        memcpy(&mut g, bytes, threads);
+        g.bench_function("reverse_inner", |b| {
+            b.iter(|| reverse_into_with(black_box(&data), &[false, true], &mut out, &options(threads)))
+        });
+        for kind in ["full", "random"] {
+            let lens = lengths(shape[0], shape[1], kind);
+            g.bench_function(format!("sequence_b0_s1/{kind}"), |b| {
+                b.iter(|| {
+                    reverse_sequence_into_with(black_box(&data), &lens, 0, 1, &mut out, &options(threads))
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
+fn convert(c: &mut Criterion) {
+    let pairs = [
+        (ElementType::F32, ElementType::I32, "f32_i32"),
+        (ElementType::F32, ElementType::F16, "f32_f16"),
+        (ElementType::F16, ElementType::F32, "f16_f32"),
+        (ElementType::U8, ElementType::F32, "u8_f32"),
+    ];
+    for threads in [1, 2] {
+        // The baseline copies the larger side of an f32 conversion.
+        let bytes = SHAPE.iter().product::<usize>() * 4;
+        let mut g = group(c, &format!("convert/{threads}t"), bytes);
+        memcpy(&mut g, bytes, threads);
+        for (from, to, name) in pairs {
+            let data = filled(from, &SHAPE);
+            let mut out = zeros(to, &SHAPE);
+            g.bench_function(name, |b| {
+                b.iter(|| convert_into_with(black_box(&data), to, &mut out, &options(threads)))
+            });
+        }
+        g.finish();
+    }
+}
+
+/// Where a second thread starts to pay: the same reversal on outputs of
+/// 256 KiB to 4 MiB, on one thread and split in two whatever the size.
+fn crossover(c: &mut Criterion) {
+    for kib in [256usize, 1024, 4096] {
+        let shape = [kib * 1024 / 4 / 128, 128];
+        let data = filled(ElementType::F32, &shape);
+        let mut out = zeros(ElementType::F32, &shape);
+        let mut g = group(c, &format!("crossover/{kib}KiB"), kib * 1024);
+        g.measurement_time(Duration::from_millis(400));
+        for (name, opts) in [
+            ("1t", ExecOptions::single_thread()),
+            ("2t_forced", ExecOptions { threads: 2, min_bytes_per_thread: 1 }),
+        ] {
+            g.bench_function(name, |b| {
+                b.iter(|| reverse_into_with(black_box(&data), &[false, true], &mut out, &opts))
+            });
+        }
+        g.finish();
+    }
+}
+
+// The macro defines an undocumented public function.
+#[allow(missing_docs)]
+mod suite {
+    use super::*;
+    criterion_group! {
+        name = benches;
+        // Plots take longer to draw than these benchmarks take to run.
+        config = Criterion::default().without_plots();
+        targets = reverse, reverse_sequence, short_runs, convert, crossover
+    }
+}
+use suite::benches;
+criterion_main!(benches);

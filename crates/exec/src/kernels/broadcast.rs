@@ -1,0 +1,166 @@
+//! Broadcast: the data repeated to fill a target shape.
+
+use ovir_shape::rules::{broadcast_shape, int_values};
+use ovir_shape::{BroadcastMode, ShapeErrorKind};
+use ovir_tensor::{Dim, PartialShape, Tensor};
+
+use super::blocks::{count, Source, Target};
+use super::KernelError;
+
+const OP: &str = "Broadcast";
+
+/// How one Broadcast runs: the output shape, and for each output axis the
+/// step in the data per index along it (0 where the data is repeated).
+struct Layout {
+    shape: Vec<usize>,
+    strides: Vec<usize>,
+}
+
+fn values(t: &Tensor, input: &'static str) -> Result<Vec<i64>, KernelError> {
+    let values =
+        int_values(t).ok_or(ShapeErrorKind::IntegerInput { op: OP, input, found: t.element_type() })?;
+    if t.rank() != 1 {
+        return Err(ShapeErrorKind::InputShape {
+            op: OP,
+            input,
+            expected: "a 1-D tensor",
+            shape: PartialShape::from_static(t.shape()),
+        }
+        .into());
+    }
+    Ok(values)
+}
+
+fn layout(
+    data: &Tensor,
+    target: &Tensor,
+    axes_mapping: Option<&Tensor>,
+    mode: BroadcastMode,
+) -> Result<Layout, KernelError> {
+    let target = values(target, "target shape")?;
+    if let Some((index, &value)) = target.iter().enumerate().find(|(_, &v)| v < 0) {
+        return Err(ShapeErrorKind::NegativeValue { op: OP, input: "target shape", index, value }.into());
+    }
+    let target_dims: Vec<Dim> = target.iter().map(|&v| Dim::fixed(v as u64)).collect();
+    let mapping = match (mode, axes_mapping) {
+        (BroadcastMode::Explicit, Some(m)) => Some(values(m, "axes_mapping")?),
+        (BroadcastMode::Explicit, None) => {
+            return Err(ShapeErrorKind::AxesMappingInput { mode: mode.as_str(), explicit: true }.into())
+        }
+        _ => None,
+    };
+    let shape = broadcast_shape(
+        mode,
+        &PartialShape::from_static(data.shape()),
+        Some(&target_dims),
+        Some(target.len()),
+        mapping.as_deref(),
+    )?
+    .to_static()
+    .ok_or(KernelError::Internal { op: OP })?;
+    // The data's dimensions placed on the output axes they line up with;
+    // the other axes have size 1.
+    let rank = shape.len();
+    let mut aligned = vec![1usize; rank];
+    match mapping {
+        Some(m) => {
+            for (&d, &axis) in data.shape().iter().zip(&m) {
+                if let Some(slot) = usize::try_from(axis).ok().and_then(|a| aligned.get_mut(a)) {
+                    *slot = d;
+                }
+            }
+        }
+        None => {
+            let start = rank.checked_sub(data.rank()).ok_or(KernelError::Internal { op: OP })?;
+            aligned[start..].copy_from_slice(data.shape());
+        }
+    }
+    let mut strides = vec![0usize; rank];
+    let mut step = 1usize;
+    for k in (0..rank).rev() {
+        strides[k] = if aligned[k] == 1 { 0 } else { step };
+        step *= aligned[k];
+    }
+    Ok(Layout { shape, strides })
+}
+
+/// The output shape of [`broadcast`] for these inputs.
+pub fn broadcast_output_shape(
+    data: &Tensor,
+    target: &Tensor,
+    axes_mapping: Option<&Tensor>,
+    mode: BroadcastMode,
+) -> Result<Vec<usize>, KernelError> {
+    Ok(layout(data, target, axes_mapping, mode)?.shape)
+}
+
+/// Broadcast-1 and Broadcast-3: `data` repeated to fill the shape held by
+/// `target` (a 1-D integer tensor). In numpy mode the axes line up from
+/// the end and the output has the target shape; in explicit mode
+/// `axes_mapping` says which output axis each data axis lands on; in
+/// bidirectional mode the two shapes broadcast against each other.
+///
+/// ```
+/// use ovir_exec::kernels::broadcast;
+/// use ovir_shape::BroadcastMode;
+/// use ovir_tensor::Tensor;
+/// let data = Tensor::from_vec(&[], vec![7i32])?;
+/// let target = Tensor::from_vec(&[1], vec![3i64])?;
+/// let out = broadcast(&data, &target, None, BroadcastMode::Numpy)?;
+/// assert_eq!(out.to_vec::<i32>()?, vec![7, 7, 7]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn broadcast(
+    data: &Tensor,
+    target: &Tensor,
+    axes_mapping: Option<&Tensor>,
+    mode: BroadcastMode,
+) -> Result<Tensor, KernelError> {
+    let shape = broadcast_output_shape(data, target, axes_mapping, mode)?;
+    let mut out = Tensor::zeros(data.element_type(), &shape)?;
+    broadcast_into(data, target, axes_mapping, mode, &mut out)?;
+    Ok(out)
+}
+
+/// [`broadcast`] into an output of the right type and shape.
+pub fn broadcast_into(
+    data: &Tensor,
+    target: &Tensor,
+    axes_mapping: Option<&Tensor>,
+    mode: BroadcastMode,
+    out: &mut Tensor,
+) -> Result<(), KernelError> {
+    let Layout { shape, strides } = layout(data, target, axes_mapping, mode)?;
+    super::check_output(OP, data.element_type(), &shape, out)?;
+    if out.is_empty() {
+        return Ok(());
+    }
+    // The trailing axes that the data holds whole are copied as one block.
+    // Axes of size 1 hold one index only, so they never break a block.
+    let mut split = shape.len();
+    let mut natural = 1usize;
+    while split > 0 && (shape[split - 1] == 1 || strides[split - 1] == natural) {
+        natural *= shape[split - 1];
+        split -= 1;
+    }
+    let block = count(&shape[split..]);
+    let src = Source::of(OP, data)?;
+    let mut dst = Target::of(OP, out)?;
+    let mut index = vec![0usize; split];
+    let mut from = 0usize;
+    let blocks = count(&shape[..split]);
+    for b in 0..blocks {
+        dst.copy(b * block, &src, from, block).ok_or(KernelError::Internal { op: OP })?;
+        // Advance the odometer over the leading axes.
+        for k in (0..split).rev() {
+            index[k] += 1;
+            from += strides[k];
+            if index[k] < shape[k] {
+                break;
+            }
+            from -= strides[k] * index[k];
+            index[k] = 0;
+        }
+    }
+    Ok(())
+}
