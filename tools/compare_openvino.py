@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+"""Side-by-side latency of ovir and OpenVINO's CPU plugin on large tensors.
+
+Run by hand (never in CI), from the repository root:
+
+    cargo build --release -p ovir-cli
+    python3 tools/compare_openvino.py [--iterations 30] [--only NAME] [--markdown]
+
+For every workload below it writes one IR with OpenVINO's own serializer,
+one input file, and then times in this one process and run:
+  * OpenVINO's CPU plugin with 1 thread and with its default threads,
+  * `np.flip(...).copy()` (for Reverse workloads),
+  * a memcpy of the same bytes (`np.copyto` between two preallocated arrays),
+  * `ovir bench` with 1 thread and with 2 threads, on the same IR and input.
+The table gives median latencies in milliseconds and each one's ratio to the
+memcpy.
+"""
+
+import argparse
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+import openvino as ov
+import openvino.opset1 as ops1
+from openvino.utils.node_factory import NodeFactory
+
+REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OVIR = os.path.join(REPO, "target", "release", "ovir")
+SHAPE = (8, 64, 128, 128)  # 32 MiB of f32, as in the performance targets
+
+
+def reverse_model(dtype, shape, mode, axes):
+    data = ops1.parameter(shape, dtype, name="data")
+    data.output(0).set_names({"data"})
+    if mode == "index":
+        second = ops1.constant(np.array(axes, dtype=np.int64))
+    else:
+        second = ops1.constant(np.array(axes, dtype=bool))
+    node = NodeFactory("opset1").create("Reverse", [data.output(0), second.output(0)], {"mode": mode})
+    node.output(0).set_names({"out"})
+    return ov.Model([ops1.result(node)], [data], "reverse")
+
+
+def rseq_model(dtype, shape, batch_axis, seq_axis, lengths):
+    data = ops1.parameter(shape, dtype, name="data")
+    data.output(0).set_names({"data"})
+    lens = ops1.constant(lengths.astype(np.int32))
+    node = ops1.reverse_sequence(data, lens, batch_axis, seq_axis)
+    node.output(0).set_names({"out"})
+    return ov.Model([ops1.result(node)], [data], "reverse_sequence")
+
+
+def workloads(rng):
+    """(name, kind, dtype, model builder, numpy reference or None)."""
+    f32 = np.float32
+    yield "reverse_axis0_f32", f32, lambda: reverse_model(f32, SHAPE, "index", [0]), lambda x: np.flip(x, 0)
+    yield "reverse_axis2_f32", f32, lambda: reverse_model(f32, SHAPE, "index", [2]), lambda x: np.flip(x, 2)
+    yield "reverse_axis3_f32", f32, lambda: reverse_model(f32, SHAPE, "index", [3]), lambda x: np.flip(x, 3)
+    yield "reverse_all_f32", f32, lambda: reverse_model(f32, SHAPE, "index", [0, 1, 2, 3]), lambda x: np.flip(x)
+    yield "reverse_mask_f32", f32, lambda: reverse_model(f32, SHAPE, "mask", [True, False, True, False]), \
+        lambda x: np.flip(x, (0, 2))
+    for ty, name in ((np.int8, "i8"), (np.float16, "f16"), (np.int64, "i64")):
+        yield f"reverse_axis2_{name}", ty, (lambda t=ty: reverse_model(t, SHAPE, "index", [2])), \
+            lambda x: np.flip(x, 2)
+    lens1 = rng.integers(1, SHAPE[1] + 1, size=SHAPE[0])
+    lens3 = rng.integers(1, SHAPE[3] + 1, size=SHAPE[0])
+    lens0 = rng.integers(1, SHAPE[0] + 1, size=SHAPE[1])
+    yield "rseq_b0_s1_f32", f32, lambda: rseq_model(f32, SHAPE, 0, 1, lens1), None
+    yield "rseq_b0_s3_f32", f32, lambda: rseq_model(f32, SHAPE, 0, 3, lens3), None
+    yield "rseq_b1_s0_f32", f32, lambda: rseq_model(f32, SHAPE, 1, 0, lens0), None
+    for ty, name in ((np.int8, "i8"), (np.float16, "f16"), (np.int64, "i64")):
+        yield f"rseq_b0_s1_{name}", ty, (lambda t=ty: rseq_model(t, SHAPE, 0, 1, lens1)), None
+
+
+def median_ms(fn, iterations, warmup=3):
+    for _ in range(warmup):
+        fn()
+    times = []
+    for _ in range(iterations):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return float(np.median(times) * 1e3)
+
+
+def time_openvino(core, model, x, threads, iterations):
+    config = {"INFERENCE_NUM_THREADS": threads} if threads else {}
+    compiled = core.compile_model(model, "CPU", config)
+    request = compiled.create_infer_request()
+    request.set_input_tensor(0, ov.Tensor(x))
+    return median_ms(request.infer, iterations)
+
+
+def time_ovir(xml, npy, threads, iterations):
+    cmd = [OVIR, "bench", xml, "-i", f"data={npy}", "--iterations", str(iterations), "--warmup", "3",
+           "--threads", str(threads), "--json"]
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--iterations", type=int, default=30)
+    parser.add_argument("--only", help="run only workloads whose name contains this")
+    parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    args = parser.parse_args()
+    if not os.path.exists(OVIR):
+        sys.exit(f"{OVIR} is missing: run `cargo build --release -p ovir-cli` first")
+
+    rng = np.random.default_rng(7)
+    core = ov.Core()
+    rows = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, dtype, build, flip in workloads(rng):
+            if args.only and args.only not in name:
+                continue
+            model = build()
+            xml = os.path.join(tmp, f"{name}.xml")
+            ov.save_model(model, xml, compress_to_fp16=False)
+            x = (np.arange(np.prod(SHAPE)) % 251).astype(dtype).reshape(SHAPE)
+            npy = os.path.join(tmp, f"{name}.npy")
+            np.save(npy, x)
+            dst = np.empty_like(x)
+            row = {"workload": name, "mib": x.nbytes / 2**20}
+            row["memcpy"] = median_ms(lambda: np.copyto(dst, x), args.iterations)
+            row["numpy_flip"] = median_ms(lambda: flip(x).copy(), args.iterations) if flip else None
+            row["ov_1t"] = time_openvino(core, model, x, 1, args.iterations)
+            row["ov_default"] = time_openvino(core, model, x, 0, args.iterations)
+            one = time_ovir(xml, npy, 1, args.iterations)
+            two = time_ovir(xml, npy, 2, args.iterations)
+            row["ovir_1t"], row["ovir_2t"] = one["median_ms"], two["median_ms"]
+            row["ovir_memcpy"] = one["memcpy_median_ms"]
+            rows.append(row)
+            print(f"done {name}", file=sys.stderr)
+
+    cols = ["ov_1t", "ov_default", "numpy_flip", "ovir_1t", "ovir_2t"]
+    head = ["workload", "MiB", "memcpy ms"] + [f"{c} ms (×memcpy)" for c in cols] + ["ovir's own memcpy ms"]
+
+    def cell(row, c):
+        v = row[c]
+        return "—" if v is None else f"{v:.2f} ({v / row['memcpy']:.2f}×)"
+
+    lines = []
+    for row in rows:
+        lines.append([row["workload"], f"{row['mib']:.0f}", f"{row['memcpy']:.2f}"]
+                     + [cell(row, c) for c in cols] + [f"{row['ovir_memcpy']:.2f}"])
+    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+          f"Python {platform.python_version()}, OpenVINO {ov.get_version()}, numpy {np.__version__}")
+    if args.markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|" + "---|" * len(head))
+        for line in lines:
+            print("| " + " | ".join(line) + " |")
+    else:
+        widths = [max(len(h), *(len(l[i]) for l in lines)) for i, h in enumerate(head)]
+        print("  ".join(h.ljust(w) for h, w in zip(head, widths)))
+        for line in lines:
+            print("  ".join(v.ljust(w) for v, w in zip(line, widths)))
+
+
+if __name__ == "__main__":
+    main()
