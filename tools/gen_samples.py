@@ -70,6 +70,13 @@ NP_DTYPE = {
 INT_TYPES = {"i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64"}
 FLOAT_TYPES = {"f16", "bf16", "f32", "f64"}
 
+# The packed sub-byte types (bits per element) and the 8-bit floats have no
+# NumPy type: .npy files and the reference carry one code per byte, u8, or
+# i8 for i4 (its code sign-extended).
+PACKED_BITS = {"u1": 1, "u2": 2, "u3": 3, "u4": 4, "i4": 4, "nf4": 4, "f4e2m1": 4, "u6": 6}
+F8_TYPES = ["f8e4m3", "f8e5m2", "f8e8m0"]
+NP_DTYPE.update({et: np.dtype(np.int8 if et == "i4" else np.uint8) for et in [*PACKED_BITS, *F8_TYPES]})
+
 
 def ov_type(name: str) -> ov.Type:
     return getattr(ov.Type, name)
@@ -155,6 +162,57 @@ def ref_reverse_sequence(data: np.ndarray, lengths: np.ndarray, lengths_type: st
             src[sa] = s
             out[tuple(dst)] = data[tuple(src)]
     return out
+
+
+def pack_codes(codes: np.ndarray, et: str) -> bytes:
+    """Packs one code per element the way OpenVINO 2026.4 lays `et` out:
+    u1 first element in the top bit; u2 and the 4-bit types first element in
+    the lowest bits; u3 (8 per 3 bytes) and u6 (4 per 3 bytes) split into
+    low bits, first element highest, and a byte of high bits."""
+    bits = PACKED_BITS[et]
+    c = np.asarray(codes).reshape(-1).astype(np.int64) & ((1 << bits) - 1)
+    group = {"u1": 8, "u2": 4, "u3": 8, "u6": 4}.get(et, 2)
+    c = np.concatenate([c, np.zeros(-len(c) % group, np.int64)]).reshape(-1, group)
+    if et == "u1":
+        out = sum(c[:, k] << (7 - k) for k in range(8))[:, None]
+    elif et == "u2":
+        out = sum(c[:, k] << (2 * k) for k in range(4))[:, None]
+    elif et == "u3":
+        low = [sum((c[:, 4 * h + k] & 3) << (2 * (3 - k)) for k in range(4)) for h in range(2)]
+        high = sum((c[:, k] >> 2) << (7 - k) for k in range(8))
+        out = np.stack([low[0], low[1], high], axis=1)
+    elif et == "u6":
+        low = [((c[:, 2 * h] & 15) << 4) | (c[:, 2 * h + 1] & 15) for h in range(2)]
+        high = sum((c[:, k] >> 4) << (2 * (3 - k)) for k in range(4))
+        out = np.stack([low[0], low[1], high], axis=1)
+    else:
+        out = (c[:, 0] | (c[:, 1] << 4))[:, None]
+    return out.astype(np.uint8).tobytes()
+
+
+def unpack_codes(raw: bytes, et: str, count: int) -> np.ndarray:
+    """The inverse of pack_codes: `count` codes as u8, or i8 for i4."""
+    bits = PACKED_BITS[et]
+    b = np.frombuffer(raw, np.uint8).astype(np.int64)
+    if et == "u1":
+        c = np.stack([(b >> (7 - k)) & 1 for k in range(8)], axis=1)
+    elif et == "u2":
+        c = np.stack([(b >> (2 * k)) & 3 for k in range(4)], axis=1)
+    elif et == "u3":
+        g = b.reshape(-1, 3)
+        c = np.stack([((g[:, k // 4] >> (2 * (3 - k % 4))) & 3) | (((g[:, 2] >> (7 - k)) & 1) << 2)
+                      for k in range(8)], axis=1)
+    elif et == "u6":
+        g = b.reshape(-1, 3)
+        c = np.stack([((g[:, k // 2] >> (4 * (1 - k % 2))) & 15) | (((g[:, 2] >> (2 * (3 - k))) & 3) << 4)
+                      for k in range(4)], axis=1)
+    else:
+        c = np.stack([b & 15, b >> 4], axis=1)
+    c = c.reshape(-1)[:count]
+    if et == "i4":
+        return np.where(c >= 8, c - 16, c).astype(np.int8)
+    assert c.max(initial=0) < (1 << bits)
+    return c.astype(np.uint8)
 
 
 def ref_convert(x: np.ndarray, src: str, dst: str) -> np.ndarray:
@@ -267,6 +325,13 @@ def const_value(node) -> np.ndarray:
     if et == "bf16":
         bits = np.asarray(node.get_data()).view(np.uint16).astype(np.uint32)
         return (bits << 16).view(np.float32).reshape(shape)
+    if et == "string":
+        return np.array(node.get_tensor_view().str_data, dtype=str).reshape(shape)
+    if et in PACKED_BITS:
+        raw = np.asarray(node.get_data()).view(np.uint8).tobytes()
+        return unpack_codes(raw, et, int(np.prod(shape))).reshape(shape)
+    if et in F8_TYPES:
+        return np.asarray(node.get_data()).view(np.uint8).reshape(shape).copy()
     if et not in NP_DTYPE:
         raise RefError(f"constant of type {et} is not supported by the reference")
     return np.asarray(node.get_data()).astype(NP_DTYPE[et]).reshape(shape)
@@ -290,7 +355,10 @@ def evaluate(model: ov.Model, feeds: dict[str, np.ndarray], out_names: list[str]
         if kind == "Parameter":
             name = next(n for n in feeds if n in node.output(0).get_names())
             arr = feeds[name]
-            if arr.dtype != NP_DTYPE[out_type]:
+            if out_type == "string":
+                if arr.dtype.kind != "U":
+                    raise ValueError(f"input {name}: dtype {arr.dtype} is not a unicode string type")
+            elif arr.dtype != NP_DTYPE[out_type]:
                 raise ValueError(f"input {name}: dtype {arr.dtype} != {out_type}")
             if not node.get_output_partial_shape(0).compatible(ov.PartialShape(list(arr.shape))):
                 raise ValueError(f"input {name}: shape {arr.shape} does not fit")
@@ -306,11 +374,17 @@ def evaluate(model: ov.Model, feeds: dict[str, np.ndarray], out_names: list[str]
             mode = node.get_attributes()["mode"]
             if arg_types[0] in WIDE_TYPES:
                 caveats.append(f"CPU truncates {arg_types[0]} Reverse data")
+            if arg_types[0] in PACKED_BITS:
+                caveats.append(f"CPU reverses {arg_types[0]} data byte by byte, not element by element")
             val = ref_reverse(args[0], args[1], arg_types[1], mode)
         elif kind == "ReverseSequence":
             attrs = node.get_attributes()
             if arg_types[0] in WIDE_TYPES:
                 caveats.append(f"CPU truncates {arg_types[0]} ReverseSequence data")
+            if arg_types[0] in PACKED_BITS:
+                caveats.append(f"CPU reverses {arg_types[0]} data byte by byte, not element by element")
+            if arg_types[0] == "string":
+                caveats.append("CPU plugin does not support string ReverseSequence")
             if arg_types[0] in {"i32", "u32"} and args[0].size and \
                     np.abs(args[0].astype(np.int64)).max() > 2 ** 24:
                 caveats.append(f"CPU routes {arg_types[0]} ReverseSequence through f32")
@@ -945,6 +1019,238 @@ def tf_cases():
     add("keras_bidirectional_merge", m, {"x": arange((2, 4, 3))})
 
 
+# --- Strings, sub-byte types and 8-bit floats ------------------------------
+
+# Its own generator, so that these cases leave the values of the others alone.
+SUBBYTE_RNG = np.random.default_rng(20260401)
+
+
+def code_const(codes: np.ndarray, et: str, name: str) -> ov.Node:
+    """A Constant of a packed or 8-bit float type holding `codes` (one per
+    element, as the .npy files carry them)."""
+    codes = np.asarray(codes)
+    t = ov.Tensor(ov_type(et), ov.Shape(list(codes.shape)))
+    raw = np.asarray(t.data).view(np.uint8).reshape(-1)
+    packed = pack_codes(codes, et) if et in PACKED_BITS else codes.astype(np.uint8).tobytes()
+    raw[:] = np.frombuffer(packed, np.uint8)
+    if et in PACKED_BITS and et not in ("nf4", "f4e2m1"):
+        # OpenVINO packs integer values itself: its bytes pin the order that
+        # pack_codes follows.
+        own = ov.op.Constant(ov_type(et), ov.Shape(list(codes.shape)), codes.reshape(-1).tolist())
+        own_bytes = np.asarray(own.get_data()).view(np.uint8).tobytes()
+        if own_bytes != packed:
+            raise ValueError(f"{et}: packing differs from OpenVINO's: {own_bytes.hex()} != {packed.hex()}")
+    node = ov.op.Constant(t)
+    node.set_friendly_name(name)
+    return node
+
+
+def random_codes(et: str, shape) -> np.ndarray:
+    """Every code of `et` in turn, then random ones."""
+    n = int(np.prod(shape))
+    if et == "i4":
+        low, high = -8, 7
+    else:
+        low, high = 0, (1 << PACKED_BITS.get(et, 8)) - 1
+    v = SUBBYTE_RNG.integers(low, high, n, endpoint=True)
+    first = np.arange(low, high + 1)[:n]
+    v[: len(first)] = first
+    return v.astype(NP_DTYPE[et]).reshape(shape)
+
+
+# Measured with OpenVINO 2026.4.1: string Reverse computes the right values,
+# but the process then dies in the allocator, which would take the generator
+# with it.
+STRING_CRASH = "the CPU plugin aborts the process (free(): invalid pointer) after a string Reverse"
+
+WORDS = ["", "a", "bé", "日本語", "🙂x", "tab\tnew\nline", "naïve", "Ω", "longer words here", "z"]
+
+
+def strings(shape) -> np.ndarray:
+    n = int(np.prod(shape))
+    return np.array([WORDS[(i * 7 + 3) % len(WORDS)] + ("" if i % 3 else str(i)) for i in range(n)],
+                    dtype=str).reshape(shape)
+
+
+def string_const(values: np.ndarray, name: str) -> ov.Node:
+    node = ov.op.Constant(ov.Tensor(np.asarray(values, dtype=str)))
+    node.set_friendly_name(name)
+    return node
+
+
+def subbyte_and_string_cases():
+    # Consts of every packed type and 8-bit float, reversed along rows that
+    # cross byte boundaries (7 elements), so elements move inside bytes.
+    shape = (3, 7)
+    for et in [*PACKED_BITS, *F8_TYPES]:
+        data = code_const(random_codes(et, shape), et, "data")
+        axes = const([1], "i64", "axes")
+        add(f"reverse_type_{et}", model({"out": reverse(data, axes, "index")}, [], "reverse"))
+    # A mask over both axes on the split layout, whose groups span rows.
+    data = code_const(random_codes("u3", (5, 3)), "u3", "data")
+    add("reverse_type_u3_both_axes",
+        model({"out": reverse(data, const([True, True], "boolean", "mask"), "mask")}, [], "reverse"))
+
+    # ReverseSequence on packed and 8-bit float Consts.
+    for et in ("u1", "u2", "u3", "u4", "u6", "i4", "nf4", "f4e2m1", "f8e5m2"):
+        data = code_const(random_codes(et, (4, 6)), et, "data")
+        lengths = const([6, 2, 0, 5], "i32", "lengths")
+        add(f"rseq_type_{et}", model({"out": reverse_sequence(data, lengths, 0, 1)}, [], "reverse_sequence"))
+
+    # Packed Parameters, fed unpacked from u8 (i8 for i4) .npy files.
+    for et, op in (("u4", "rseq"), ("i4", "reverse"), ("u3", "rseq"), ("u1", "reverse")):
+        shape = (4, 5)
+        d = param("data", et, shape)
+        if op == "rseq":
+            out = reverse_sequence(d, const([5, 3, 0, 4], "i32", "lengths"), 0, 1)
+        else:
+            out = reverse(d, const([1], "i64", "axes"), "index")
+        add(f"{op}_param_{et}", model({"out": out}, [d], op), {"data": random_codes(et, shape)},
+            no_check=f"CPU reverses {et} data byte by byte, not element by element")
+
+    # Strings: Consts (OpenVINO's packed string format in model.bin) and
+    # Parameters fed from <U .npy files.
+    sc = string_const(strings((2, 3)), "strings")
+    add("reverse_string_const",
+        model({"out": reverse(sc, const([0, 1], "i64", "axes"), "index")}, [], "reverse"),
+        no_check=STRING_CRASH)
+    sc = string_const(strings((3, 4)), "strings")
+    add("rseq_string_const",
+        model({"out": reverse_sequence(sc, const([4, 0, 2], "i32", "lengths"), 0, 1)}, [], "reverse_sequence"))
+    d = param("text", "string", (3, 4))
+    add("reverse_string_param",
+        model({"out": reverse(d, const([1], "i64", "axes"), "index")}, [d], "reverse"),
+        {"text": strings((3, 4))}, no_check=STRING_CRASH)
+    d = param("text", "string", (4, 3))
+    add("rseq_string_param",
+        model({"out": reverse_sequence(d, const([4, 0, 3], "i64", "lengths"), 1, 0)}, [d], "reverse_sequence"),
+        {"text": strings((4, 3))[:, ::-1].copy()})
+
+
+# --- ReverseSubsequences (an ovir extension) --------------------------------
+
+# DirectML's DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC, which ovir reads as
+# type="ReverseSubsequences" version="ovir". OpenVINO cannot serialize an op
+# it does not know, so each case is a ReverseSequence written by OpenVINO
+# and then edited into a ReverseSubsequences; the expected outputs come
+# from the NumPy reference below, with no CPU cross-check.
+
+
+def ref_reverse_subsequences(data: np.ndarray, lengths: np.ndarray, axis: int) -> np.ndarray:
+    """Every line along `axis` reverses its first `length` elements; lengths
+    above the axis size count as that size, 0 and 1 reverse nothing."""
+    rank = data.ndim
+    if not 1 <= rank <= 8:
+        raise RefError(f"data rank {rank} is not between 1 and 8")
+    if not -rank <= axis < rank:
+        raise RefError(f"axis {axis} out of range for rank {rank}")
+    axis %= rank
+    want = tuple(1 if i == axis else d for i, d in enumerate(data.shape))
+    if lengths.shape != want:
+        raise RefError(f"lengths shape {lengths.shape} is not {want}")
+    if lengths.dtype.kind == "i" and (lengths < 0).any():
+        raise RefError("a length is negative")
+    size = data.shape[axis]
+    out = data.copy()
+    for line in np.ndindex(*want):
+        n = min(int(lengths[line]), size)
+        for k in range(n):
+            dst = list(line)
+            src = list(line)
+            dst[axis] = k
+            src[axis] = n - 1 - k
+            out[tuple(dst)] = data[tuple(src)]
+    return out
+
+
+@dataclasses.dataclass
+class SubsequencesCase:
+    name: str
+    data: np.ndarray
+    data_et: str
+    lengths: np.ndarray
+    lengths_et: str
+    axis: int
+    lengths_input: bool = False   # lengths as a model input instead of a Const
+
+
+SUBSEQUENCES: list[SubsequencesCase] = []
+
+
+def subsequences_xml(data_shape, data_et: str, lengths_shape, lengths_et: str, axis: int,
+                     lengths_input: bool) -> str:
+    """A ReverseSequence over data of `data_shape`, written by OpenVINO and
+    edited into ReverseSubsequences with lengths of `lengths_shape`."""
+    rank = len(data_shape)
+    batch = (axis % rank + 1) % rank
+    d = param("data", data_et, data_shape)
+    if lengths_input:
+        ln = param("lengths", lengths_et, (data_shape[batch],))
+        params = [d, ln]
+    else:
+        ln = const(np.zeros(data_shape[batch]), lengths_et, "lengths")
+        params = [d]
+    xml, _ = serialize_text(model({"out": reverse_sequence(d, ln, batch, axis)}, params, "reverse_subsequences"))
+    shape_text = ",".join(str(v) for v in lengths_shape)
+    count = int(np.prod(lengths_shape))
+    xml = set_attr(xml, "lengths", "shape", shape_text)
+    if not lengths_input:
+        xml = set_attr(xml, "lengths", "size", str(count * np.dtype(NP_DTYPE[lengths_et]).itemsize))
+    xml = set_port_dims(xml, "lengths", 0, lengths_shape)
+    xml = set_port_dims(xml, "reverse_sequence", 1, lengths_shape)
+    xml = edit_layer(xml, "reverse_sequence", lambda b: sub_once(
+        resub_once(b, r'<data batch_axis="[^"]*" seq_axis="[^"]*"\s*/>', f'<data axis="{axis}" />'),
+        'type="ReverseSequence" version="opset1"', 'type="ReverseSubsequences" version="ovir"'))
+    return sub_once(xml, 'name="reverse_sequence"', 'name="reverse_subsequences"')
+
+
+def subsequences_case(name, data, data_et, lengths, lengths_et, axis, lengths_input=False):
+    if any(c.name == name for c in SUBSEQUENCES) or any(c.name == name for c in CASES):
+        raise ValueError(f"duplicate case name {name}")
+    lengths = np.asarray(lengths, dtype=NP_DTYPE[lengths_et])
+    SUBSEQUENCES.append(SubsequencesCase(name, data, data_et, lengths, lengths_et, axis, lengths_input))
+
+
+def reverse_subsequences_cases():
+    # The two worked examples of DirectML's documentation, exactly.
+    example = np.arange(1, 13, dtype=np.float32).reshape(1, 1, 3, 4)
+    subsequences_case("reverse_subsequences_dml_example1", example, "f32",
+                      np.array([2, 4, 3]).reshape(1, 1, 3, 1), "u32", 3)
+    subsequences_case("reverse_subsequences_dml_example2", example, "f32",
+                      np.array([2, 3, 1, 0]).reshape(1, 1, 1, 4), "u32", 2)
+    # Lengths above the axis size are clamped; 0 and 1 reverse nothing.
+    # The lengths arrive at run time here, as u64 (DirectML's other type).
+    data = arange((2, 5, 3), "i16")
+    subsequences_case("reverse_subsequences_clamped", data, "i16",
+                      np.array([[7, 0, 5], [1, 2, 100]]).reshape(2, 1, 3), "u64", -2, lengths_input=True)
+
+
+def write_subsequences(case: SubsequencesCase, report: "Report"):
+    case_dir = OUT_DIR / case.name
+    case_dir.mkdir(parents=True)
+    xml = subsequences_xml(case.data.shape, case.data_et, case.lengths.shape, case.lengths_et, case.axis,
+                           case.lengths_input)
+    (case_dir / "model.xml").write_text(xml)
+    save_npy(case_dir / "in" / "data.npy", case.data)
+    if case.lengths_input:
+        save_npy(case_dir / "in" / "lengths.npy", case.lengths)
+    else:
+        little = case.lengths.astype(case.lengths.dtype.newbyteorder("<"))
+        (case_dir / "model.bin").write_bytes(np.ascontiguousarray(little).tobytes())
+    expected = ref_reverse_subsequences(case.data, case.lengths, case.axis)
+    save_npy(case_dir / "expected" / "out.npy", expected)
+    report.valid.append(case.name)
+    report.skipped.append((case.name, "OpenVINO has no ReverseSubsequences (an ovir extension)"))
+
+
+def subsequences_bad_cases():
+    # The lengths must have the data's shape with 1 at the axis: here the
+    # axis dimension is 2.
+    xml = subsequences_xml((1, 1, 3, 4), "f32", (1, 1, 3, 2), "u32", 3, lengths_input=False)
+    bad("reverse_subsequences_lengths_shape", xml, np.arange(6, dtype="<u4").tobytes(),
+        "the lengths must have the data's shape with 1 at axis 3")
+
+
 # --- Valid IR, refused at run time ------------------------------------------
 
 
@@ -981,8 +1287,17 @@ def runtime_error_cases():
 CORE = ov.Core()
 
 
+def tight_strings(arr: np.ndarray) -> np.ndarray:
+    """A unicode array as wide as its longest string (at least 1), the
+    width ovir writes."""
+    width = max([len(s) for s in arr.reshape(-1).tolist()] + [1])
+    return arr.astype(f"<U{width}")
+
+
 def save_npy(path: Path, arr: np.ndarray):
     arr = np.ascontiguousarray(arr)
+    if arr.dtype.kind == "U":
+        arr = tight_strings(arr)
     if arr.dtype.byteorder == ">":
         arr = arr.astype(arr.dtype.newbyteorder("<"))
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -997,7 +1312,14 @@ def run_cpu(m: ov.Model, inputs: dict[str, np.ndarray], out_names: list[str]) ->
     compiled = CORE.compile_model(m, "CPU")
     request = compiled.create_infer_request()
     request.infer(dict(inputs))
-    return {name: np.array(request.get_tensor(o).data) for name, o in zip(out_names, compiled.outputs)}
+    out = {}
+    for name, o in zip(out_names, compiled.outputs):
+        t = request.get_tensor(o)
+        if t.get_element_type() == ov.Type.string:
+            out[name] = tight_strings(np.array(t.str_data, dtype=str))
+        else:
+            out[name] = np.array(t.data)
+    return out
 
 
 def tidy_bin(case_dir: Path):
@@ -1074,6 +1396,8 @@ def write_valid(case: Case, report: "Report"):
         raise ValueError(f"{case.name}: reference refused: {ref_error}")
 
     for name, arr in expected.items():
+        if arr.dtype.kind == "U":
+            expected[name] = arr = tight_strings(arr)
         save_npy(case_dir / "expected" / f"{name}.npy", arr)
     report.valid.append(case.name)
 
@@ -1472,9 +1796,17 @@ or validating, plus `expected_error` with a short lowercase phrase.
 ## Data
 
 `.npy` files use native little-endian dtypes: bool, i8..i64, u8..u64, f16,
-f32, f64. Expected values come from a NumPy reference of the operator
+f32, f64, and fixed-width unicode (`<U`) for strings. The packed sub-byte
+types (u1, u2, u3, u4, u6, i4, nf4, f4e2m1) and the 8-bit floats (f8e4m3,
+f8e5m2, f8e8m0) have no NumPy type: their arrays hold one code per element,
+as u8 (i8 for i4). Expected values come from a NumPy reference of the operator
 specifications (Reverse-1, ReverseSequence-1, Convert-1, and ShapeOf, Gather,
 Broadcast, Unsqueeze, Squeeze, Reshape and Concat for the converted models).
+
+The `reverse_subsequences_*` cases use ovir's built-in extension
+`type="ReverseSubsequences" version="ovir"` (DirectML's reverse-subsequences).
+OpenVINO cannot serialize that op, so their `model.xml` is a ReverseSequence
+written by OpenVINO and then edited; OpenVINO itself refuses them.
 
 ## Converted models
 
@@ -1533,7 +1865,10 @@ def main() -> int:
     onnx_node_test_cases()
     tf_cases()
     runtime_error_cases()
+    subbyte_and_string_cases()
+    reverse_subsequences_cases()
     bad_cases()
+    subsequences_bad_cases()
 
     if OUT_DIR.exists():
         shutil.rmtree(OUT_DIR)
@@ -1543,6 +1878,8 @@ def main() -> int:
     report = Report()
     for case in CASES:
         write_valid(case, report)
+    for case in SUBSEQUENCES:
+        write_subsequences(case, report)
     write_bad(report)
     report.print()
     return 1 if report.cpu_problems else 0

@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use ovir_exec::{CompileError, RunError};
-use ovir_ir::{render_diagnostic, ReadError, SourceFile, Span};
+use ovir_ir::{render_diagnostic, ReadError, SourceFile, Span, MAX_REPORTED};
 use ovir_shape::ShapeError;
 use ovir_tensor::TensorError;
 
@@ -65,12 +65,34 @@ pub enum Error {
         /// The input's name.
         name: String,
     },
+    /// An input (set by the caller, or generated as an example) would take
+    /// more memory than the limit allows.
+    #[error("input \"{name}\" is too large: {source}")]
+    InputTooLarge {
+        /// The input's name.
+        name: String,
+        /// The size needed and the limit.
+        source: TensorError,
+    },
+    /// An input of a packed sub-byte or 8-bit float type was given in its
+    /// exchange form (one `u8` or `i8` per element, see
+    /// [`ovir_tensor::packed`]) with a value the type cannot hold.
+    #[error("input \"{name}\": {reason}")]
+    InputValue {
+        /// The input's name.
+        name: String,
+        /// The value, where it is, and the type's range.
+        reason: ovir_tensor::packed::PackError,
+    },
     /// Outputs were asked for before any inference ran.
     #[error("no inference has run on this request yet")]
     NotRun,
     /// A tensor could not be built or viewed as asked.
     #[error(transparent)]
     Tensor(#[from] TensorError),
+    /// An extension could not be registered.
+    #[error("cannot register the extension: {0}")]
+    Extension(#[from] ovir_shape::ExtensionError),
 }
 
 /// A place in an IR file: the file's text and a span in it.
@@ -87,11 +109,14 @@ struct ShapeReport<'a>(&'a SourceFile, &'a [ShapeError]);
 impl fmt::Display for ShapeReport<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let name = self.0.display_name();
-        for (i, e) in self.1.iter().enumerate() {
+        for (i, e) in self.1.iter().take(MAX_REPORTED).enumerate() {
             if i > 0 {
                 writeln!(f)?;
             }
             write!(f, "{name}: {}", e.kind)?;
+        }
+        if let Some(more) = self.1.len().checked_sub(MAX_REPORTED).filter(|&n| n > 0) {
+            write!(f, "\n{name}: {more} more problems were found but are not shown")?;
         }
         Ok(())
     }
@@ -106,6 +131,9 @@ impl Error {
             Error::Read(e) => e.render(color),
             Error::Invalid { file, model, errors } => errors
                 .iter()
+                // Rendering every one of a million problems would take
+                // long and say nothing new.
+                .take(MAX_REPORTED)
                 .map(|e| {
                     let layer = model.layers.get(e.layer.0);
                     let span: Option<Span> = layer.map(|l| {
@@ -114,6 +142,13 @@ impl Error {
                     let layer_ref = layer.map(|_| model.layer_ref(e.layer));
                     render_diagnostic(file, &e.kind.to_string(), span, layer_ref.as_ref(), &[], color)
                 })
+                .chain(
+                    errors
+                        .len()
+                        .checked_sub(MAX_REPORTED)
+                        .filter(|&n| n > 0)
+                        .map(|n| format!("note: {n} more problems were found but are not shown")),
+                )
                 .collect::<Vec<_>>()
                 .join("\n"),
             Error::Compile { error, at: Some(at) } => render_diagnostic(
@@ -124,9 +159,10 @@ impl Error {
                 &[],
                 color,
             ),
-            Error::Run { error: error @ RunError::Kernel { layer, .. }, at: Some(at) } => {
-                render_diagnostic(&at.source, &error.to_string(), Some(at.span), Some(layer), &[], color)
-            }
+            Error::Run {
+                error: error @ (RunError::Kernel { layer, .. } | RunError::OverLimit { layer, .. }),
+                at: Some(at),
+            } => render_diagnostic(&at.source, &error.to_string(), Some(at.span), Some(layer), &[], color),
             other => format!("error: {other}"),
         }
     }
@@ -134,7 +170,7 @@ impl Error {
     /// How many independent problems the error reports.
     pub fn problem_count(&self) -> usize {
         match self {
-            Error::Read(e) => e.diagnostics.len(),
+            Error::Read(e) => e.problem_count(),
             Error::Invalid { errors, .. } => errors.len(),
             _ => 1,
         }

@@ -1,10 +1,13 @@
 //! Deterministic example inputs that are valid for a model, so that any IR
 //! runs without hand-made data.
 
+use ovir_exec::extensions::ReverseSubsequences;
 use ovir_exec::kernels;
 use ovir_ir::{LayerIdx, Model as IrModel};
 use ovir_shape::{Op, ReverseMode};
-use ovir_tensor::{Dim, ElementType, PartialShape, Tensor};
+use std::ops::RangeInclusive;
+
+use ovir_tensor::{packed, Dim, ElementType, PartialShape, Tensor};
 
 use crate::error::Error;
 use crate::model::CompiledModel;
@@ -50,8 +53,29 @@ fn resolve(shape: &PartialShape, role: Role) -> Vec<usize> {
         .collect()
 }
 
+/// For every layer, the layers its outputs feed and at which input: built
+/// once, so that finding the role of every input costs time linear in the
+/// graph, even for a chain of a million Converts or a million inputs.
+fn consumers_of(model: &IrModel) -> Vec<Vec<(LayerIdx, usize)>> {
+    let mut consumers = vec![Vec::new(); model.layers.len()];
+    for (li, sources) in model.sources.iter().enumerate() {
+        for (input, src) in sources.iter().enumerate() {
+            if let Some(list) = consumers.get_mut(src.layer.0) {
+                list.push((LayerIdx(li), input));
+            }
+        }
+    }
+    consumers
+}
+
 /// Follows a value through `Convert` layers to find how it is used.
-fn role_of(model: &IrModel, ops: &[Op], facts: &ovir_shape::ModelInfo, param: LayerIdx) -> Role {
+fn role_of(
+    model: &IrModel,
+    consumers: &[Vec<(LayerIdx, usize)>],
+    facts: &ovir_shape::ModelInfo,
+    param: LayerIdx,
+) -> Role {
+    let ops = &facts.ops;
     let mut frontier = vec![param];
     let mut steps = 0usize;
     while let Some(producer) = frontier.pop() {
@@ -59,31 +83,32 @@ fn role_of(model: &IrModel, ops: &[Op], facts: &ovir_shape::ModelInfo, param: La
         if steps > model.layers.len() {
             break;
         }
-        for (li, sources) in model.sources.iter().enumerate() {
-            for (input, src) in sources.iter().enumerate() {
-                if src.layer != producer {
-                    continue;
+        for &(consumer, input) in consumers.get(producer.0).map_or(&[][..], Vec::as_slice) {
+            let data_fact = facts.input_fact(model, consumer, 0);
+            match (ops.get(consumer.0), input) {
+                (Some(Op::Convert { .. }), 0) => frontier.push(consumer),
+                (Some(Op::Reverse { mode: ReverseMode::Index }), 1) => {
+                    return Role::Axes { rank: data_fact.shape.rank() }
                 }
-                let consumer = LayerIdx(li);
-                let data_fact = facts.input_fact(model, consumer, 0);
-                match (ops.get(li), input) {
-                    (Some(Op::Convert { .. }), 0) => frontier.push(consumer),
-                    (Some(Op::Reverse { mode: ReverseMode::Index }), 1) => {
-                        return Role::Axes { rank: data_fact.shape.rank() }
-                    }
-                    (Some(Op::Reverse { mode: ReverseMode::Mask }), 1) => {
-                        return Role::Mask { rank: data_fact.shape.rank() }
-                    }
-                    (Some(Op::ReverseSequence { seq_axis, .. }), 1) => {
-                        let seq_dim = data_fact.shape.dims().and_then(|dims| {
-                            let rank = i64::try_from(dims.len()).ok()?;
-                            let axis = if *seq_axis < 0 { seq_axis + rank } else { *seq_axis };
-                            dims.get(usize::try_from(axis).ok()?)?.get()
-                        });
-                        return Role::Lengths { seq_dim };
-                    }
-                    _ => {}
+                (Some(Op::Reverse { mode: ReverseMode::Mask }), 1) => {
+                    return Role::Mask { rank: data_fact.shape.rank() }
                 }
+                (Some(Op::ReverseSequence { seq_axis, .. }), 1) => {
+                    let seq_dim = data_fact.shape.dims().and_then(|dims| {
+                        let rank = i64::try_from(dims.len()).ok()?;
+                        let axis = if *seq_axis < 0 { seq_axis + rank } else { *seq_axis };
+                        dims.get(usize::try_from(axis).ok()?)?.get()
+                    });
+                    return Role::Lengths { seq_dim };
+                }
+                (Some(Op::Custom(op)), 1) if op.op().op_type() == ReverseSubsequences::TYPE => {
+                    // Lengths above the axis are clamped, so lengths up to
+                    // the largest dimension suit every axis.
+                    let seq_dim =
+                        data_fact.shape.dims().and_then(|dims| dims.iter().filter_map(|d| d.get()).max());
+                    return Role::Lengths { seq_dim };
+                }
+                _ => {}
             }
         }
     }
@@ -114,17 +139,58 @@ fn values(role: Role, count: usize) -> Vec<f64> {
         .collect()
 }
 
-fn example_tensor(ty: ElementType, shape: &[usize], role: Role) -> Result<Tensor, Error> {
-    // The size check comes first: nothing is allocated for a shape that
-    // cannot exist.
-    Tensor::required_bytes(ty, shape)?;
+/// An input of a packed sub-byte or 8-bit float type, made in its exchange
+/// form: data cycles through every code of the type, so that every bit
+/// position of the packing takes part; axes and lengths are the usual
+/// values, wrapped into the type's range.
+fn exchange_example(
+    ty: ElementType,
+    shape: &[usize],
+    role: Role,
+    range: RangeInclusive<i64>,
+) -> Result<Tensor, packed::PackError> {
+    let count = ovir_tensor::element_count(shape).unwrap_or(0);
+    let (low, span) = (*range.start(), range.end() - range.start() + 1);
+    let wrap = |v: i64| (v - low).rem_euclid(span) + low;
+    let values: Vec<i64> = match role {
+        Role::Data => (0..count).map(|i| wrap(i as i64 + low)).collect(),
+        _ => values(role, count).into_iter().map(|v| wrap(v as i64)).collect(),
+    };
+    // Two's complement keeps negative i8 values exact in their byte.
+    let bytes: Vec<u8> = values.into_iter().map(|v| v as u8).collect();
+    let exchange = packed::exchange_type(ty).ok_or(packed::PackError::NoExchangeForm { ty })?;
+    packed::from_exchange(&Tensor::from_bytes(exchange, shape, &bytes)?, ty)
+}
+
+fn example_tensor(
+    ty: ElementType,
+    shape: &[usize],
+    role: Role,
+    name: &str,
+    limit: u64,
+) -> Result<Tensor, Error> {
+    // The size checks come first: nothing is allocated for a shape that
+    // cannot exist or does not fit the memory limit. The f64 pattern the
+    // values are made from counts too.
+    let too_large = |source| Error::InputTooLarge { name: name.to_string(), source };
+    // An input of dynamic element type is given f32 values.
+    let ty = if ty == ElementType::Dynamic { ElementType::F32 } else { ty };
+    ovir_tensor::check_memory(ty, shape, limit).map_err(too_large)?;
+    if ty != ElementType::String {
+        ovir_tensor::check_memory(ElementType::F64, shape, limit).map_err(too_large)?;
+    }
+    Tensor::required_bytes(ty, shape).map_err(too_large)?;
     let count = ovir_tensor::element_count(shape).unwrap_or(0);
     if ty == ElementType::String {
         let strings = (0..count).map(|i| format!("s{i}")).collect();
         return Ok(Tensor::from_strings(shape, strings)?);
     }
-    if ty.byte_width().is_none() || ty == ElementType::Dynamic {
-        return Ok(Tensor::zeros(if ty == ElementType::Dynamic { ElementType::F32 } else { ty }, shape)?);
+    if let Some(range) = packed::exchange_range(ty) {
+        return exchange_example(ty, shape, role, range)
+            .map_err(|reason| Error::InputValue { name: name.to_string(), reason });
+    }
+    if ty.byte_width().is_none() {
+        return Ok(Tensor::zeros(ty, shape)?);
     }
     let wide = Tensor::from_vec(shape, values(role, count))?;
     kernels::convert(&wide, ty).map_err(|e| Error::Run {
@@ -142,17 +208,25 @@ impl CompiledModel {
     /// Dimensions that are not static get size 2 (or the nearest bound);
     /// inputs that feed a `Reverse` as axes or mask get in-range axes, and
     /// inputs that feed a `ReverseSequence` as lengths get lengths within
-    /// the sequence axis. Everything else gets a fixed pattern of values.
+    /// the sequence axis (within the largest data dimension for a
+    /// `ReverseSubsequences`). Everything else gets a fixed pattern of values.
+    ///
+    /// An input larger than the memory limit
+    /// ([`CompileOptions::max_tensor_bytes`](crate::CompileOptions::max_tensor_bytes))
+    /// is an [`Error::InputTooLarge`], found before anything is allocated.
+    /// The values are made from a pattern of `f64`s, so that pattern, at 8
+    /// bytes an element, must fit the limit too.
     pub fn example_inputs(&self) -> Result<Vec<Tensor>, Error> {
         let model = self.model();
         let ir = model.ir();
         let info = model.info();
+        let consumers = consumers_of(ir);
         ir.parameters()
             .zip(self.inputs())
             .map(|(idx, port)| {
-                let role = role_of(ir, &info.ops, info, idx);
+                let role = role_of(ir, &consumers, info, idx);
                 let shape = resolve(&port.shape, role);
-                example_tensor(port.element_type, &shape, role)
+                example_tensor(port.element_type, &shape, role, port.name(), self.max_tensor_bytes())
             })
             .collect()
     }

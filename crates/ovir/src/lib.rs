@@ -15,6 +15,14 @@
 //!    inputs by name or index, call [`InferRequest::infer`], read the
 //!    outputs as [`Tensor`]s or `ndarray` views.
 //!
+//! Operations outside OpenVINO's opsets come from extensions: a
+//! [`Core`] holds them ([`Core::add_extension`] adds one of your own,
+//! with its shape inference and its kernel; see [`Extension`]) and reads
+//! models with them. The default `Core` that [`Model::read`] uses carries
+//! the extensions built into ovir: DirectML's reverse-subsequences as
+//! `type="ReverseSubsequences" version="ovir"` (see
+//! [`exec::extensions`]).
+//!
 //! ```
 //! use ovir::{Model, Tensor};
 //!
@@ -60,18 +68,23 @@
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod core;
 mod error;
 mod example;
 mod model;
 mod request;
 
+pub use crate::core::Core;
 pub use error::{Error, Place};
 pub use model::{CompileOptions, CompiledModel, Model, PortInfo};
 pub use request::{InferRequest, PortKey};
 
+pub use ovir_shape::{CustomOp, Extension, ExtensionError, PortFact};
+
 pub use ovir_exec as exec;
 pub use ovir_ir as ir;
 pub use ovir_shape as shape;
+pub use ovir_tensor::packed;
 pub use ovir_tensor::{bf16, f16, Dim, Element, ElementType, PartialShape, Tensor, TensorError};
 
 // The README's Rust examples compile as doctests, so they cannot drift

@@ -4,11 +4,12 @@ use std::path::Path;
 use std::sync::Arc;
 
 use ovir_exec::Plan;
-use ovir_ir::{LayerIdx, Weights};
-use ovir_shape::ModelInfo;
+use ovir_ir::LayerIdx;
+use ovir_shape::{Extensions, ModelInfo};
 use ovir_tensor::{ElementType, PartialShape, DEFAULT_MAX_TENSOR_BYTES};
 use serde::Serialize;
 
+use crate::core::Core;
 use crate::error::{Error, Place};
 use crate::request::InferRequest;
 
@@ -50,33 +51,37 @@ pub struct Model {
 impl Model {
     /// Reads `xml` and its weights from the file next to it with the
     /// extension `.bin` (which may be absent when the model has no
-    /// constants), then validates the model.
+    /// constants), then validates the model, with the extensions of
+    /// [`Core::new`](crate::Core::new).
     pub fn read(xml: impl AsRef<Path>) -> Result<Model, Error> {
-        Model::read_with_weights(xml, None::<&Path>)
+        Core::new().read_model(xml)
     }
 
     /// Reads `xml` with the weights at an explicit path (or the default
-    /// path when `weights` is `None`), then validates the model.
+    /// path when `weights` is `None`), then validates the model, with the
+    /// extensions of [`Core::new`](crate::Core::new).
     pub fn read_with_weights(
         xml: impl AsRef<Path>,
         weights: Option<impl AsRef<Path>>,
     ) -> Result<Model, Error> {
-        let weights = weights.as_ref().map(|w| w.as_ref());
-        let ir = ovir_ir::read_model(xml.as_ref(), weights)?;
-        Model::validate(ir)
+        Core::new().read_model_with_weights(xml, weights)
     }
 
-    /// Reads a model from XML text and the bytes of its weights.
+    /// Reads a model from XML text and the bytes of its weights, with the
+    /// extensions of [`Core::new`](crate::Core::new).
     pub fn from_memory(xml: &str, weights: Option<Vec<u8>>) -> Result<Model, Error> {
-        let weights = weights.map(|w| Arc::new(Weights::from_bytes(w)));
-        let ir = ovir_ir::read_model_from_memory(xml, weights)?;
-        Model::validate(ir)
+        Core::new().read_model_from_memory(xml, weights)
     }
 
     /// Validates a graph that was already read, and infers its types and
-    /// shapes.
+    /// shapes, with the extensions of [`Core::new`](crate::Core::new).
     pub fn validate(ir: ovir_ir::Model) -> Result<Model, Error> {
-        match ovir_shape::analyze_with(&ir, &ovir_exec::ConstantEvaluator) {
+        Core::new().validate(ir)
+    }
+
+    /// [`Model::validate`] with these extensions.
+    pub(crate) fn validate_with(ir: ovir_ir::Model, extensions: &Extensions) -> Result<Model, Error> {
+        match ovir_shape::analyze_with_extensions(&ir, &ovir_exec::ConstantEvaluator, extensions) {
             Ok(info) => Ok(Model { ir: Arc::new(ir), info: Arc::new(info) }),
             Err(e) => Err(Error::Invalid { file: ir.source.clone(), model: Box::new(ir), errors: e.errors }),
         }
@@ -205,7 +210,15 @@ pub(crate) struct Compiled {
 #[non_exhaustive]
 pub struct CompileOptions {
     /// How many threads one inference may use for large tensors (at least
-    /// 1). Small tensors always stay on the calling thread.
+    /// 1). Small tensors always stay on the calling thread; a kernel whose
+    /// output is at least twice
+    /// [`ExecOptions::DEFAULT_MIN_BYTES_PER_THREAD`](ovir_exec::kernels::ExecOptions::DEFAULT_MIN_BYTES_PER_THREAD)
+    /// splits it across up to this many threads.
+    ///
+    /// With the default of 1, an infer request for a model with static
+    /// shapes allocates nothing after its first inference. With more, each
+    /// kernel that splits its work starts scoped threads on every
+    /// inference, and starting a thread allocates.
     pub threads: usize,
     /// The most bytes any one tensor may take: an input that is set, an
     /// example input, or a value a layer computes. A larger tensor is an

@@ -1,8 +1,8 @@
 //! Infer requests: the inputs and outputs of one inference at a time.
 
-use ndarray::{ArrayViewD, Dimension};
+use ndarray::{ArrayD, ArrayViewD, Dimension};
 use ovir_exec::RunState;
-use ovir_tensor::{Element, Tensor};
+use ovir_tensor::{packed, Element, Tensor};
 
 use crate::error::Error;
 use crate::model::{CompiledModel, PortInfo};
@@ -67,6 +67,7 @@ impl InferRequest {
     pub(crate) fn new(model: CompiledModel) -> Self {
         let mut state = model.plan().state();
         state.set_threads(model.threads());
+        state.set_max_tensor_bytes(model.max_tensor_bytes());
         InferRequest { model, state, ran: false }
     }
 
@@ -92,10 +93,29 @@ impl InferRequest {
     }
 
     /// Sets an input. The tensor's element type and shape are checked
-    /// against the model's declaration here, so a mistake is reported at
-    /// the call that made it.
+    /// against the model's declaration, and its size against the memory
+    /// limit, here, so a mistake is reported at the call that made it.
+    ///
+    /// An input declared with a packed sub-byte type (`u1` … `u6`, `i4`,
+    /// `nf4`, `f4e2m1`) or an 8-bit float type also takes its exchange
+    /// form: one `u8` per element (`i8` for `i4`), which is packed here.
+    /// A value outside the type's range is an [`Error::InputValue`].
     pub fn set_input<'k>(&mut self, key: impl Into<PortKey<'k>>, tensor: Tensor) -> Result<(), Error> {
         let index = self.input_index(key.into())?;
+        let name = || self.model.inputs().get(index).map(|p| p.name().to_string()).unwrap_or_default();
+        ovir_tensor::check_memory(tensor.element_type(), tensor.shape(), self.model.max_tensor_bytes())
+            .map_err(|source| Error::InputTooLarge { name: name(), source })?;
+        let declared = self.model.inputs().get(index).map(|p| p.element_type);
+        let tensor = match declared {
+            Some(ty)
+                if ty != tensor.element_type()
+                    && packed::exchange_type(ty) == Some(tensor.element_type()) =>
+            {
+                packed::from_exchange(&tensor, ty)
+                    .map_err(|reason| Error::InputValue { name: name(), reason })?
+            }
+            _ => tensor,
+        };
         self.model.plan().set_input(&mut self.state, index, tensor).map_err(|e| self.model.run_error(e))
     }
 
@@ -114,6 +134,25 @@ impl InferRequest {
         array: ndarray::ArrayView<'_, T, D>,
     ) -> Result<(), Error> {
         self.set_input(key, Tensor::from_array(array))
+    }
+
+    /// Sets a `string` input from an `ndarray` array of strings (copied).
+    ///
+    /// ```
+    /// # fn demo(request: &mut ovir::InferRequest) -> Result<(), ovir::Error> {
+    /// let words = ndarray::array![["a".to_string(), "bc".to_string()]];
+    /// request.set_input_strings("text", words.view())?;
+    /// request.infer()?;
+    /// let reversed: ndarray::ArrayD<String> = request.output_strings("out")?;
+    /// # Ok(()) }
+    /// ```
+    pub fn set_input_strings<'k, D: Dimension>(
+        &mut self,
+        key: impl Into<PortKey<'k>>,
+        array: ndarray::ArrayView<'_, String, D>,
+    ) -> Result<(), Error> {
+        let tensor = Tensor::from_strings(array.shape(), array.iter().cloned().collect())?;
+        self.set_input(key, tensor)
     }
 
     /// Runs the model on the inputs set so far; every input must be set.
@@ -139,6 +178,19 @@ impl InferRequest {
         key: impl Into<PortKey<'k>>,
     ) -> Result<ArrayViewD<'_, T>, Error> {
         Ok(self.output(key)?.view::<T>()?)
+    }
+
+    /// A `string` output of the last inference as an owned `ndarray` array.
+    pub fn output_strings<'k>(&self, key: impl Into<PortKey<'k>>) -> Result<ArrayD<String>, Error> {
+        Ok(self.output(key)?.to_string_array()?)
+    }
+
+    /// An output of the last inference in its exchange form: a packed
+    /// sub-byte or 8-bit float output as one `u8` per element (`i8` for
+    /// `i4`), any other output as it is. This is what `ovir run` writes to
+    /// `.npy` files.
+    pub fn output_unpacked<'k>(&self, key: impl Into<PortKey<'k>>) -> Result<Tensor, Error> {
+        Ok(packed::to_exchange(self.output(key)?))
     }
 
     /// The bytes written by the last inference's kernels: the data it

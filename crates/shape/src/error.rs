@@ -60,9 +60,11 @@ impl ShapeError {
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ShapeErrorKind {
-    /// The layer's `type` is not an operation ovir supports.
+    /// The layer's `type` is neither an operation ovir supports nor one
+    /// that a registered extension handles.
     #[error(
-        "unknown operation type `{op_type}` (version `{version}`); the supported operations are {supported}"
+        "unknown operation type `{op_type}` (version `{version}`); the supported operations are {supported}, \
+         and the registered extensions are {extensions}"
     )]
     UnknownOp {
         /// The `type` as written.
@@ -71,6 +73,38 @@ pub enum ShapeErrorKind {
         version: String,
         /// The supported operation names.
         supported: String,
+        /// The registered extensions, with their versions (`none` when
+        /// there are none).
+        extensions: String,
+    },
+    /// An extension handles the layer's `type`, but not in its `version`.
+    #[error(
+        "no extension handles {op_type} of version `{version}`; {op_type} is registered for version {registered} \
+         (the version must match exactly)"
+    )]
+    ExtensionVersion {
+        /// The `type` as written.
+        op_type: String,
+        /// The `version` as written.
+        version: String,
+        /// The versions the type is registered for.
+        registered: String,
+    },
+    /// The extension that handles the layer refused it or its inputs.
+    #[error("{op_type}: {message}")]
+    Extension {
+        /// The `type` as written.
+        op_type: String,
+        /// What the extension said.
+        message: String,
+    },
+    /// A layer handled by an extension does not have exactly one output.
+    #[error("{op_type} is an extension op, which produces 1 output, but the layer declares {found}")]
+    CustomOutputCount {
+        /// The `type` as written.
+        op_type: String,
+        /// Outputs the layer declares.
+        found: usize,
     },
     /// The operation exists, but not in the opset the layer's `version` names.
     #[error("{op} is not part of `{version}`; it is defined in {available}")]

@@ -1,9 +1,12 @@
 //! Validation and output inference for each operation.
 
+use std::borrow::Cow;
+
 use ovir_ir::Layer;
 use ovir_tensor::{ElementType, PartialShape};
 
 use crate::error::ShapeErrorKind;
+use crate::extension::{CustomOpRef, ExtensionError, Extensions};
 use crate::op::{normalize_axis, supported_ops_text, Op, OpKind, ReverseMode};
 use crate::shape_ops;
 use crate::values::{reversed_axes, sequence_lengths};
@@ -18,7 +21,7 @@ pub(crate) struct Input {
 }
 
 /// A problem and the `<data>` attribute it concerns, if any.
-pub(crate) type Issue = (Option<&'static str>, ShapeErrorKind);
+pub(crate) type Issue = (Option<Cow<'static, str>>, ShapeErrorKind);
 
 /// The op of a layer and the facts of its outputs.
 pub(crate) type Inferred = (Op, Vec<PortFact>);
@@ -32,7 +35,7 @@ impl Issues {
     }
 
     pub(crate) fn attr(&mut self, name: &'static str, kind: ShapeErrorKind) {
-        self.0.push((Some(name), kind));
+        self.0.push((Some(Cow::Borrowed(name)), kind));
     }
 
     pub(crate) fn is_empty(&self) -> bool {
@@ -49,27 +52,24 @@ impl Issues {
 }
 
 /// Validates one layer given the facts of its inputs (in input order).
-pub(crate) fn infer_layer(layer: &Layer, inputs: &[Input]) -> Result<Inferred, Vec<Issue>> {
-    let Some(kind) = OpKind::from_type(&layer.op_type) else {
-        return Err(vec![(
-            None,
-            ShapeErrorKind::UnknownOp {
-                op_type: layer.op_type.clone(),
-                version: layer.version.clone(),
-                supported: supported_ops_text(),
-            },
-        )]);
+///
+/// A built-in op of an opset that contains it comes first; otherwise an
+/// extension registered for the layer's type and version handles it.
+pub(crate) fn infer_layer(
+    layer: &Layer,
+    inputs: &[Input],
+    extensions: &Extensions,
+) -> Result<Inferred, Vec<Issue>> {
+    let builtin = OpKind::from_type(&layer.op_type);
+    let kind = match builtin {
+        Some(kind) if kind.in_version(&layer.version) => kind,
+        _ => {
+            if let Some(extension) = extensions.find(&layer.op_type, &layer.version) {
+                return custom(layer, inputs, extension.as_ref());
+            }
+            return Err(vec![(None, unknown_op(layer, builtin, extensions))]);
+        }
     };
-    if !kind.in_version(&layer.version) {
-        return Err(vec![(
-            None,
-            ShapeErrorKind::UnsupportedVersion {
-                op: kind.name(),
-                version: layer.version.clone(),
-                available: kind.opsets_text(),
-            },
-        )]);
-    }
 
     let mut issues = Issues::default();
     let op = kind.name();
@@ -115,6 +115,59 @@ pub(crate) fn infer_layer(layer: &Layer, inputs: &[Input]) -> Result<Inferred, V
         (OpKind::Concat, _) => shape_ops::concat(layer, inputs),
         _ => Err(vec![(None, count_error(inputs.len()))]),
     }
+}
+
+/// Why no op handles a layer: its type is built in, but not in its
+/// version; an extension handles its type, but in other versions; or
+/// nothing knows its type.
+fn unknown_op(layer: &Layer, builtin: Option<OpKind>, extensions: &Extensions) -> ShapeErrorKind {
+    let versions = extensions.versions_of(&layer.op_type);
+    match builtin {
+        Some(kind) => ShapeErrorKind::UnsupportedVersion {
+            op: kind.name(),
+            version: layer.version.clone(),
+            available: kind.opsets_text(),
+        },
+        None if !versions.is_empty() => ShapeErrorKind::ExtensionVersion {
+            op_type: layer.op_type.clone(),
+            version: layer.version.clone(),
+            registered: versions.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", "),
+        },
+        None => ShapeErrorKind::UnknownOp {
+            op_type: layer.op_type.clone(),
+            version: layer.version.clone(),
+            supported: supported_ops_text(),
+            extensions: extensions.describe(),
+        },
+    }
+}
+
+/// A layer handled by an extension: the extension reads its attributes,
+/// and the op it builds infers the facts of its one output.
+fn custom(layer: &Layer, inputs: &[Input], extension: &dyn crate::Extension) -> Result<Inferred, Vec<Issue>> {
+    let issue = |e: ExtensionError| {
+        let attribute = e.attribute_name().map(|a| Cow::Owned(a.to_string()));
+        (
+            attribute,
+            ShapeErrorKind::Extension { op_type: layer.op_type.clone(), message: e.message().to_string() },
+        )
+    };
+    if layer.outputs.len() != 1 {
+        return Err(vec![(
+            None,
+            ShapeErrorKind::CustomOutputCount { op_type: layer.op_type.clone(), found: layer.outputs.len() },
+        )]);
+    }
+    let op = extension.build(layer).map_err(|e| vec![issue(e)])?;
+    // A fact that is unknown only because an earlier layer failed says
+    // nothing; the op is not asked about it, so that the failure is not
+    // reported twice.
+    if inputs.iter().any(|i| i.tainted && i.fact.shape.rank().is_none()) {
+        return Ok((Op::Custom(CustomOpRef(op)), vec![crate::PortFact::unknown()]));
+    }
+    let facts: Vec<crate::PortFact> = inputs.iter().map(|i| i.fact.clone()).collect();
+    let fact = op.infer(&facts).map_err(|e| vec![issue(e)])?;
+    Ok((Op::Custom(CustomOpRef(op)), vec![fact]))
 }
 
 /// The value of a required attribute, or `None` after recording its absence.

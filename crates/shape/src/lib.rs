@@ -15,6 +15,11 @@
 //!   type, the [`PartialShape`] (intervals and dynamic dimensions kept as
 //!   OpenVINO infers them) and, for constants, the value.
 //!
+//! Operations outside OpenVINO's opsets come from [`Extension`]s: with
+//! [`analyze_with_extensions`], a layer whose type and version no built-in
+//! op has is handled by the matching extension, whose [`CustomOp`] infers
+//! the facts of its output and becomes [`Op::Custom`].
+//!
 //! Analysis does not stop at the first problem. A failing layer's outputs
 //! get a fact with nothing known (dynamic type, dynamic rank), and checks
 //! that such a fact could only fail because of the earlier failure are not
@@ -94,6 +99,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 mod error;
+mod extension;
 mod infer;
 mod op;
 pub mod rules;
@@ -105,6 +111,7 @@ use ovir_tensor::{Dim, ElementType, PartialShape, Tensor};
 use serde::{Serialize, Serializer};
 
 pub use error::{AnalyzeError, ShapeError, ShapeErrorKind};
+pub use extension::{CustomOp, CustomOpRef, Extension, ExtensionError, Extensions};
 pub use op::{normalize_axis, BroadcastMode, Op, ReverseMode};
 pub use values::{reversed_axes, sequence_lengths};
 
@@ -237,6 +244,18 @@ pub fn analyze(model: &Model) -> Result<ModelInfo, AnalyzeError> {
 /// static shapes (a shape built from `ShapeOf`, `Gather` and `Broadcast`)
 /// are known to the checks of the layers after them and to the executor.
 pub fn analyze_with(model: &Model, eval: &dyn Evaluator) -> Result<ModelInfo, AnalyzeError> {
+    analyze_with_extensions(model, eval, &Extensions::new())
+}
+
+/// Like [`analyze_with`], with layers whose type and version no built-in
+/// op has handled by the matching one of `extensions` (see
+/// [`Extension`]). A layer that neither knows is reported with the
+/// supported operations and the registered extensions.
+pub fn analyze_with_extensions(
+    model: &Model,
+    eval: &dyn Evaluator,
+    extensions: &Extensions,
+) -> Result<ModelInfo, AnalyzeError> {
     let count = model.layers.len();
     let mut ops: Vec<Option<Op>> = vec![None; count];
     let mut outputs: Vec<Vec<PortFact>> =
@@ -269,7 +288,7 @@ pub fn analyze_with(model: &Model, eval: &dyn Evaluator) -> Result<ModelInfo, An
                 tainted: tainted.get(src.layer.0).copied().unwrap_or(true),
             })
             .collect();
-        match infer_layer(layer, &inputs) {
+        match infer_layer(layer, &inputs, extensions) {
             Ok((op, mut facts)) => {
                 complete_values(layer, &op, &inputs, &mut facts, eval);
                 if let (Some(slot), Some(out), Some(t)) =
@@ -282,7 +301,7 @@ pub fn analyze_with(model: &Model, eval: &dyn Evaluator) -> Result<ModelInfo, An
             }
             Err(issues) => errors.extend(issues.into_iter().map(|(attribute, kind)| ShapeError {
                 layer: idx,
-                attribute: attribute.map(str::to_string),
+                attribute: attribute.map(std::borrow::Cow::into_owned),
                 kind,
             })),
         }

@@ -3,6 +3,8 @@
 use ovir_tensor::{ElementType, PartialShape};
 use serde::Serialize;
 
+use crate::extension::CustomOpRef;
+
 /// How the second input of `Reverse` names the axes to reverse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 #[serde(rename_all = "lowercase")]
@@ -111,6 +113,9 @@ pub enum Op {
         /// The `axis` attribute as written (may be negative).
         axis: i64,
     },
+    /// An operation added by an [`Extension`](crate::Extension), built for
+    /// this layer.
+    Custom(CustomOpRef),
 }
 
 /// How `Broadcast` lines the data's axes up with the target shape's.
@@ -157,13 +162,17 @@ impl BroadcastMode {
 
 impl Op {
     /// The operation's type name as an IR file writes it (`Const` for a
-    /// constant).
-    pub fn name(&self) -> &'static str {
-        self.kind().name()
+    /// constant); for a custom op, the name its extension gives.
+    pub fn name(&self) -> &str {
+        match self {
+            Self::Custom(op) => op.0.op_type(),
+            other => other.kind().map_or("", OpKind::name),
+        }
     }
 
-    pub(crate) fn kind(&self) -> OpKind {
-        match self {
+    /// The built-in op this is; `None` for a custom op.
+    pub(crate) fn kind(&self) -> Option<OpKind> {
+        Some(match self {
             Self::Parameter { .. } => OpKind::Parameter,
             Self::Const => OpKind::Const,
             Self::Result => OpKind::Result,
@@ -177,7 +186,8 @@ impl Op {
             Self::Squeeze => OpKind::Squeeze,
             Self::Reshape { .. } => OpKind::Reshape,
             Self::Concat { .. } => OpKind::Concat,
-        }
+            Self::Custom(_) => return None,
+        })
     }
 
     /// For `ReverseSequence`, the batch and sequence axes normalised against

@@ -184,15 +184,16 @@ impl ElementType {
         }
     }
 
-    /// Bytes needed by `count` elements, packed the way OpenVINO packs them;
-    /// `None` on overflow, or for `string` and `dynamic`, which have no fixed
-    /// width.
+    /// Bytes needed by `count` elements, packed the way OpenVINO packs them
+    /// (`u3` and `u6` in whole groups of three bytes; see
+    /// [`packed`](crate::packed)); `None` on overflow, or for `string` and
+    /// `dynamic`, which have no fixed width.
     pub fn storage_bytes(self, count: usize) -> Option<usize> {
-        let bits = self.bit_width();
-        if bits == 0 {
-            return None;
+        match self.bit_width() {
+            0 => None,
+            1..=7 => crate::packed::packed_bytes(self, count),
+            bits => count.checked_mul(bits / 8),
         }
-        count.checked_mul(bits)?.checked_add(7).map(|b| b / 8)
     }
 
     /// `true` for the real (floating-point) types, the 8-bit and 4-bit
@@ -311,6 +312,8 @@ mod tests {
     fn packed_storage_rounds_up_to_whole_bytes() {
         assert_eq!(ElementType::U1.storage_bytes(9), Some(2));
         assert_eq!(ElementType::I4.storage_bytes(3), Some(2));
+        assert_eq!(ElementType::U3.storage_bytes(10), Some(6));
+        assert_eq!(ElementType::U6.storage_bytes(5), Some(6));
         assert_eq!(ElementType::F32.storage_bytes(3), Some(12));
         assert_eq!(ElementType::String.storage_bytes(3), None);
         assert_eq!(ElementType::U64.storage_bytes(usize::MAX), None);

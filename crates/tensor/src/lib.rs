@@ -8,6 +8,9 @@
 //!   merged with the same rules OpenVINO uses.
 //! - [`Tensor`] holds a static shape and its elements, in cheap-to-clone
 //!   shared storage that can borrow from a memory-mapped weights file.
+//! - [`packed`] lays out the sub-byte types (`u1` … `u6`, `i4`, `nf4`,
+//!   `f4e2m1`) bit for bit as OpenVINO does, and converts them to and from
+//!   one code per byte.
 //!
 //! ```
 //! use ovir_tensor::{PartialShape, Tensor};
@@ -22,11 +25,14 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 mod element;
+mod limit;
+pub mod packed;
 mod shape;
 mod tensor;
 
 pub use bytemuck::Pod;
 pub use element::{ElementType, ALL_ELEMENT_TYPES};
 pub use half::{bf16, f16};
+pub use limit::{check_memory, memory_bytes, ByteCount, DEFAULT_MAX_TENSOR_BYTES};
 pub use shape::{element_count, Dim, PartialShape, ShapeParseError};
 pub use tensor::{Element, Tensor, TensorError};

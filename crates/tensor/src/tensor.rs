@@ -30,6 +30,18 @@ pub enum TensorError {
         /// The shape.
         shape: Vec<usize>,
     },
+    /// The tensor would take more memory than the limit allows.
+    #[error("a {ty} tensor of shape {shape:?} needs {needed}, more than the memory limit of {limit} bytes")]
+    OverLimit {
+        /// The element type.
+        ty: ElementType,
+        /// The shape.
+        shape: Vec<usize>,
+        /// Bytes the tensor needs.
+        needed: crate::limit::ByteCount,
+        /// The limit, in bytes.
+        limit: u64,
+    },
     /// The bytes given do not match the shape and element type.
     #[error("a {ty} tensor of shape {shape:?} needs {expected} bytes, but {found} were given")]
     ByteLength {
@@ -478,7 +490,8 @@ impl Tensor {
     }
 
     /// The elements of an integer or boolean tensor widened to `i128`, so
-    /// that every `u64` and `i64` value is exact; `None` for other types.
+    /// that every `u64` and `i64` value is exact (packed integer types
+    /// included); `None` for other types.
     pub fn integer_values(&self) -> Option<Vec<i128>> {
         use ElementType as E;
         let b = self.bytes()?;
@@ -492,6 +505,9 @@ impl Tensor {
             E::U32 => self.to_vec::<u32>().ok()?.into_iter().map(i128::from).collect(),
             E::I64 => self.to_vec::<i64>().ok()?.into_iter().map(i128::from).collect(),
             E::U64 => self.to_vec::<u64>().ok()?.into_iter().map(i128::from).collect(),
+            E::U1 | E::U2 | E::U3 | E::U4 | E::U6 | E::I4 => {
+                crate::packed::to_exchange(self).integer_values()?
+            }
             _ => return None,
         };
         Some(v)

@@ -555,11 +555,12 @@ fn value_helpers_match_the_load_time_checks() {
         reversed_axes(ReverseMode::Index, &matrix, 2),
         Err(ShapeErrorKind::AxesNotVector { .. })
     ));
+    // Packed integer axes are read in OpenVINO's nibble order: 0x10 holds
+    // 0, then 1.
     let packed = Tensor::from_bytes(ElementType::U4, &[2], &[0x10]).unwrap();
-    assert_eq!(
-        reversed_axes(ReverseMode::Index, &packed, 2),
-        Err(ShapeErrorKind::UnreadableValues { element_type: ElementType::U4 })
-    );
+    assert_eq!(reversed_axes(ReverseMode::Index, &packed, 2), Ok(vec![true, true]));
+    let packed = Tensor::from_bytes(ElementType::U4, &[1], &[0x21]).unwrap();
+    assert_eq!(reversed_axes(ReverseMode::Index, &packed, 2), Ok(vec![false, true]));
 
     let lengths = Tensor::from_vec(&[3], vec![3u64, 0, 1]).unwrap();
     assert_eq!(sequence_lengths(&lengths, 3).unwrap(), vec![3, 0, 1]);

@@ -1,0 +1,316 @@
+//! ReverseSubsequences: DirectML's worked examples, clamping, zero
+//! lengths, ranks 1 to 8, every element width, every integer type of
+//! lengths, the errors, and properties against a naive reference and
+//! against ReverseSequence.
+
+use ovir_exec::kernels::{
+    reverse_sequence, reverse_subsequences, reverse_subsequences_into, reverse_subsequences_into_scratch,
+    reverse_subsequences_with, ExecOptions, KernelError, Scratch,
+};
+use ovir_tensor::{ElementType, Tensor};
+use proptest::prelude::*;
+
+use crate::common::{gather_reference, iota, ok, ravel, tensor};
+
+/// The reference: output element `index` reads position
+/// `len - 1 - index[axis]` of its line while `index[axis] < len`, with
+/// `len` the line's length clamped to the axis size.
+fn naive(data: &Tensor, lengths: &[u64], axis: usize) -> Tensor {
+    let shape = data.shape().to_vec();
+    let mut lengths_shape = shape.clone();
+    lengths_shape[axis] = 1;
+    gather_reference(data, |index| {
+        let mut line = index.to_vec();
+        line[axis] = 0;
+        let len = lengths[ravel(&line, &lengths_shape)].min(shape[axis] as u64) as usize;
+        let mut from = index.to_vec();
+        if index[axis] < len {
+            from[axis] = len - 1 - index[axis];
+        }
+        from
+    })
+}
+
+fn lengths_shape(shape: &[usize], axis: usize) -> Vec<usize> {
+    shape.iter().enumerate().map(|(i, &d)| if i == axis { 1 } else { d }).collect()
+}
+
+fn zeros_like(t: &Tensor) -> Tensor {
+    Tensor::zeros(t.element_type(), t.shape()).unwrap()
+}
+
+/// Checks every form of the kernel against the reference.
+fn check(data: &Tensor, lengths: &[u64], axis: usize) {
+    let expected = naive(data, lengths, axis);
+    let lens = tensor(&lengths_shape(data.shape(), axis), lengths.to_vec());
+    assert_eq!(ok(reverse_subsequences(data, &lens, axis as i64)), expected);
+    let negative = axis as i64 - data.rank() as i64;
+    assert_eq!(ok(reverse_subsequences(data, &lens, negative)), expected);
+    let mut out = zeros_like(data);
+    ok(reverse_subsequences_into(data, &lens, axis as i64, &mut out));
+    assert_eq!(out, expected);
+}
+
+#[test]
+fn directml_example_1_reverses_each_row_by_its_own_length() {
+    let data = tensor(&[1, 1, 3, 4], (1..=12).map(|v| v as f32).collect());
+    let lengths = tensor(&[1, 1, 3, 1], vec![2u32, 4, 3]);
+    let out = ok(reverse_subsequences(&data, &lengths, 3));
+    assert_eq!(out.shape(), &[1, 1, 3, 4]);
+    assert_eq!(out.to_vec::<f32>().unwrap(), vec![2., 1., 3., 4., 8., 7., 6., 5., 11., 10., 9., 12.]);
+}
+
+#[test]
+fn directml_example_2_reverses_each_column_by_its_own_length() {
+    let data = tensor(&[1, 1, 3, 4], (1..=12).map(|v| v as f32).collect());
+    let lengths = tensor(&[1, 1, 1, 4], vec![2u32, 3, 1, 0]);
+    let out = ok(reverse_subsequences(&data, &lengths, 2));
+    assert_eq!(out.shape(), &[1, 1, 3, 4]);
+    // Lengths 1 and 0 leave their columns as they are.
+    assert_eq!(out.to_vec::<f32>().unwrap(), vec![5., 10., 3., 4., 1., 6., 7., 8., 9., 2., 11., 12.]);
+}
+
+#[test]
+fn lengths_above_the_axis_size_are_clamped() {
+    let data = iota(ElementType::I32, &[2, 3]);
+    let lengths = tensor(&[2, 1], vec![4u64, u64::MAX]);
+    let out = ok(reverse_subsequences(&data, &lengths, 1));
+    assert_eq!(out.to_vec::<i32>().unwrap(), vec![2, 1, 0, 5, 4, 3]);
+    let lengths = tensor(&[1, 3], vec![i8::MAX, 3, 2]);
+    let out = ok(reverse_subsequences(&data, &lengths, 0));
+    assert_eq!(out.to_vec::<i32>().unwrap(), vec![3, 4, 5, 0, 1, 2]);
+}
+
+#[test]
+fn zero_and_one_reverse_nothing_and_share_the_input() {
+    let data = iota(ElementType::F32, &[3, 4]);
+    for lengths in [vec![0u32, 0, 0], vec![1, 0, 1]] {
+        let out = ok(reverse_subsequences(&data, &tensor(&[3, 1], lengths), 1));
+        assert_eq!(out, data);
+        assert!(out.shares_storage_with(&data));
+    }
+}
+
+#[test]
+fn every_rank_from_1_to_8() {
+    for rank in 1..=8usize {
+        let shape: Vec<usize> = (0..rank).map(|i| 2 + (i % 3)).collect();
+        let data = iota(ElementType::I32, &shape);
+        for axis in 0..rank {
+            let count: usize = lengths_shape(&shape, axis).iter().product();
+            let lengths: Vec<u64> = (0..count).map(|i| (i * 7 % 6) as u64).collect();
+            check(&data, &lengths, axis);
+        }
+    }
+}
+
+#[test]
+fn ranks_outside_1_to_8_are_refused() {
+    let scalar = tensor(&[], vec![1.0f32]);
+    let err = reverse_subsequences(&scalar, &tensor(&[], vec![1u32]), 0).unwrap_err();
+    assert_eq!(err, KernelError::RankOutOfRange { op: "ReverseSubsequences", rank: 0, min: 1, max: 8 });
+    let nine = iota(ElementType::U8, &[1; 9]);
+    let err = reverse_subsequences(&nine, &iota(ElementType::U8, &[1; 9]), 0).unwrap_err();
+    assert_eq!(err.to_string(), "ReverseSubsequences needs data of rank 1 to 8, but it has rank 9");
+}
+
+#[test]
+fn every_byte_width_and_strings_move_bit_for_bit() {
+    let shape = [3, 5, 2];
+    let lengths: Vec<u64> = vec![5, 1, 3, 2, 0, 9];
+    for ty in [
+        ElementType::Boolean,
+        ElementType::I8,
+        ElementType::U8,
+        ElementType::I16,
+        ElementType::U16,
+        ElementType::F16,
+        ElementType::Bf16,
+        ElementType::I32,
+        ElementType::U32,
+        ElementType::F32,
+        ElementType::I64,
+        ElementType::U64,
+        ElementType::F64,
+        ElementType::String,
+    ] {
+        check(&iota(ty, &shape), &lengths, 1);
+    }
+    // Arbitrary bit patterns (NaNs included) survive.
+    let bytes: Vec<u8> = (0..30 * 8).map(|i| (i * 37 % 256) as u8).collect();
+    for ty in [ElementType::F32, ElementType::F64, ElementType::F16] {
+        let width = ty.byte_width().unwrap();
+        let data = Tensor::from_bytes(ty, &shape, &bytes[..30 * width]).unwrap();
+        check(&data, &lengths, 1);
+    }
+}
+
+#[test]
+fn packed_elements_move_inside_their_bytes() {
+    for ty in [ElementType::U4, ElementType::I4, ElementType::U1, ElementType::U3] {
+        let range = ovir_tensor::packed::exchange_range(ty).unwrap();
+        let span = range.end() - range.start() + 1;
+        let codes: Vec<u8> = (0..12).map(|i| ((i % span) + range.start()) as u8).collect();
+        let exchange = ovir_tensor::packed::exchange_type(ty).unwrap();
+        let data =
+            ovir_tensor::packed::from_exchange(&Tensor::from_bytes(exchange, &[3, 4], &codes).unwrap(), ty)
+                .unwrap();
+        let lengths = tensor(&[3, 1], vec![4u32, 2, 3]);
+        let out = ok(reverse_subsequences(&data, &lengths, 1));
+        let plain = Tensor::from_bytes(ElementType::U8, &[3, 4], &codes).unwrap();
+        let expected = naive(&plain, &[4, 2, 3], 1);
+        assert_eq!(ovir_tensor::packed::to_exchange(&out).bytes(), expected.bytes(), "{ty}");
+        let mut into = zeros_like(&data);
+        ok(reverse_subsequences_into(&data, &lengths, 1, &mut into));
+        assert_eq!(into, out, "{ty}");
+    }
+}
+
+#[test]
+fn lengths_of_every_integer_type() {
+    let data = iota(ElementType::F32, &[2, 4]);
+    let expected = naive(&data, &[3, 4], 1);
+    let lengths: [Tensor; 8] = [
+        tensor(&[2, 1], vec![3u8, 4]),
+        tensor(&[2, 1], vec![3u16, 4]),
+        tensor(&[2, 1], vec![3u32, 4]),
+        tensor(&[2, 1], vec![3u64, 4]),
+        tensor(&[2, 1], vec![3i8, 4]),
+        tensor(&[2, 1], vec![3i16, 4]),
+        tensor(&[2, 1], vec![3i32, 4]),
+        tensor(&[2, 1], vec![3i64, 4]),
+    ];
+    for l in &lengths {
+        assert_eq!(ok(reverse_subsequences(&data, l, 1)), expected, "{}", l.element_type());
+    }
+    let packed = ovir_tensor::packed::from_exchange(&tensor(&[2, 1], vec![3u8, 4]), ElementType::U4).unwrap();
+    assert_eq!(ok(reverse_subsequences(&data, &packed, 1)), expected);
+}
+
+#[test]
+fn negative_lengths_are_refused_with_their_position() {
+    let data = iota(ElementType::F32, &[2, 3, 4]);
+    let mut values = vec![1i32; 8];
+    values[6] = -2;
+    let err = reverse_subsequences(&data, &tensor(&[2, 1, 4], values), 1).unwrap_err();
+    assert_eq!(err, KernelError::NegativeSubsequenceLength { position: vec![1, 0, 2], value: -2, max: 3 });
+    assert!(err.to_string().contains("negative"), "{err}");
+}
+
+#[test]
+fn lengths_that_are_not_integers_are_refused() {
+    let data = iota(ElementType::F32, &[2, 3]);
+    for lengths in [tensor(&[2, 1], vec![1.0f32, 2.0]), tensor(&[2, 1], vec![true, false])] {
+        let err = reverse_subsequences(&data, &lengths, 1).unwrap_err();
+        assert_eq!(err, KernelError::SubsequenceLengthsType { ty: lengths.element_type() });
+    }
+}
+
+#[test]
+fn lengths_of_the_wrong_shape_are_refused() {
+    let data = iota(ElementType::F32, &[2, 3, 4]);
+    for shape in [vec![2, 3, 4], vec![2, 1], vec![2, 1, 3], vec![1, 1, 4], vec![2, 2, 4]] {
+        let n: usize = shape.iter().product();
+        let err = reverse_subsequences(&data, &tensor(&shape, vec![1u32; n]), 1).unwrap_err();
+        assert_eq!(
+            err,
+            KernelError::SubsequenceLengthsShape { axis: 1, expected: vec![2, 1, 4], found: shape.clone() }
+        );
+    }
+    let err = reverse_subsequences(&data, &tensor(&[2, 1, 4], vec![1u32; 8]), 3).unwrap_err();
+    assert_eq!(err, KernelError::AttributeOutOfRange { attribute: "axis", axis: 3, rank: 3 });
+    assert!(reverse_subsequences(&data, &tensor(&[2, 1, 4], vec![1u32; 8]), -4).is_err());
+}
+
+#[test]
+fn an_output_of_the_wrong_type_or_shape_is_refused() {
+    let data = iota(ElementType::F32, &[2, 3]);
+    let lengths = tensor(&[2, 1], vec![2u32, 3]);
+    let mut out = Tensor::zeros(ElementType::I32, &[2, 3]).unwrap();
+    let err = reverse_subsequences_into(&data, &lengths, 1, &mut out).unwrap_err();
+    assert!(matches!(err, KernelError::OutputMismatch { .. }), "{err}");
+}
+
+#[test]
+fn empty_data_passes_through() {
+    let data = iota(ElementType::F32, &[2, 0, 3]);
+    assert_eq!(ok(reverse_subsequences(&data, &tensor(&[2, 1, 3], vec![5u32; 6]), 1)), data);
+    let data = iota(ElementType::F32, &[0, 3]);
+    assert_eq!(ok(reverse_subsequences(&data, &tensor(&[1, 3], vec![2u32; 3]), 0)).shape(), &[0, 3]);
+    // No line along axis 1, so no length at all.
+    assert_eq!(ok(reverse_subsequences(&data, &tensor(&[0, 1], Vec::<u32>::new()), 1)).shape(), &[0, 3]);
+}
+
+/// Data of rank 1 to 5 with arbitrary bytes of one of the four widths, an
+/// axis, and lengths from 0 to two past the axis size.
+fn subsequence_case() -> impl Strategy<Value = (Tensor, usize, Vec<u64>)> {
+    (prop::collection::vec(1usize..=4, 1..=5), 0usize..4).prop_flat_map(|(shape, t)| {
+        let ty = [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::U64][t];
+        let n: usize = shape.iter().product::<usize>() * ty.byte_width().unwrap_or(1);
+        let rank = shape.len();
+        (prop::collection::vec(any::<u8>(), n), 0..rank).prop_flat_map(move |(bytes, axis)| {
+            let data = Tensor::from_bytes(ty, &shape, &bytes).unwrap();
+            let count: usize = lengths_shape(&shape, axis).iter().product();
+            let max = shape[axis] as u64 + 2;
+            prop::collection::vec(0..=max, count).prop_map(move |lens| (data.clone(), axis, lens))
+        })
+    })
+}
+
+/// A ReverseSequence case: data of rank 2 to 5, distinct batch and
+/// sequence axes, and one length per batch index.
+fn sequence_case() -> impl Strategy<Value = (Tensor, usize, usize, Vec<u64>)> {
+    (prop::collection::vec(1usize..=4, 2..=5), 0usize..4).prop_flat_map(|(shape, t)| {
+        let ty = [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::U64][t];
+        let n: usize = shape.iter().product::<usize>() * ty.byte_width().unwrap_or(1);
+        let rank = shape.len();
+        (prop::collection::vec(any::<u8>(), n), 0..rank, 1..rank).prop_flat_map(
+            move |(bytes, batch, step)| {
+                let seq = (batch + step) % rank;
+                let data = Tensor::from_bytes(ty, &shape, &bytes).unwrap();
+                prop::collection::vec(0..=shape[seq] as u64, shape[batch])
+                    .prop_map(move |lens| (data.clone(), batch, seq, lens))
+            },
+        )
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(256))]
+
+    #[test]
+    fn reverse_subsequences_matches_the_naive_reference((data, axis, lens) in subsequence_case()) {
+        let expected = naive(&data, &lens, axis);
+        let lengths = tensor(&lengths_shape(data.shape(), axis), lens.clone());
+        prop_assert_eq!(&ok(reverse_subsequences(&data, &lengths, axis as i64)), &expected);
+        let mut out = zeros_like(&data);
+        let mut scratch = Scratch::new();
+        // Twice through one scratch: what it held before does not matter.
+        for _ in 0..2 {
+            let options = ExecOptions::single_thread();
+            ok(reverse_subsequences_into_scratch(&data, &lengths, axis as i64, &mut out, &options, &mut scratch));
+            prop_assert_eq!(&out, &expected);
+        }
+        let threads = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
+        prop_assert_eq!(&ok(reverse_subsequences_with(&data, &lengths, axis as i64, &threads)), &expected);
+    }
+
+    /// ReverseSequence is the special case whose lengths vary along one
+    /// batch axis only.
+    #[test]
+    fn reverse_subsequences_equals_reverse_sequence_when_lengths_follow_one_batch_axis(
+        (data, batch, seq, lens) in sequence_case()
+    ) {
+        let shape = lengths_shape(data.shape(), seq);
+        let count: usize = shape.iter().product();
+        let spread: Vec<u64> = (0..count)
+            .map(|flat| {
+                let index = crate::common::unravel(flat, &shape);
+                lens[index[batch]]
+            })
+            .collect();
+        let sequence = ok(reverse_sequence(&data, &tensor(&[lens.len()], lens.clone()), batch as i64, seq as i64));
+        let subsequences = ok(reverse_subsequences(&data, &tensor(&shape, spread), seq as i64));
+        prop_assert_eq!(subsequences, sequence);
+    }
+}
