@@ -100,7 +100,13 @@ with characters outside [A-Za-z0-9._-] replaced by `_`); `-o FILE.npz` writes on
 Without -o a short summary of each output is printed.
 
 npy types: bool, i8..i64, u8..u64, f16, f32, f64 and fixed-width unicode (<U) for strings. \
-An array whose type differs from the input's element type is refused, never converted.")]
+An array whose type differs from the input's element type is refused, never converted.
+
+Packed types (u1, u2, u3, u4, u6, i4, nf4, f4e2m1) and the 8-bit floats (f8e4m3, f8e5m2, \
+f8e8m0) have no NumPy type, so they are exchanged unpacked: one element per u8 (per i8 for \
+i4), holding its code: the integer, the nf4 index, or the float's bit pattern. Such an input \
+takes a u8 (i8) array and packs it, refusing any value outside the type's range (0..=1 for \
+u1, 0..=15 for u4, -8..=7 for i4, …); such an output is written as a u8 (i8) array.")]
 pub struct RunArgs {
     /// The model.
     #[command(flatten)]
@@ -115,6 +121,11 @@ pub struct RunArgs {
     /// .npy files or an .npz archive; exit 1 on any difference.
     #[arg(long, value_name = "DIR|FILE.npz")]
     pub assert_outputs: Option<PathBuf>,
+    /// The most memory any one tensor may take (inputs, outputs and every
+    /// intermediate value), in bytes or with a suffix K, M, G or T (powers
+    /// of 1024), such as 512M or 2G. Default: 16G.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 /// `ovir conformance`.
@@ -151,4 +162,54 @@ pub struct BenchArgs {
     /// Print one JSON object instead of text.
     #[arg(long)]
     pub json: bool,
+    /// The most memory any one tensor may take (inputs, outputs and every
+    /// intermediate value), in bytes or with a suffix K, M, G or T (powers
+    /// of 1024), such as 512M or 2G. Default: 16G.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
+}
+
+/// Parses a byte count: digits, optionally followed by K, M, G or T
+/// (powers of 1024, with an optional `B` or `iB`), such as `4096`, `512M`
+/// or `2GiB`.
+pub fn parse_size(text: &str) -> Result<u64, String> {
+    let t = text.trim();
+    let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
+    let (number, suffix) = t.split_at(digits);
+    let shift = match suffix.trim().to_ascii_uppercase().as_str() {
+        "" | "B" => 0,
+        "K" | "KB" | "KIB" => 10,
+        "M" | "MB" | "MIB" => 20,
+        "G" | "GB" | "GIB" => 30,
+        "T" | "TB" | "TIB" => 40,
+        _ => {
+            return Err(format!(
+                "'{text}' is not a size: expected digits with an optional K, M, G or T suffix"
+            ))
+        }
+    };
+    let n: u64 = number.parse().map_err(|_| {
+        format!("'{text}' is not a size: expected digits with an optional K, M, G or T suffix")
+    })?;
+    n.checked_mul(1u64 << shift)
+        .ok_or_else(|| format!("'{text}' is too large: sizes must be below 2^64 bytes"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_size;
+
+    #[test]
+    fn sizes_take_binary_suffixes() {
+        assert_eq!(parse_size("4096"), Ok(4096));
+        assert_eq!(parse_size("512M"), Ok(512 << 20));
+        assert_eq!(parse_size("2G"), Ok(2 << 30));
+        assert_eq!(parse_size("2GiB"), Ok(2 << 30));
+        assert_eq!(parse_size("1t"), Ok(1 << 40));
+        assert!(parse_size("").is_err());
+        assert!(parse_size("G").is_err());
+        assert!(parse_size("1.5G").is_err());
+        assert!(parse_size("-1").is_err());
+        assert!(parse_size("99999999999T").unwrap_err().contains("too large"));
+    }
 }

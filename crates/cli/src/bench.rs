@@ -117,7 +117,11 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
     let clamp = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
     let (iterations, warmup, threads) = (clamp(args.iterations), clamp(args.warmup), clamp(args.threads));
     let model = Model::read_with_weights(&args.model.model, args.model.weights.as_ref())?;
-    let compiled = model.compile_with(CompileOptions::default().with_threads(threads))?;
+    let mut options = CompileOptions::default().with_threads(threads);
+    if let Some(limit) = args.max_memory {
+        options = options.with_max_memory(limit);
+    }
+    let compiled = model.compile_with(options)?;
     let mut request = compiled.infer_request();
     set_inputs(&mut request, &args.inputs)?;
 

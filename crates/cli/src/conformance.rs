@@ -60,7 +60,9 @@ fn execute(dir: &Path) -> Result<(ovir::CompiledModel, Vec<ovir::Tensor>), Strin
         }
     }
     request.infer().map_err(|e| e.render(false))?;
-    let outputs: Vec<ovir::Tensor> = request.outputs().into_iter().cloned().collect();
+    // Expected arrays of packed and 8-bit float outputs are stored one u8
+    // (i8 for i4) per element.
+    let outputs: Vec<ovir::Tensor> = request.outputs().into_iter().map(ovir::packed::to_exchange).collect();
     Ok((compiled, outputs))
 }
 

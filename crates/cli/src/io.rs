@@ -7,13 +7,34 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use ovir::{CompiledModel, InferRequest, Tensor};
 
+/// The longest file stem an output gets, in bytes: well below the 255
+/// bytes most file systems allow, with room for `.npy` and the temporary
+/// name's additions.
+const MAX_STEM: usize = 150;
+
+/// Names Windows reserves for devices, whatever the extension.
+const RESERVED: [&str; 22] = [
+    "CON", "PRN", "AUX", "NUL", "COM1", "COM2", "COM3", "COM4", "COM5", "COM6", "COM7", "COM8", "COM9",
+    "LPT1", "LPT2", "LPT3", "LPT4", "LPT5", "LPT6", "LPT7", "LPT8", "LPT9",
+];
+
 /// Replaces every character outside `[A-Za-z0-9._-]` with `_`, and
-/// neutralises names that would leave the output directory (`.`, `..`).
+/// neutralises names that would leave the output directory (`.`, `..`) or
+/// name a device on Windows (`CON`, `NUL`, …). Names are cut to 150
+/// bytes, so that a hostile tensor name cannot make a file name the
+/// system refuses.
 pub fn sanitize(name: &str) -> String {
-    let clean: String =
-        name.chars().map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' }).collect();
+    let clean: String = name
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() || "._-".contains(c) { c } else { '_' })
+        .take(MAX_STEM)
+        .collect();
+    let device =
+        clean.split('.').next().is_some_and(|stem| RESERVED.iter().any(|r| r.eq_ignore_ascii_case(stem)));
     if clean.is_empty() || clean.chars().all(|c| c == '.') {
         format!("_{}", clean.replace('.', "_"))
+    } else if device {
+        format!("_{clean}")
     } else {
         clean
     }
@@ -27,7 +48,9 @@ pub fn output_file_names(model: &CompiledModel) -> anyhow::Result<Vec<String>> {
     let mut names = Vec::new();
     for port in model.outputs() {
         let file = sanitize(port.name());
-        if let Some(first) = seen.insert(file.clone(), port.name().to_string()) {
+        // Compared without case: on macOS and Windows, `Out.npy` and
+        // `out.npy` are the same file.
+        if let Some(first) = seen.insert(file.to_ascii_lowercase(), port.name().to_string()) {
             bail!(
                 "outputs \"{first}\" and \"{}\" would both be written to {file}.npy; rename one of them in the model",
                 port.name()
@@ -57,7 +80,8 @@ pub fn set_inputs(request: &mut InferRequest, specs: &[String]) -> anyhow::Resul
                     .with_context(|| format!("while setting input from {file}"))?;
             }
             None if spec.ends_with(".npz") => {
-                for (name, tensor) in ovir_npy::read_npz_file(Path::new(spec))? {
+                let limit = request.model().max_tensor_bytes();
+                for (name, tensor) in ovir_npy::read_npz_file_limited(Path::new(spec), limit)? {
                     request
                         .set_input(name.as_str(), tensor)
                         .with_context(|| format!("while setting input \"{name}\" from {spec}"))?;
@@ -207,6 +231,11 @@ mod tests {
         assert_eq!(sanitize(".."), "___");
         assert_eq!(sanitize(""), "_");
         assert_eq!(sanitize("/abs"), "_abs");
+        assert_eq!(sanitize("C:\\Windows\\x"), "C__Windows_x");
+        assert_eq!(sanitize("con"), "_con");
+        assert_eq!(sanitize("NUL.txt"), "_NUL.txt");
+        assert_eq!(sanitize("console"), "console");
+        assert_eq!(sanitize(&"é".repeat(1000)).len(), 150);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use anyhow::Context;
-use ovir::{Model, Tensor};
+use ovir::{CompileOptions, ElementType, Model, Tensor};
 
 use crate::args::RunArgs;
 use crate::io::{difference, element_text, load_arrays, output_file_names, set_inputs, write_outputs};
@@ -12,21 +12,31 @@ use crate::{CliError, Outcome};
 /// How many leading values the summary shows per output.
 const PREVIEW: usize = 8;
 
-fn summary(name: &str, t: &Tensor) -> String {
+/// One output's summary: its own element type, and its values as they are
+/// written to files (packed types one code per element).
+fn summary(name: &str, ty: ElementType, t: &Tensor) -> String {
     let shown = t.len().min(PREVIEW);
     let values: Vec<String> = (0..shown).map(|i| element_text(t, i)).collect();
     let more = if t.len() > shown { ", …" } else { "" };
-    format!("{name}: {} {:?} [{}{more}]", t.element_type(), t.shape(), values.join(", "))
+    format!("{name}: {ty} {:?} [{}{more}]", t.shape(), values.join(", "))
 }
 
 /// Runs `ovir run`.
 pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
     let model = Model::read_with_weights(&args.model.model, args.model.weights.as_ref())?;
-    let compiled = model.compile()?;
+    let mut options = CompileOptions::default();
+    if let Some(limit) = args.max_memory {
+        options = options.with_max_memory(limit);
+    }
+    let compiled = model.compile_with(options)?;
     let mut request = compiled.infer_request();
     set_inputs(&mut request, &args.inputs)?;
     request.infer()?;
-    let outputs = request.outputs();
+    // Packed sub-byte and 8-bit float outputs leave as one u8 (i8 for i4)
+    // per element, the form NumPy can hold and `-i` takes back.
+    let types: Vec<ElementType> = request.outputs().iter().map(|t| t.element_type()).collect();
+    let unpacked: Vec<Tensor> = request.outputs().into_iter().map(ovir::packed::to_exchange).collect();
+    let outputs: Vec<&Tensor> = unpacked.iter().collect();
     let io = |e: std::io::Error| CliError::Other(e.into());
 
     match &args.output {
@@ -36,8 +46,8 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
             }
         }
         None if args.assert_outputs.is_none() => {
-            for (port, t) in compiled.outputs().iter().zip(&outputs) {
-                writeln!(out, "{}", summary(port.name(), t)).map_err(io)?;
+            for ((port, t), ty) in compiled.outputs().iter().zip(&outputs).zip(&types) {
+                writeln!(out, "{}", summary(port.name(), *ty, t)).map_err(io)?;
             }
         }
         None => {}

@@ -14,7 +14,10 @@ use std::time::Duration;
 
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
-use ovir_exec::kernels::{convert_into_with, reverse_into_with, reverse_sequence_into_with, ExecOptions};
+use ovir_exec::kernels::{
+    convert_into_with, reverse_into_with, reverse_sequence_into_with, reverse_subsequences_into_scratch,
+    ExecOptions, Scratch,
+};
 use ovir_tensor::{ElementType, Tensor};
 
 const SHAPE: [usize; 4] = [8, 64, 128, 128];
@@ -225,6 +228,81 @@ fn crossover(c: &mut Criterion) {
         g.finish();
     }
 }
+/// ReverseSubsequences against ReverseSequence on the same work: the
+/// ReverseSequence lengths spread over the lines of the data (`as_sequence`
+/// entries), and lengths of their own per line (`per_line`), on the main
+/// tensor and on the short rows.
+fn subsequences(c: &mut Criterion) {
+    let cases: [(&str, &[usize], usize, usize); 4] = [
+        ("b0_s1", &SHAPE, 0, 1),
+        ("b0_s3", &SHAPE, 0, 3),
+        ("b1_s0", &SHAPE, 1, 0),
+        ("short_b0_s1", &[1 << 20, 8], 0, 1),
+    ];
+    for (ty, ty_name) in [(ElementType::U8, "u8"), (ElementType::F32, "f32")] {
+        for (name, shape, batch, seq) in cases {
+            let data = filled(ty, shape);
+            let mut out = zeros(ty, shape);
+            let bytes = data.bytes().map_or(0, <[u8]>::len);
+            let mut g = group(c, &format!("subsequences/{ty_name}/{name}"), bytes);
+            memcpy(&mut g, bytes, 1);
+            let mut line_shape = shape.to_vec();
+            line_shape[seq] = 1;
+            let lines: usize = line_shape.iter().product();
+            for kind in ["full", "random"] {
+                let lens = lengths(shape[batch], shape[seq], kind);
+                let per_batch = lens.to_vec::<i32>().unwrap_or_default();
+                // The batch index of each line, from its flat index.
+                let inner: usize = line_shape[batch + 1..].iter().product();
+                let spread: Vec<i32> = (0..lines)
+                    .map(|l| per_batch.get(l / inner % shape[batch]).copied().unwrap_or(0))
+                    .collect();
+                let spread = Tensor::from_vec(&line_shape, spread).unwrap_or_else(|e| unreachable!("{e}"));
+                g.bench_function(format!("sequence/{kind}"), |b| {
+                    b.iter(|| {
+                        reverse_sequence_into_with(
+                            black_box(&data),
+                            &lens,
+                            batch as i64,
+                            seq as i64,
+                            &mut out,
+                            &options(1),
+                        )
+                    })
+                });
+                let mut scratch = Scratch::new();
+                g.bench_function(format!("as_sequence/{kind}"), |b| {
+                    b.iter(|| {
+                        reverse_subsequences_into_scratch(
+                            black_box(&data),
+                            &spread,
+                            seq as i64,
+                            &mut out,
+                            &options(1),
+                            &mut scratch,
+                        )
+                    })
+                });
+            }
+            let per_line = lengths(lines, shape[seq], "random");
+            let per_line = per_line.reshaped(&line_shape).unwrap_or(per_line);
+            let mut scratch = Scratch::new();
+            g.bench_function("per_line/random", |b| {
+                b.iter(|| {
+                    reverse_subsequences_into_scratch(
+                        black_box(&data),
+                        &per_line,
+                        seq as i64,
+                        &mut out,
+                        &options(1),
+                        &mut scratch,
+                    )
+                })
+            });
+            g.finish();
+        }
+    }
+}
 
 // The macro defines an undocumented public function.
 #[allow(missing_docs)]
@@ -234,7 +312,7 @@ mod suite {
         name = benches;
         // Plots take longer to draw than these benchmarks take to run.
         config = Criterion::default().without_plots();
-        targets = reverse, reverse_sequence, short_runs, convert, crossover
+        targets = reverse, reverse_sequence, short_runs, subsequences, convert, crossover
     }
 }
 use suite::benches;

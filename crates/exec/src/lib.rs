@@ -38,8 +38,10 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 mod evaluator;
+pub mod extensions;
 pub mod kernels;
 mod plan;
 
 pub use evaluator::ConstantEvaluator;
+pub use extensions::builtin_extensions;
 pub use plan::{CompileError, Plan, PlanInput, PlanOutput, RunError, RunState};

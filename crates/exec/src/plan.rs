@@ -4,10 +4,14 @@
 use std::borrow::Cow;
 
 use ovir_ir::{LayerIdx, LayerRef, Model, OutputRef};
-use ovir_shape::{BroadcastMode, ModelInfo, Op, ReverseMode};
+use ovir_shape::{BroadcastMode, CustomOpRef, ExtensionError, ModelInfo, Op, PortFact, ReverseMode};
 use ovir_tensor::{ElementType, PartialShape, Tensor, TensorError, DEFAULT_MAX_TENSOR_BYTES};
 
-use crate::kernels::{self, KernelError};
+use crate::kernels::{self, ExecOptions, KernelError, Scratch};
+
+/// Reverse flags for axes that arrive at run time, on the stack for ranks
+/// up to 8 so that reading them allocates nothing.
+type Flags = smallvec::SmallVec<[bool; 8]>;
 
 /// Where a value lives while the plan runs.
 type Slot = usize;
@@ -37,6 +41,13 @@ enum Kernel {
     Concat {
         axis: i64,
     },
+    /// An op added by an extension. `output_type` is the type analysis
+    /// inferred, when it is static; with it, the output buffer is
+    /// allocated (and reused) by the plan, else by the op.
+    Custom {
+        op: CustomOpRef,
+        output_type: ElementType,
+    },
 }
 
 impl Kernel {
@@ -54,23 +65,23 @@ impl Kernel {
             Op::Squeeze => Some(Kernel::Squeeze),
             Op::Reshape { special_zero } => Some(Kernel::Reshape { special_zero: *special_zero }),
             Op::Concat { axis } => Some(Kernel::Concat { axis: *axis }),
+            Op::Custom(op) => Some(Kernel::Custom { op: op.clone(), output_type: ElementType::Dynamic }),
             _ => None,
         }
     }
 
-    fn eval(&self, inputs: &[&Tensor]) -> Result<Tensor, KernelError> {
+    /// Computes into a new tensor, with up to `options.threads` threads
+    /// for the kernels that can use them.
+    fn eval(&self, inputs: &[&Tensor], options: &ExecOptions) -> Result<Tensor, KernelError> {
         match (self, inputs) {
-            (Kernel::Convert(to), [data]) => kernels::convert(data, *to),
+            (Kernel::Convert(to), [data]) => kernels::convert_with(data, *to, options),
             (Kernel::Reverse(mode), [data, axes]) => {
-                let flags = match mode {
-                    ReverseMode::Index => kernels::reverse_axes_from_index(axes, data.rank())?,
-                    ReverseMode::Mask => kernels::reverse_axes_from_mask(axes, data.rank())?,
-                };
-                kernels::reverse(data, &flags)
+                let flags = runtime_flags(*mode, axes, data.rank())?;
+                kernels::reverse_with(data, &flags, options)
             }
-            (Kernel::ReverseFixed(flags), [data, _]) => kernels::reverse(data, flags),
+            (Kernel::ReverseFixed(flags), [data, _]) => kernels::reverse_with(data, flags, options),
             (Kernel::ReverseSequence { batch_axis, seq_axis }, [data, lengths]) => {
-                kernels::reverse_sequence(data, lengths, *batch_axis, *seq_axis)
+                kernels::reverse_sequence_with(data, lengths, *batch_axis, *seq_axis, options)
             }
             (Kernel::ShapeOf(ty), [data]) => kernels::shape_of(data, *ty),
             (Kernel::Gather { batch_dims }, [data, indices, axis]) => {
@@ -85,26 +96,40 @@ impl Kernel {
                 kernels::reshape(data, pattern, *special_zero)
             }
             (Kernel::Concat { axis }, inputs) if !inputs.is_empty() => kernels::concat(inputs, *axis),
+            (Kernel::Custom { op, .. }, inputs) => op.0.evaluate(inputs).map_err(|e| custom_error(op, e)),
             // The shape stage checked every layer's input count.
             _ => Err(KernelError::Internal { op: self.name() }),
         }
     }
 
     /// Computes into `out`, which has the output's type and shape and is
-    /// owned by the caller alone, so no memory is allocated.
-    fn eval_into(&self, inputs: &[&Tensor], out: &mut Tensor) -> Result<(), KernelError> {
+    /// owned by the caller alone, keeping whatever else the kernel needs in
+    /// `scratch`; on one thread, and once the scratch has grown, no memory
+    /// is allocated (more threads are started anew on every call).
+    fn eval_into(
+        &self,
+        inputs: &[&Tensor],
+        out: &mut Tensor,
+        options: &ExecOptions,
+        scratch: &mut Scratch,
+    ) -> Result<(), KernelError> {
         match (self, inputs) {
-            (Kernel::Convert(to), [data]) => kernels::convert_into(data, *to, out),
+            (Kernel::Convert(to), [data]) => kernels::convert_into_with(data, *to, out, options),
             (Kernel::Reverse(mode), [data, axes]) => {
-                let flags = match mode {
-                    ReverseMode::Index => kernels::reverse_axes_from_index(axes, data.rank())?,
-                    ReverseMode::Mask => kernels::reverse_axes_from_mask(axes, data.rank())?,
-                };
-                kernels::reverse_into(data, &flags, out)
+                let flags = runtime_flags(*mode, axes, data.rank())?;
+                kernels::reverse_into_with(data, &flags, out, options)
             }
-            (Kernel::ReverseFixed(flags), [data, _]) => kernels::reverse_into(data, flags, out),
+            (Kernel::ReverseFixed(flags), [data, _]) => kernels::reverse_into_with(data, flags, out, options),
             (Kernel::ReverseSequence { batch_axis, seq_axis }, [data, lengths]) => {
-                kernels::reverse_sequence_into(data, lengths, *batch_axis, *seq_axis, out)
+                kernels::reverse_sequence_into_scratch(
+                    data,
+                    lengths,
+                    *batch_axis,
+                    *seq_axis,
+                    out,
+                    options,
+                    scratch,
+                )
             }
             (Kernel::ShapeOf(ty), [data]) => kernels::shape_of_into(data, *ty, out),
             (Kernel::Gather { batch_dims }, [data, indices, axis]) => {
@@ -116,6 +141,9 @@ impl Kernel {
             (Kernel::Concat { axis }, inputs) if !inputs.is_empty() => {
                 kernels::concat_into(inputs, *axis, out)
             }
+            (Kernel::Custom { op, .. }, inputs) => {
+                op.0.evaluate_into(inputs, out).map_err(|e| custom_error(op, e))
+            }
             // The reshaping kernels never get a buffer: see `output_shape`.
             _ => Err(KernelError::Internal { op: self.name() }),
         }
@@ -126,6 +154,7 @@ impl Kernel {
         match self {
             Kernel::Convert(to) => *to,
             Kernel::ShapeOf(ty) => *ty,
+            Kernel::Custom { output_type, .. } => *output_type,
             _ => data.element_type(),
         }
     }
@@ -136,6 +165,9 @@ impl Kernel {
     /// shape borrow it, so that steady-state runs allocate nothing.
     fn output_shape<'t>(&self, inputs: &[&'t Tensor]) -> Result<Option<Cow<'t, [usize]>>, KernelError> {
         let internal = || KernelError::Internal { op: self.name() };
+        if let Kernel::Custom { op, output_type } = self {
+            return custom_output_shape(op, *output_type, inputs);
+        }
         let data: &'t Tensor = inputs.first().ok_or_else(internal)?;
         Ok(match (self, inputs) {
             (Kernel::Unsqueeze | Kernel::Squeeze | Kernel::Reshape { .. }, _) => None,
@@ -172,14 +204,57 @@ impl Kernel {
             Kernel::Squeeze => "Squeeze",
             Kernel::Reshape { .. } => "Reshape",
             Kernel::Concat { .. } => "Concat",
+            Kernel::Custom { .. } => "extension op",
         }
     }
 }
 
-/// The value of `op` on known inputs, computed by its kernel; `None` when
-/// the op has no kernel or the kernel refuses the inputs.
+/// The error of an extension op, with its type.
+fn custom_error(op: &CustomOpRef, e: ExtensionError) -> KernelError {
+    KernelError::Extension { op: op.0.op_type().to_string(), message: e.message().to_string() }
+}
+
+/// The output shape of an extension op, from its shape inference on the
+/// actual inputs; `None` (the op allocates its output itself) when the
+/// type analysis inferred is not static, or the inferred type or shape is
+/// not fully known.
+fn custom_output_shape<'t>(
+    op: &CustomOpRef,
+    output_type: ElementType,
+    inputs: &[&Tensor],
+) -> Result<Option<Cow<'t, [usize]>>, KernelError> {
+    if !output_type.is_static() {
+        return Ok(None);
+    }
+    // The tensors share their storage, so these facts copy no data.
+    let facts: Vec<PortFact> = inputs.iter().map(|t| PortFact::known((*t).clone())).collect();
+    let fact = op.0.infer(&facts).map_err(|e| custom_error(op, e))?;
+    if fact.element_type != output_type {
+        return Ok(None);
+    }
+    Ok(fact.shape.to_static().map(Cow::Owned))
+}
+
+/// The flags of a Reverse whose axes arrive at run time.
+fn runtime_flags(mode: ReverseMode, axes: &Tensor, rank: usize) -> Result<Flags, KernelError> {
+    let mut flags: Flags = smallvec::smallvec![false; rank];
+    kernels::reverse_axes_into(axes, kernel_mode(mode), &mut flags)?;
+    Ok(flags)
+}
+
+/// The kernels' name for a Reverse mode.
+fn kernel_mode(mode: ReverseMode) -> kernels::ReverseMode {
+    match mode {
+        ReverseMode::Index => kernels::ReverseMode::Index,
+        ReverseMode::Mask => kernels::ReverseMode::Mask,
+    }
+}
+
+/// The value of `op` on known inputs, computed by its kernel on the
+/// calling thread; `None` when the op has no kernel or the kernel refuses
+/// the inputs.
 pub(crate) fn evaluate_op(op: &Op, inputs: &[&Tensor]) -> Option<Tensor> {
-    Kernel::from_op(op)?.eval(inputs).ok()
+    Kernel::from_op(op)?.eval(inputs, &ExecOptions::single_thread()).ok()
 }
 
 #[derive(Clone, Debug)]
@@ -410,10 +485,15 @@ impl Plan {
                                         source: Box::new(source),
                                     })?;
                             }
-                            let value = kernel.eval(&args).map_err(|source| CompileError::Fold {
-                                layer: model.layer_ref(idx),
-                                source: Box::new(source),
-                            })?;
+                            // Folding runs once, at compile time, on the
+                            // calling thread.
+                            let value =
+                                kernel.eval(&args, &ExecOptions::single_thread()).map_err(|source| {
+                                    CompileError::Fold {
+                                        layer: model.layer_ref(idx),
+                                        source: Box::new(source),
+                                    }
+                                })?;
                             if let Some(k) = known.get_mut(out) {
                                 *k = Some(value);
                             }
@@ -441,8 +521,9 @@ impl Plan {
         Ok(Plan { steps, inputs, outputs, known })
     }
 
-    /// Specialises a kernel on its constant inputs: a Reverse whose axes
-    /// are constant and whose data rank is known gets its flags now.
+    /// Specialises a kernel on what is known before the model runs: a
+    /// Reverse whose axes are constant and whose data rank is known gets
+    /// its flags now, and an extension op the output type analysis gave.
     fn specialize(
         kernel: Kernel,
         args: &[Slot],
@@ -451,16 +532,17 @@ impl Plan {
         model: &Model,
         idx: LayerIdx,
     ) -> Result<Kernel, KernelError> {
+        if let Kernel::Custom { op, .. } = kernel {
+            let fact = info.outputs.get(idx.0).and_then(|o| o.first());
+            let output_type = fact.map_or(ElementType::Dynamic, |f| f.element_type);
+            return Ok(Kernel::Custom { op, output_type });
+        }
         let Kernel::Reverse(mode) = kernel else { return Ok(kernel) };
         let axes = args.get(1).and_then(|&s| known.get(s)).and_then(Option::as_ref);
         let rank = info.input_fact(model, idx, 0).shape.rank();
         match (axes, rank) {
             (Some(axes), Some(rank)) => {
-                let flags = match mode {
-                    ReverseMode::Index => kernels::reverse_axes_from_index(axes, rank)?,
-                    ReverseMode::Mask => kernels::reverse_axes_from_mask(axes, rank)?,
-                };
-                Ok(Kernel::ReverseFixed(flags))
+                Ok(Kernel::ReverseFixed(kernels::reverse_axes(axes, kernel_mode(mode), rank)?))
             }
             _ => Ok(Kernel::Reverse(mode)),
         }
@@ -532,11 +614,12 @@ impl Plan {
     }
 
     /// A fresh state for running this plan: the slots, with the constants
-    /// in place, and an empty buffer pool.
+    /// in place, an empty buffer pool and an empty scratch per step.
     pub fn state(&self) -> RunState {
         RunState {
             values: self.known.clone(),
             pool: Vec::with_capacity(self.steps.len()),
+            scratch: vec![Scratch::new(); self.steps.len()],
             threads: 1,
             bytes_written: 0,
             max_tensor_bytes: DEFAULT_MAX_TENSOR_BYTES,
@@ -582,8 +665,8 @@ impl Plan {
             }
         }
         state.bytes_written = 0;
-        for step in &self.steps {
-            let out = self.run_step(step, state)?;
+        for (index, step) in self.steps.iter().enumerate() {
+            let out = self.run_step(index, step, state)?;
             if let Some(v) = state.values.get_mut(step.output) {
                 *v = Some(out);
             }
@@ -596,7 +679,7 @@ impl Plan {
         Ok(())
     }
 
-    fn run_step(&self, step: &Step, state: &mut RunState) -> Result<Tensor, RunError> {
+    fn run_step(&self, index: usize, step: &Step, state: &mut RunState) -> Result<Tensor, RunError> {
         let kernel_error = |source| RunError::Kernel { layer: step.layer.clone(), source: Box::new(source) };
         let arg = |i: usize| step.inputs.get(i).and_then(|&s| state.values.get(s)).and_then(Option::as_ref);
         let missing = || kernel_error(KernelError::Internal { op: step.kernel.name() });
@@ -618,9 +701,10 @@ impl Plan {
         if step.kernel.passes_through() {
             return Ok(data.clone());
         }
+        let options = ExecOptions::with_threads(state.threads);
         let Some(shape) = step.kernel.output_shape(args).map_err(kernel_error)? else {
             // The output is a view of the input: nothing is allocated.
-            return step.kernel.eval(args).map_err(kernel_error);
+            return step.kernel.eval(args, &options).map_err(kernel_error);
         };
         let ty = step.kernel.output_type(data);
         let written = Tensor::required_bytes(ty, &shape).ok().flatten();
@@ -632,14 +716,15 @@ impl Plan {
             .pool
             .iter()
             .position(|t| t.element_type() == ty && t.shape() == &*shape && t.is_exclusive());
-        match reusable {
-            Some(i) => {
-                let mut out = state.pool.swap_remove(i);
-                step.kernel.eval_into(args, &mut out).map_err(kernel_error)?;
-                Ok(out)
-            }
-            None => step.kernel.eval(args).map_err(kernel_error),
-        }
+        let mut out = match reusable {
+            Some(i) => state.pool.swap_remove(i),
+            None => Tensor::zeros(ty, &shape).map_err(|e| kernel_error(e.into()))?,
+        };
+        // Even the first run goes through the scratch, so that the runs
+        // after it find it grown.
+        let scratch = state.scratch.get_mut(index).ok_or_else(missing)?;
+        step.kernel.eval_into(args, &mut out, &options, scratch).map_err(kernel_error)?;
+        Ok(out)
     }
 
     /// Runs one inference: `inputs` in the order of [`Plan::inputs`];
@@ -665,6 +750,8 @@ impl Plan {
 pub struct RunState {
     values: Vec<Option<Tensor>>,
     pool: Vec<Tensor>,
+    /// Per step, what its kernel keeps between runs.
+    scratch: Vec<Scratch>,
     threads: usize,
     bytes_written: usize,
     max_tensor_bytes: u64,
@@ -690,7 +777,12 @@ impl RunState {
         self.threads
     }
 
-    /// Sets how many threads the kernels may use for large tensors.
+    /// Sets how many threads the kernels may use for large tensors (see
+    /// [`ExecOptions`]). With more than one, a kernel whose output is large
+    /// enough to split starts scoped threads for it on every run, and
+    /// starting a thread allocates; the promise that a static-shape model
+    /// allocates nothing after its first run holds for the calling thread
+    /// alone, the default.
     pub fn set_threads(&mut self, threads: usize) {
         self.threads = threads.max(1);
     }

@@ -106,8 +106,10 @@ fn load(layer: &Layer, weights: &mut WeightsSource) -> Result<Tensor, Problem> {
     let size_attr = required("size")?;
     let size = number(size_attr)?;
 
-    let too_large =
-        || at(IrErrorKind::ConstTooLarge { ty: ty.to_string(), shape: shape.clone() }, shape_attr);
+    let too_large = || {
+        let needed = ovir_tensor::ByteCount(ovir_tensor::memory_bytes(ty, &shape));
+        at(IrErrorKind::ConstTooLarge { ty: ty.to_string(), shape: shape.clone(), needed }, shape_attr)
+    };
     let needed = Tensor::required_bytes(ty, &shape).map_err(|_| too_large())?;
 
     // OpenVINO writes an empty Const without any bytes, and may write no

@@ -21,6 +21,32 @@ pub struct LayerRef {
     pub op_type: String,
 }
 
+/// The longest layer name or type a message shows in full; longer ones
+/// (a hostile file can hold a 100 MB name) are cut, so that every message
+/// stays readable and small.
+const MAX_NAME_IN_MESSAGES: usize = 120;
+
+impl LayerRef {
+    /// Names a layer for messages; a name or type longer than 120 bytes is
+    /// cut short and marked with its full length.
+    pub fn new(id: u64, name: &str, op_type: &str) -> LayerRef {
+        LayerRef { id, name: shorten(name), op_type: shorten(op_type) }
+    }
+}
+
+/// `text`, or its first 120 bytes (at a character boundary) followed by
+/// how long it really is.
+pub(crate) fn shorten(text: &str) -> String {
+    if text.len() <= MAX_NAME_IN_MESSAGES {
+        return text.to_string();
+    }
+    let mut cut = MAX_NAME_IN_MESSAGES;
+    while !text.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}… ({} bytes in all)", text.get(..cut).unwrap_or(""), text.len())
+}
+
 impl fmt::Display for LayerRef {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "layer {} {:?} ({})", self.id, self.name, self.op_type)
@@ -211,12 +237,14 @@ pub enum IrErrorKind {
     #[error("a Const cannot have the dynamic element type")]
     ConstDynamicType,
     /// A `Const` is too large to address.
-    #[error("a {ty} Const of shape {shape:?} is too large: its byte size overflows")]
+    #[error("a {ty} Const of shape {shape:?} is too large: it needs {needed}, more than memory can address")]
     ConstTooLarge {
         /// The element type.
         ty: String,
         /// The shape.
         shape: Vec<usize>,
+        /// The bytes its shape and element type need.
+        needed: ovir_tensor::ByteCount,
     },
     /// A `Const` needs weights, but there are none.
     #[error("this Const needs bytes from the weights, but {}", missing_weights(path.as_deref()))]
@@ -304,16 +332,32 @@ impl Diagnostic {
 pub struct ReadError {
     /// The XML text the diagnostics point into.
     pub source: Arc<SourceFile>,
-    /// The problems, at least one, ordered by position in the file.
+    /// The problems, at least one, ordered by position in the file; at
+    /// most [`MAX_REPORTED`] of them.
     pub diagnostics: Vec<Diagnostic>,
+    /// How many more problems were found but not kept.
+    pub omitted: usize,
 }
+
+/// The most problems a [`ReadError`] keeps. A hostile file can hold a
+/// million broken edges; the first hundred say what is wrong, and the
+/// rest are only counted.
+pub const MAX_REPORTED: usize = 100;
 
 impl ReadError {
     /// Every diagnostic with its source line, separated by blank lines.
     pub fn render(&self, color: bool) -> String {
-        let parts: Vec<String> =
+        let mut parts: Vec<String> =
             self.diagnostics.iter().map(|d| d.render_with(&self.source, color)).collect();
+        if self.omitted > 0 {
+            parts.push(format!("note: {} more problems were found but are not shown", self.omitted));
+        }
         parts.join("\n")
+    }
+
+    /// How many problems were found, those not kept included.
+    pub fn problem_count(&self) -> usize {
+        self.diagnostics.len() + self.omitted
     }
 
     /// `true` when some diagnostic is of a kind matching `pred`.
@@ -336,6 +380,9 @@ impl fmt::Display for ReadError {
             if let Some(layer) = &d.layer {
                 write!(f, " [{layer}]")?;
             }
+        }
+        if self.omitted > 0 {
+            write!(f, "\n{name}: {} more problems were found but are not shown", self.omitted)?;
         }
         Ok(())
     }

@@ -10,7 +10,7 @@ use std::collections::{BinaryHeap, HashMap};
 
 use crate::diagnostic::{Diagnostic, IrErrorKind, LayerRef};
 use crate::model::{Edge, Layer, LayerIdx, OutputRef};
-use crate::parse::line_of;
+use crate::parse::LineStarts;
 
 /// The first edge reaching an input, with the output feeding it when that
 /// edge's producer is valid.
@@ -30,6 +30,8 @@ pub(crate) fn link(
     diags: &mut Vec<Diagnostic>,
 ) -> Option<Links> {
     let before = diags.len();
+    let lines = std::cell::OnceCell::new();
+    let line_of = |offset: usize| lines.get_or_init(|| LineStarts::new(text)).line_of(offset);
     let mut by_id: HashMap<u64, usize> = HashMap::with_capacity(layers.len());
     for (i, layer) in layers.iter().enumerate() {
         match by_id.entry(layer.id) {
@@ -37,10 +39,23 @@ pub(crate) fn link(
                 v.insert(i);
             }
             Entry::Occupied(o) => {
-                let first_line = layers.get(*o.get()).map_or(0, |f| line_of(text, f.span.start));
+                let first_line = layers.get(*o.get()).map_or(0, |f| line_of(f.span.start));
                 let kind = IrErrorKind::DuplicateLayerId { id: layer.id, first_line };
                 diags.push(Diagnostic::at(kind, layer.span).with_layer(Some(layer.layer_ref())));
             }
+        }
+    }
+
+    // Port positions by (layer, port id): a layer may have very many ports,
+    // and a linear search per edge would make reading quadratic.
+    let mut input_at: HashMap<(usize, u64), usize> = HashMap::new();
+    let mut output_at: HashMap<(usize, u64), usize> = HashMap::new();
+    for (i, layer) in layers.iter().enumerate() {
+        for (pos, port) in layer.inputs.iter().enumerate() {
+            input_at.entry((i, port.id)).or_insert(pos);
+        }
+        for (pos, port) in layer.outputs.iter().enumerate() {
+            output_at.entry((i, port.id)).or_insert(pos);
         }
     }
 
@@ -64,8 +79,8 @@ pub(crate) fn link(
         if to_layer.is_none() {
             report(IrErrorKind::UnknownLayer { end: "to", id: edge.to_layer }, None);
         }
-        let out_pos = from_layer.and_then(|l| {
-            let pos = l.outputs.iter().position(|p| p.id == edge.from_port);
+        let out_pos = from.zip(from_layer).and_then(|(i, l)| {
+            let pos = output_at.get(&(i, edge.from_port)).copied();
             if pos.is_none() {
                 let kind = IrErrorKind::UnknownPort {
                     end: "from",
@@ -77,8 +92,8 @@ pub(crate) fn link(
             }
             pos
         });
-        let in_pos = to_layer.and_then(|l| {
-            let pos = l.inputs.iter().position(|p| p.id == edge.to_port);
+        let in_pos = to.zip(to_layer).and_then(|(i, l)| {
+            let pos = input_at.get(&(i, edge.to_port)).copied();
             if pos.is_none() {
                 let kind = IrErrorKind::UnknownPort {
                     end: "to",
@@ -97,7 +112,7 @@ pub(crate) fn link(
         // not reported unfed as well; it never makes the input "fed twice".
         match (slot.as_ref(), producer) {
             (Some((Some(_), first)), Some(_)) => {
-                let first_line = line_of(text, first.span.start);
+                let first_line = line_of(first.span.start);
                 let kind =
                     IrErrorKind::InputFedTwice { layer: edge.to_layer, port: edge.to_port, first_line };
                 report(kind, to_layer);

@@ -93,7 +93,7 @@ mod read;
 mod render;
 mod weights;
 
-pub use diagnostic::{Diagnostic, IrErrorKind, LayerRef, ReadError};
+pub use diagnostic::{Diagnostic, IrErrorKind, LayerRef, ReadError, MAX_REPORTED};
 pub use model::{
     Attribute, Attributes, Edge, Layer, LayerIdx, LineCol, Model, OutputRef, Port, RtInfo, RtNode,
     SourceFile, Span,

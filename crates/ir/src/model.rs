@@ -167,7 +167,7 @@ impl Layer {
 
     /// The layer's id, name and type, for messages.
     pub fn layer_ref(&self) -> LayerRef {
-        LayerRef { id: self.id, name: self.name.clone(), op_type: self.op_type.clone() }
+        LayerRef::new(self.id, &self.name, &self.op_type)
     }
 }
 

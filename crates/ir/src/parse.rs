@@ -5,6 +5,8 @@
 //! of open elements, so deep or long files cost no native stack.
 
 use std::borrow::Cow;
+use std::cell::OnceCell;
+use std::collections::HashMap;
 
 use ovir_tensor::{Dim, ElementType, PartialShape};
 use quick_xml::events::{BytesStart, Event};
@@ -48,6 +50,7 @@ pub(crate) fn parse(text: &str, diags: &mut Vec<Diagnostic>) -> Result<Parsed, F
         layers: Vec::new(),
         edges: Vec::new(),
         rt_info: RtInfo::default(),
+        lines: OnceCell::new(),
     };
     p.run()?;
     let Some((name, version)) = p.net else {
@@ -67,13 +70,17 @@ struct LayerDraft {
     attrs: Vec<Attribute>,
     inputs: Vec<Port>,
     outputs: Vec<Port>,
+    /// Where each port id sits in `inputs` and `outputs`, so that a layer
+    /// with very many ports is checked for duplicates in linear time.
+    input_ids: HashMap<u64, usize>,
+    output_ids: HashMap<u64, usize>,
     rt_info: RtInfo,
     span: Span,
 }
 
 impl LayerDraft {
     fn layer_ref(&self) -> Option<LayerRef> {
-        self.id.map(|id| LayerRef { id, name: self.name.clone(), op_type: self.op_type.clone() })
+        self.id.map(|id| LayerRef::new(id, &self.name, &self.op_type))
     }
 }
 
@@ -130,6 +137,8 @@ struct Parser<'t, 'd> {
     layers: Vec<Layer>,
     edges: Vec<Edge>,
     rt_info: RtInfo,
+    /// Built the first time a message needs a line number.
+    lines: OnceCell<LineStarts>,
 }
 
 /// An attribute of a start tag, borrowed from the text where possible.
@@ -155,6 +164,14 @@ impl<'t> Parser<'t, '_> {
                 Event::Empty(e) => self.open(&e, before, after, true)?,
                 Event::End(_) => self.close(after),
                 Event::Text(t) => {
+                    if let Some(Open::Dim { text, .. }) = self.stack.last_mut() {
+                        text.push_str(&String::from_utf8_lossy(&t));
+                    }
+                }
+                // pugixml, which OpenVINO reads IR with, takes a CDATA
+                // section as an element's text, so `<dim><![CDATA[4]]></dim>`
+                // is the size 4.
+                Event::CData(t) => {
                     if let Some(Open::Dim { text, .. }) = self.stack.last_mut() {
                         text.push_str(&String::from_utf8_lossy(&t));
                     }
@@ -234,6 +251,15 @@ impl<'t> Parser<'t, '_> {
             (Kind::Document, _) if self.net.is_none() => {
                 let found = String::from_utf8_lossy(tag).into_owned();
                 return Err(fatal(IrErrorKind::WrongRoot { found }, span));
+            }
+            (Kind::Document, _) => {
+                // OpenVINO would read only the first root; a second one is
+                // malformed XML, and silently ignoring it would hide layers.
+                let found = String::from_utf8_lossy(tag).into_owned();
+                let message = format!(
+                    "a second root element <{found}> follows the <net> root; an XML file has one root"
+                );
+                return Err(fatal(IrErrorKind::XmlSyntax { message }, span));
             }
             (Kind::Net, b"layers") => {
                 self.seen_layers = true;
@@ -374,6 +400,8 @@ impl<'t> Parser<'t, '_> {
             attrs: Vec::new(),
             inputs: Vec::new(),
             outputs: Vec::new(),
+            input_ids: HashMap::new(),
+            output_ids: HashMap::new(),
             rt_info: RtInfo::default(),
             span,
         };
@@ -486,15 +514,19 @@ impl<'t> Parser<'t, '_> {
         let (Some(Open::Layer(layer)), Some(Open::Ports { output })) = (head.last_mut(), tail.first()) else {
             return;
         };
-        let (list, direction) =
-            if *output { (&mut layer.outputs, "output") } else { (&mut layer.inputs, "input") };
-        if let Some(first) = list.iter().find(|p| p.id == port.id) {
-            let first_line = line_of(text, first.span.start);
+        let (list, ids, direction) = if *output {
+            (&mut layer.outputs, &mut layer.output_ids, "output")
+        } else {
+            (&mut layer.inputs, &mut layer.input_ids, "input")
+        };
+        if let Some(first) = ids.get(&port.id).and_then(|&i| list.get(i)) {
+            let first_line = self.lines.get_or_init(|| LineStarts::new(text)).line_of(first.span.start);
             let kind = IrErrorKind::DuplicatePortId { direction, id: port.id, first_line };
             let layer_ref = layer.layer_ref();
             self.diags.push(Diagnostic::at(kind, port.span).with_layer(layer_ref));
             return;
         }
+        ids.insert(port.id, list.len());
         list.push(port);
     }
 
@@ -570,8 +602,21 @@ fn to_usize(pos: u64) -> usize {
     usize::try_from(pos).unwrap_or(usize::MAX)
 }
 
-pub(crate) fn line_of(text: &str, offset: usize) -> usize {
-    text.as_bytes().get(..offset).map_or(0, |b| b.iter().filter(|&&c| c == b'\n').count()) + 1
+/// The offsets at which the lines of a text start, for finding the line of
+/// many offsets in logarithmic time each: a file can hold a million
+/// duplicates, and counting newlines for each would take quadratic time.
+pub(crate) struct LineStarts(Vec<usize>);
+
+impl LineStarts {
+    pub(crate) fn new(text: &str) -> LineStarts {
+        let newlines = text.bytes().enumerate().filter(|&(_, c)| c == b'\n').map(|(i, _)| i + 1);
+        LineStarts(std::iter::once(0).chain(newlines).collect())
+    }
+
+    /// The 1-based line of a byte offset.
+    pub(crate) fn line_of(&self, offset: usize) -> usize {
+        self.0.partition_point(|&start| start <= offset).max(1)
+    }
 }
 
 /// Splits a `names` attribute on commas; `\,` stands for a comma inside a

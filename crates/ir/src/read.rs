@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::constant::{load_constants, WeightsSource};
-use crate::diagnostic::{Diagnostic, IrErrorKind, ReadError};
+use crate::diagnostic::{Diagnostic, IrErrorKind, ReadError, MAX_REPORTED};
 use crate::graph::link;
 use crate::model::{Model, SourceFile, Span};
 use crate::parse::parse;
@@ -20,7 +20,7 @@ pub fn read_model(xml_path: &Path, weights_path: Option<&Path>) -> Result<Model,
     let bytes = std::fs::read(xml_path).map_err(|e| {
         let source = SourceFile { path: Some(xml_path.to_path_buf()), text: String::new() };
         let kind = IrErrorKind::Io { path: xml_path.display().to_string(), message: e.to_string() };
-        ReadError { source: Arc::new(source), diagnostics: vec![Diagnostic::new(kind)] }
+        ReadError { source: Arc::new(source), diagnostics: vec![Diagnostic::new(kind)], omitted: 0 }
     })?;
     let source = decode(bytes, Some(xml_path))?;
     let mut early = Vec::new();
@@ -68,7 +68,7 @@ fn decode(mut bytes: Vec<u8>, path: Option<&Path>) -> Result<SourceFile, ReadErr
             let text = String::from_utf8_lossy(e.as_bytes()).into_owned();
             let source = SourceFile { path: path.map(Path::to_path_buf), text };
             let d = Diagnostic::at(IrErrorKind::NotUtf8 { offset }, Span { start: offset, end: offset + 1 });
-            Err(ReadError { source: Arc::new(source), diagnostics: vec![d] })
+            Err(ReadError { source: Arc::new(source), diagnostics: vec![d], omitted: 0 })
         }
     }
 }
@@ -82,7 +82,9 @@ fn build(
     let fail = |mut diagnostics: Vec<Diagnostic>| {
         // Problems are found stage by stage; the file order reads better.
         diagnostics.sort_by_key(|d| d.span.map_or(usize::MAX, |s| s.start));
-        ReadError { source: Arc::clone(&source), diagnostics }
+        let omitted = diagnostics.len().saturating_sub(MAX_REPORTED);
+        diagnostics.truncate(MAX_REPORTED);
+        ReadError { source: Arc::clone(&source), diagnostics, omitted }
     };
     let parsed = match parse(&source.text, &mut diags) {
         Ok(p) => p,

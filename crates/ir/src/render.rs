@@ -74,6 +74,16 @@ struct Excerpt {
 /// way and count them another, and the carets would miss their place.
 const TAB: &str = "    ";
 
+/// Excerpts longer than this many bytes are cut to a window around the
+/// span.
+const MAX_EXCERPT: usize = 400;
+/// Bytes of context shown on each side of the span in a window.
+const CONTEXT: usize = 60;
+/// The most bytes of the span itself a window shows.
+const MAX_MARKED: usize = 200;
+/// Marks text left out of a window.
+const ELLIPSIS: &str = "…";
+
 impl Excerpt {
     fn new(text: &str, span: Span) -> Self {
         let start = floor_char_boundary(text, span.start.min(text.len()));
@@ -88,7 +98,7 @@ impl Excerpt {
             lines = stripped;
         }
         let first_line = text.get(..line_start).map_or(0, |b| b.matches('\n').count()) + 1;
-        let rel_start = (start - line_start).min(lines.len());
+        let mut rel_start = (start - line_start).min(lines.len());
         let mut rel_end = end.saturating_sub(line_start).min(lines.len());
         if rel_end <= rel_start {
             // An empty span still gets one caret.
@@ -97,10 +107,32 @@ impl Excerpt {
                 .and_then(|r| r.chars().next())
                 .map_or(rel_start, |c| rel_start + c.len_utf8());
         }
+        // A very long line (a whole file on one line, or a huge attribute)
+        // is shown as a window around the span, so that a message stays
+        // small whatever the file.
+        let windowed;
+        if lines.len() > MAX_EXCERPT {
+            let from = floor_char_boundary(lines, rel_start.saturating_sub(CONTEXT));
+            rel_end = ceil_char_boundary(lines, rel_end.min(rel_start + MAX_MARKED));
+            let to = ceil_char_boundary(lines, rel_end.saturating_add(CONTEXT).min(lines.len()));
+            let head = if from > 0 { ELLIPSIS } else { "" };
+            let tail = if to < lines.len() { ELLIPSIS } else { "" };
+            windowed = format!("{head}{}{tail}", lines.get(from..to).unwrap_or(""));
+            rel_start = rel_start - from + head.len();
+            rel_end = rel_end - from + head.len();
+            lines = &windowed;
+        }
         let shift = |i: usize| i + lines.get(..i).map_or(0, |p| p.matches('\t').count()) * (TAB.len() - 1);
         let range = shift(rel_start)..shift(rel_end);
         Excerpt { text: lines.replace('\t', TAB), first_line, range }
     }
+}
+
+fn ceil_char_boundary(text: &str, mut i: usize) -> usize {
+    while i < text.len() && !text.is_char_boundary(i) {
+        i += 1;
+    }
+    i.min(text.len())
 }
 
 fn floor_char_boundary(text: &str, mut i: usize) -> usize {
@@ -148,6 +180,19 @@ mod tests {
         assert!(out.starts_with("error: no weights"), "{out}");
         assert!(out.contains("note: see --weights"), "{out}");
         assert!(out.contains("model.xml"), "{out}");
+    }
+
+    #[test]
+    fn long_lines_are_shown_as_a_window_around_the_span() {
+        let name = "é".repeat(1_000_000);
+        let s = src(&format!("<net name=\"{name}\" version=\"9\">\n</net>\n"));
+        let start = s.text.find("version").unwrap_or(0);
+        let out = render_diagnostic(&s, "bad", Some(Span { start, end: start + 11 }), None, &[], false);
+        assert!(out.len() < 1000, "{} bytes", out.len());
+        assert!(out.contains("…éé") && out.contains("version=\"9\">"), "{out}");
+        assert!(out.contains("^^^^^^^^^^^"), "{out}");
+        let out = render_diagnostic(&s, "bad", Some(Span { start: 0, end: s.text.len() }), None, &[], false);
+        assert!(out.len() < 2000, "{} bytes", out.len());
     }
 
     #[test]

@@ -64,6 +64,14 @@ pub enum NpyError {
         /// The shape.
         shape: Vec<u64>,
     },
+    /// An array in an archive is larger than the reader's limit.
+    #[error("the array takes {size} bytes, more than the limit of {limit} bytes")]
+    OverLimit {
+        /// The array's size in the archive, in bytes.
+        size: u64,
+        /// The limit, in bytes.
+        limit: u64,
+    },
     /// A unicode array element holds a number that is not a Unicode scalar
     /// value (a surrogate, or a value above `0x10FFFF`).
     #[error("a unicode element holds {code:#x}, which is not a valid Unicode character")]
@@ -112,6 +120,14 @@ pub enum NpyError {
         /// The error itself.
         source: Box<NpyError>,
     },
+    /// An error in one array of a `.npz` archive read from memory.
+    #[error("array '{array}': {source}")]
+    InArray {
+        /// The array's name in the archive.
+        array: String,
+        /// The error itself.
+        source: Box<NpyError>,
+    },
 }
 
 impl NpyError {
@@ -119,7 +135,7 @@ impl NpyError {
     /// [`InFile`](NpyError::InFile) wrapper removed, if there is one.
     pub fn cause(&self) -> &NpyError {
         match self {
-            NpyError::InFile { source, .. } => source.cause(),
+            NpyError::InFile { source, .. } | NpyError::InArray { source, .. } => source.cause(),
             other => other,
         }
     }

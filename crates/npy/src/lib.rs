@@ -51,7 +51,7 @@ use std::fs::File;
 use std::io::{BufReader, Write};
 use std::path::Path;
 
-use ovir_tensor::Tensor;
+use ovir_tensor::{Tensor, DEFAULT_MAX_TENSOR_BYTES};
 
 pub use error::NpyError;
 
@@ -89,8 +89,27 @@ pub fn write_npy_file(tensor: &Tensor, path: &Path) -> Result<(), NpyError> {
 ///
 /// Both stored entries (`np.savez`) and deflate-compressed ones
 /// (`np.savez_compressed`) are read.
+///
+/// No array may take more than [`DEFAULT_MAX_TENSOR_BYTES`] (16 GiB); use
+/// [`read_npz_file_limited`] to choose the limit.
 pub fn read_npz_file(path: &Path) -> Result<Vec<(String, Tensor)>, NpyError> {
-    npz::read(path)
+    npz::read(path, DEFAULT_MAX_TENSOR_BYTES)
+}
+
+/// Reads every array of the `.npz` file at `path` as
+/// [`read_npz_file`] does, refusing any array larger than `max_array_bytes`
+/// before it is decompressed: a small compressed archive can hold arrays
+/// a thousand times its size.
+pub fn read_npz_file_limited(path: &Path, max_array_bytes: u64) -> Result<Vec<(String, Tensor)>, NpyError> {
+    npz::read(path, max_array_bytes)
+}
+
+/// Reads every array of a `.npz` archive held in memory, in archive order,
+/// named without their `.npy` suffix.
+///
+/// No array may take more than [`DEFAULT_MAX_TENSOR_BYTES`] (16 GiB).
+pub fn read_npz(bytes: &[u8]) -> Result<Vec<(String, Tensor)>, NpyError> {
+    npz::read_bytes(bytes, DEFAULT_MAX_TENSOR_BYTES)
 }
 
 /// Writes `entries` as an uncompressed `.npz` file at `path`, as

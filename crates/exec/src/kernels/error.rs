@@ -79,6 +79,51 @@ pub enum KernelError {
         /// The smallest rank accepted.
         min: usize,
     },
+    /// The data rank lies outside the range the operation accepts.
+    #[error("{op} needs data of rank {min} to {max}, but it has rank {rank}")]
+    RankOutOfRange {
+        /// The operation.
+        op: &'static str,
+        /// The data rank.
+        rank: usize,
+        /// The smallest rank accepted.
+        min: usize,
+        /// The largest rank accepted.
+        max: usize,
+    },
+    /// The lengths of ReverseSubsequences do not have the data's shape
+    /// with 1 at the axis.
+    #[error(
+        "ReverseSubsequences needs lengths of shape {expected:?} (the data's shape with 1 at axis {axis}), \
+         but they have shape {found:?}"
+    )]
+    SubsequenceLengthsShape {
+        /// The reversed axis, normalised.
+        axis: usize,
+        /// The shape the lengths must have.
+        expected: Vec<usize>,
+        /// The shape they have.
+        found: Vec<usize>,
+    },
+    /// The lengths of ReverseSubsequences are not integers.
+    #[error("ReverseSubsequences needs integer lengths (such as u32 or u64), but they are {ty}")]
+    SubsequenceLengthsType {
+        /// The lengths' element type.
+        ty: ElementType,
+    },
+    /// A length of ReverseSubsequences is negative.
+    #[error(
+        "the length at index {position:?} of the lengths is {value}, which is negative; a length must be 0 or \
+         more (lengths above the axis size {max} count as {max})"
+    )]
+    NegativeSubsequenceLength {
+        /// Where the length is in the lengths tensor.
+        position: Vec<usize>,
+        /// The length.
+        value: i128,
+        /// The size of the reversed axis.
+        max: usize,
+    },
     /// The ReverseSequence lengths input is not 1-D.
     #[error("ReverseSequence needs 1-D sequence lengths, but they have rank {rank}")]
     LengthsRank {
@@ -181,6 +226,14 @@ pub enum KernelError {
         dim: usize,
         /// The element type of the output.
         ty: ElementType,
+    },
+    /// An operation added by an extension refused its inputs or failed.
+    #[error("{op}: {message}")]
+    Extension {
+        /// The operation's type.
+        op: String,
+        /// What the extension said.
+        message: String,
     },
     /// The inputs break a rule of the operation's shape inference: the
     /// same rule, and the same words, as when the model is loaded.

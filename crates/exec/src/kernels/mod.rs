@@ -13,20 +13,27 @@
 
 mod convert;
 mod error;
+mod packed;
 mod parallel;
 mod reverse;
 mod reverse_copy;
 mod reverse_sequence;
+mod reverse_subsequences;
 
 pub use convert::{convert, convert_into, convert_into_with, convert_with};
 pub use error::{KernelError, ReverseMode};
 pub use parallel::ExecOptions;
 pub use reverse::{
-    reverse, reverse_axes, reverse_axes_from_index, reverse_axes_from_mask, reverse_into, reverse_into_with,
-    reverse_with,
+    reverse, reverse_axes, reverse_axes_from_index, reverse_axes_from_mask, reverse_axes_into, reverse_into,
+    reverse_into_with, reverse_with,
 };
 pub use reverse_sequence::{
-    reverse_sequence, reverse_sequence_into, reverse_sequence_into_with, reverse_sequence_with,
+    reverse_sequence, reverse_sequence_into, reverse_sequence_into_scratch, reverse_sequence_into_with,
+    reverse_sequence_with,
+};
+pub use reverse_subsequences::{
+    reverse_subsequences, reverse_subsequences_into, reverse_subsequences_into_scratch,
+    reverse_subsequences_with, subsequence_lengths_shape, MAX_SUBSEQUENCE_RANK,
 };
 
 use std::ops::Range;
@@ -41,38 +48,95 @@ use reverse_copy::{ReverseCopier, RunWriter};
 /// would send them to memory for nothing.
 const STREAM_MIN_BYTES: usize = 16 << 20;
 
+/// Memory a kernel may keep between calls, so that running it again on
+/// inputs of the same size allocates nothing: for now, ReverseSequence's
+/// lengths, read once per call. A plan keeps one per step.
+#[derive(Clone, Debug, Default)]
+pub struct Scratch {
+    /// Elements to reverse per batch index, as ReverseSequence reads them.
+    lengths: Vec<usize>,
+}
+
+impl Scratch {
+    /// An empty scratch; it allocates on first use and then keeps its
+    /// memory.
+    pub const fn new() -> Scratch {
+        Scratch { lengths: Vec::new() }
+    }
+}
+
 /// A stretch of the output: `len` input elements starting at element
 /// `src`, copied in order or back to front, or, when `rows` is set, as
-/// rows of the same pattern.
+/// rows of one length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Run {
+struct Run<'a> {
     src: usize,
     len: usize,
     /// Ignored when `rows` is set.
     reversed: bool,
-    rows: Option<Rows>,
+    rows: Option<Rows<'a>>,
 }
 
 /// Rows of `row` elements, one after another in both input and output,
-/// each with its first `rev` elements copied back to front and the rest in
-/// order. Listing many short rows as one run keeps the work per row down
-/// to the copy itself.
+/// each with its first elements (its head) copied back to front and the
+/// rest in order. Listing many short rows as one run keeps the work per row
+/// down to the copy itself.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Rows {
+struct Rows<'a> {
     row: usize,
-    rev: usize,
+    heads: Heads<'a>,
 }
 
-impl Run {
+/// How many elements at the start of each row of a rows run are reversed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Heads<'a> {
+    /// The same number in every row.
+    Same(usize),
+    /// One number per row, in row order: rows of different sequence
+    /// lengths still make one run, so a batch of short rows costs no more
+    /// per row than the copy itself.
+    Each(&'a [usize]),
+}
+
+impl<'a> Heads<'a> {
+    /// The head length of row `r`; 0 for a row past the end of the list,
+    /// which callers rule out by checking [`Heads::fits`] first.
+    fn of(self, r: usize) -> usize {
+        match self {
+            Heads::Same(n) => n,
+            Heads::Each(list) => list.get(r).copied().unwrap_or(0),
+        }
+    }
+
+    /// Whether these heads can describe `rows` rows of `row` elements
+    /// each. A list is not scanned here, which would read it once more:
+    /// whoever copies a row checks that its head fits.
+    fn fits(self, rows: usize, row: usize) -> bool {
+        match self {
+            Heads::Same(n) => n <= row,
+            Heads::Each(list) => list.len() == rows,
+        }
+    }
+
+    /// The heads of rows `keep` of this run.
+    fn slice(self, keep: Range<usize>) -> Option<Heads<'a>> {
+        match self {
+            Heads::Same(n) => Some(Heads::Same(n)),
+            Heads::Each(list) => list.get(keep).map(Heads::Each),
+        }
+    }
+}
+
+impl Run<'_> {
     /// `count` rows of `row` elements from `src` on, with the first `rev`
     /// of each reversed.
-    fn rows(src: usize, row: usize, rev: usize, count: usize) -> Run {
-        Run { src, len: row * count, reversed: false, rows: Some(Rows { row, rev }) }
+    fn rows(src: usize, row: usize, rev: usize, count: usize) -> Run<'static> {
+        Run { src, len: row * count, reversed: false, rows: Some(Rows { row, heads: Heads::Same(rev) }) }
     }
 
     /// The part of this plain run that lands on output elements `keep`
     /// (counted from the run's own start, `keep.end <= len`).
-    fn slice(self, keep: Range<usize>) -> Run {
+    fn slice(self, keep: Range<usize>) -> Self {
         let len = keep.end - keep.start;
         // Output position k of a reversed run reads `src + len - 1 - k`, so
         // cutting its output front cuts its source back, and the reverse.
@@ -97,22 +161,26 @@ trait RunPlan: Sync {
     /// Calls `emit` with the runs that make up output units `units`, in
     /// output order (the first run starts at the first unit's first
     /// element); stops and returns `None` as soon as `emit` does.
-    fn for_each_run<F: FnMut(Run) -> Option<()>>(&self, units: Range<usize>, emit: F) -> Option<()>;
+    fn for_each_run<'s, F: FnMut(Run<'s>) -> Option<()>>(
+        &'s self,
+        units: Range<usize>,
+        emit: F,
+    ) -> Option<()>;
 }
 
 /// Joins runs that continue one another, so that a plan can list small
 /// pieces and still end up with large copies.
-struct Joiner<F: FnMut(Run) -> Option<()>> {
-    pending: Option<Run>,
+struct Joiner<'a, F: FnMut(Run<'a>) -> Option<()>> {
+    pending: Option<Run<'a>>,
     sink: F,
 }
 
-impl<F: FnMut(Run) -> Option<()>> Joiner<F> {
+impl<'a, F: FnMut(Run<'a>) -> Option<()>> Joiner<'a, F> {
     fn new(sink: F) -> Self {
         Joiner { pending: None, sink }
     }
 
-    fn push(&mut self, run: Run) -> Option<()> {
+    fn push(&mut self, run: Run<'a>) -> Option<()> {
         if run.len == 0 {
             return Some(());
         }
@@ -129,7 +197,7 @@ impl<F: FnMut(Run) -> Option<()>> Joiner<F> {
                 return Some(());
             }
             // Rows of one pattern that follow one another join as well.
-            if let (Some(a), Some(b)) = (p.rows, run.rows) {
+            if let (Some(a @ Rows { heads: Heads::Same(_), .. }), Some(b)) = (p.rows, run.rows) {
                 if a == b && p.src + p.len == run.src {
                     p.len += run.len;
                     return Some(());
@@ -221,28 +289,28 @@ fn play_bytes<const N: usize, P: RunPlan>(
         }
         let (k0, k1) = (lo - from, hi - from);
         let at = (lo - start) * N;
-        let Some(Rows { row, rev }) = run.rows else {
+        let Some(Rows { row, heads }) = run.rows else {
             return write_plain::<N>(&mut out, src, run.slice(k0..k1), at);
         };
-        if row == 0 {
+        if row == 0 || !heads.fits(run.len / row, row) {
             return None;
         }
         // Whole rows go to the row writer; a row cut by the chunk boundary
         // is written as its two plain parts.
         let (first, last) = (k0.div_ceil(row), k1 / row);
         if first > last {
-            return write_partial_row::<N>(&mut out, src, run.src, row, rev, k0..k1, at);
+            return write_partial_row::<N>(&mut out, src, run.src, row, heads, k0..k1, at);
         }
-        write_partial_row::<N>(&mut out, src, run.src, row, rev, k0..first * row, at)?;
+        write_partial_row::<N>(&mut out, src, run.src, row, heads, k0..first * row, at)?;
         let whole = src.get((run.src + first * row) * N..(run.src + last * row) * N)?;
-        out.rows::<N>(at + (first * row - k0) * N, whole, row * N, rev * N)?;
-        write_partial_row::<N>(&mut out, src, run.src, row, rev, last * row..k1, at + (last * row - k0) * N)
+        out.rows::<N>(at + (first * row - k0) * N, whole, row * N, heads.slice(first..last)?)?;
+        write_partial_row::<N>(&mut out, src, run.src, row, heads, last * row..k1, at + (last * row - k0) * N)
     })?;
     (at >= end).then_some(())
 }
 
 /// Writes a plain run at output byte `at`.
-fn write_plain<const N: usize>(out: &mut RunWriter<'_>, src: &[u8], run: Run, at: usize) -> Option<()> {
+fn write_plain<const N: usize>(out: &mut RunWriter<'_>, src: &[u8], run: Run<'_>, at: usize) -> Option<()> {
     let input = src.get(run.src * N..(run.src + run.len) * N)?;
     if run.reversed {
         out.reversed::<N>(at, input)
@@ -258,7 +326,7 @@ fn write_partial_row<const N: usize>(
     src: &[u8],
     base: usize,
     row: usize,
-    rev: usize,
+    heads: Heads<'_>,
     part: Range<usize>,
     at: usize,
 ) -> Option<()> {
@@ -266,6 +334,10 @@ fn write_partial_row<const N: usize>(
         return Some(());
     }
     let r = part.start / row;
+    let rev = heads.of(r);
+    if rev > row {
+        return None;
+    }
     let (x, y) = (part.start - r * row, part.end - r * row);
     let row_src = base + r * row;
     // The reversed head of the row, then its forward tail, each cut to
@@ -288,8 +360,12 @@ fn play_strings<P: RunPlan>(plan: &P, src: &[String], dst: &mut [String]) -> Opt
     plan.for_each_run(0..plan.units(), |run| {
         let from = src.get(run.src..run.src + run.len)?;
         let to = dst.get_mut(at..at + run.len)?;
-        if let Some(Rows { row, rev }) = run.rows {
-            for (o, i) in to.chunks_mut(row.max(1)).zip(from.chunks(row.max(1))) {
+        if let Some(Rows { row, heads }) = run.rows {
+            if row == 0 || !heads.fits(run.len / row, row) {
+                return None;
+            }
+            for (r, (o, i)) in to.chunks_mut(row).zip(from.chunks(row)).enumerate() {
+                let rev = heads.of(r);
                 let (o_head, o_tail) = o.split_at_mut_checked(rev)?;
                 let (i_head, i_tail) = i.split_at_checked(rev)?;
                 for (a, b) in o_head.iter_mut().zip(i_head.iter().rev()) {
@@ -312,10 +388,11 @@ fn play_strings<P: RunPlan>(plan: &P, src: &[String], dst: &mut [String]) -> Opt
     (at == dst.len()).then_some(())
 }
 
-/// Checks that `op` can move elements of `ty`: whole-byte types and
-/// strings, not the packed sub-byte types.
+/// Checks that `op` can move elements of `ty`: whole-byte types, strings,
+/// and the packed sub-byte types (which reach the run plans unpacked, one
+/// code per byte; see `packed`).
 fn check_movable(op: &'static str, ty: ElementType) -> Result<(), KernelError> {
-    if ty == ElementType::String || matches!(ty.byte_width(), Some(1 | 2 | 4 | 8)) {
+    if ty == ElementType::String || matches!(ty.byte_width(), Some(1 | 2 | 4 | 8)) || packed::applies(ty) {
         Ok(())
     } else {
         Err(KernelError::UnsupportedType { op, ty })

@@ -14,6 +14,12 @@
 /// the calling thread alone, because starting a thread costs more than it
 /// saves on small copies.
 ///
+/// On the calling thread alone, the `_into` kernels allocate no memory
+/// (ReverseSequence given a reused [`Scratch`](super::Scratch)). With more
+/// threads, every call that splits its output starts scoped threads and
+/// joins them before returning; starting a thread allocates (its stack and
+/// bookkeeping), so only single-threaded runs are free of allocations.
+///
 /// ```
 /// use ovir_exec::kernels::{reverse_with, ExecOptions};
 /// use ovir_tensor::Tensor;

@@ -1,15 +1,24 @@
 //! Reverse-1: reverse a tensor along a set of axes.
 
 use ovir_tensor::{ElementType, Tensor};
+use smallvec::SmallVec;
 
 use std::ops::Range;
 
 use super::{
-    check_movable, check_output, copy_all, play, product, ExecOptions, Joiner, KernelError, ReverseMode, Run,
-    RunPlan,
+    check_movable, check_output, copy_all, packed, play, product, ExecOptions, Joiner, KernelError,
+    ReverseMode, Run, RunPlan,
 };
 
 const OP: &str = "Reverse";
+
+/// Ranks up to this many axes keep their per-axis bookkeeping on the
+/// stack, so that a call allocates nothing; higher ranks (rare) spill to
+/// the heap.
+const INLINE_RANK: usize = 8;
+
+/// Per-axis values, on the stack up to [`INLINE_RANK`] axes.
+type PerAxis<T> = SmallVec<[T; INLINE_RANK]>;
 
 /// Turns Reverse's second input in `index` mode into one flag per data axis.
 ///
@@ -18,6 +27,14 @@ const OP: &str = "Reverse";
 /// outside `[-rank, rank - 1]` is an error. Axes form a set, as in
 /// OpenVINO: naming an axis twice reverses it once.
 pub fn reverse_axes_from_index(axes: &Tensor, rank: usize) -> Result<Vec<bool>, KernelError> {
+    let mut flags = vec![false; rank];
+    index_into(axes, &mut flags)?;
+    Ok(flags)
+}
+
+/// [`reverse_axes_from_index`] into `flags`, one per data axis, which
+/// must all be `false`.
+fn index_into(axes: &Tensor, flags: &mut [bool]) -> Result<(), KernelError> {
     let ty = axes.element_type();
     if axes.rank() != 1 {
         return Err(KernelError::AxesRank { rank: axes.rank() });
@@ -25,25 +42,67 @@ pub fn reverse_axes_from_index(axes: &Tensor, rank: usize) -> Result<Vec<bool>, 
     if !ty.is_integral() {
         return Err(KernelError::AxesType { ty, mode: ReverseMode::Index });
     }
-    let values = axes.integer_values().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
+    let bytes = axes.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
+    // Each type is read straight from its little-endian bytes, which may
+    // be unaligned when they come from a weights file.
+    macro_rules! mark {
+        ($t:ty) => {
+            mark_axes(
+                bytes.chunks_exact(std::mem::size_of::<$t>()).map(|b| {
+                    let mut raw = [0u8; std::mem::size_of::<$t>()];
+                    raw.copy_from_slice(b);
+                    i128::from(<$t>::from_le_bytes(raw))
+                }),
+                flags,
+            )
+        };
+    }
+    match ty {
+        ElementType::I8 => mark!(i8),
+        ElementType::I16 => mark!(i16),
+        ElementType::I32 => mark!(i32),
+        ElementType::I64 => mark!(i64),
+        ElementType::U8 => mark!(u8),
+        ElementType::U16 => mark!(u16),
+        ElementType::U32 => mark!(u32),
+        ElementType::U64 => mark!(u64),
+        // The packed integer types share bytes between elements and are
+        // rare as axes: they are unpacked the general way.
+        _ => match axes.integer_values() {
+            Some(values) => mark_axes(values.into_iter(), flags),
+            None => Err(KernelError::UnsupportedType { op: OP, ty }),
+        },
+    }
+}
+
+/// Sets the flag of every axis in `axes` (negative ones counting from the
+/// end). An axis is a handful of values, so widening each to `i128`, which
+/// holds every `i64` and `u64` exactly, costs nothing.
+fn mark_axes(axes: impl Iterator<Item = i128>, flags: &mut [bool]) -> Result<(), KernelError> {
+    let rank = flags.len();
     let signed_rank = i128::try_from(rank).unwrap_or(i128::MAX);
-    let mut flags = vec![false; rank];
-    for axis in values {
+    for axis in axes {
         let normalised = if axis < 0 { axis + signed_rank } else { axis };
-        let slot = usize::try_from(normalised).ok().and_then(|i| flags.get_mut(i));
-        match slot {
+        match usize::try_from(normalised).ok().and_then(|i| flags.get_mut(i)) {
             Some(flag) => *flag = true,
             None => return Err(KernelError::AxisOutOfRange { axis, rank }),
         }
     }
-    Ok(flags)
+    Ok(())
 }
 
 /// Turns Reverse's second input in `mask` mode into one flag per data axis.
 ///
 /// `mask` must be a 1-D `boolean` tensor with exactly `rank` elements.
 pub fn reverse_axes_from_mask(mask: &Tensor, rank: usize) -> Result<Vec<bool>, KernelError> {
-    let ty = mask.element_type();
+    let mut flags = vec![false; rank];
+    mask_into(mask, &mut flags)?;
+    Ok(flags)
+}
+
+/// [`reverse_axes_from_mask`] into `flags`, one per data axis.
+fn mask_into(mask: &Tensor, flags: &mut [bool]) -> Result<(), KernelError> {
+    let (ty, rank) = (mask.element_type(), flags.len());
     if mask.rank() != 1 {
         return Err(KernelError::AxesRank { rank: mask.rank() });
     }
@@ -53,23 +112,55 @@ pub fn reverse_axes_from_mask(mask: &Tensor, rank: usize) -> Result<Vec<bool>, K
     if mask.len() != rank {
         return Err(KernelError::MaskLength { len: mask.len(), rank });
     }
-    Ok(mask.to_vec::<bool>()?)
+    let bytes = mask.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
+    if bytes.len() != rank {
+        return Err(KernelError::Internal { op: OP });
+    }
+    // A boolean is one byte, and any non-zero byte is `true`.
+    for (flag, &b) in flags.iter_mut().zip(bytes) {
+        *flag = b != 0;
+    }
+    Ok(())
 }
 
 /// Reads Reverse's second input in the given mode; see
 /// [`reverse_axes_from_index`] and [`reverse_axes_from_mask`].
 pub fn reverse_axes(axes: &Tensor, mode: ReverseMode, rank: usize) -> Result<Vec<bool>, KernelError> {
+    let mut flags = vec![false; rank];
+    reverse_axes_into(axes, mode, &mut flags)?;
+    Ok(flags)
+}
+
+/// [`reverse_axes`] writing one flag per data axis into `flags`, whose
+/// length is the data's rank; allocates nothing, so a caller that keeps
+/// the flags on the stack can read axes that arrive at run time for free.
+///
+/// ```
+/// use ovir_exec::kernels::{reverse_axes_into, ReverseMode};
+/// use ovir_tensor::Tensor;
+///
+/// let axes = Tensor::from_vec(&[2], vec![0i32, -1])?;
+/// let mut flags = [true; 3];
+/// reverse_axes_into(&axes, ReverseMode::Index, &mut flags)?;
+/// assert_eq!(flags, [true, false, true]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn reverse_axes_into(axes: &Tensor, mode: ReverseMode, flags: &mut [bool]) -> Result<(), KernelError> {
     match mode {
-        ReverseMode::Index => reverse_axes_from_index(axes, rank),
-        ReverseMode::Mask => reverse_axes_from_mask(axes, rank),
+        ReverseMode::Index => {
+            flags.fill(false);
+            index_into(axes, flags)
+        }
+        ReverseMode::Mask => mask_into(axes, flags),
     }
 }
 
 /// Reverses `data` along every axis whose flag in `axes` is `true`
 /// (one flag per data axis).
 ///
-/// Works on every whole-byte element type and on strings; elements are moved
-/// bit for bit, never converted. When nothing needs to move (no flag set, or
+/// Works on every element type OpenVINO defines: whole-byte types, the
+/// packed sub-byte types and strings; elements are moved bit for bit, never
+/// converted. When nothing needs to move (no flag set, or
 /// only axes of size 1 flagged), the result is `data` itself: a clone that
 /// shares its storage, with no copy made.
 ///
@@ -89,6 +180,9 @@ pub fn reverse(data: &Tensor, axes: &[bool]) -> Result<Tensor, KernelError> {
 /// [`reverse`] that may split a large output across threads as `options`
 /// allow; the result is the same.
 pub fn reverse_with(data: &Tensor, axes: &[bool], options: &ExecOptions) -> Result<Tensor, KernelError> {
+    if packed::applies(data.element_type()) {
+        return packed::reverse(data, axes, options);
+    }
     let plan = prepare(data, axes)?;
     let Some(plan) = plan else {
         return Ok(data.clone());
@@ -112,6 +206,9 @@ pub fn reverse_into_with(
     out: &mut Tensor,
     options: &ExecOptions,
 ) -> Result<(), KernelError> {
+    if packed::applies(data.element_type()) {
+        return packed::reverse_into(data, axes, out, options);
+    }
     check_output(OP, data.element_type(), data.shape(), out)?;
     match prepare(data, axes)? {
         Some(plan) => play(OP, &plan, data, out, options),
@@ -138,15 +235,15 @@ fn prepare(data: &Tensor, axes: &[bool]) -> Result<Option<ReversePlan>, KernelEr
 /// at most one more axis than there are changes of flag.
 #[derive(Debug)]
 struct ReversePlan {
-    dims: Vec<usize>,
-    flags: Vec<bool>,
+    dims: PerAxis<usize>,
+    flags: PerAxis<bool>,
 }
 
 impl ReversePlan {
     /// `None` when nothing moves. `shape` must have no zero dimension.
     fn new(shape: &[usize], axes: &[bool]) -> Option<ReversePlan> {
-        let mut dims: Vec<usize> = Vec::with_capacity(shape.len());
-        let mut flags: Vec<bool> = Vec::with_capacity(shape.len());
+        let mut dims: PerAxis<usize> = PerAxis::new();
+        let mut flags: PerAxis<bool> = PerAxis::new();
         for (&d, &f) in shape.iter().zip(axes) {
             // Reversing an axis of one element moves nothing, and such an
             // axis must not stop its neighbours from merging.
@@ -175,11 +272,15 @@ impl RunPlan for ReversePlan {
     }
 
     /// One unit per output row (the last collapsed axis).
-    fn for_each_run<F: FnMut(Run) -> Option<()>>(&self, rows: Range<usize>, emit: F) -> Option<()> {
+    fn for_each_run<'s, F: FnMut(Run<'s>) -> Option<()>>(
+        &'s self,
+        rows: Range<usize>,
+        emit: F,
+    ) -> Option<()> {
         let (&row, outer_dims) = self.dims.split_last()?;
         let (&row_reversed, outer_flags) = self.flags.split_last()?;
         // Element strides of the outer axes in the (collapsed) input.
-        let mut strides = vec![0usize; outer_dims.len()];
+        let mut strides: PerAxis<usize> = smallvec::smallvec![0; outer_dims.len()];
         let mut stride = row;
         for (s, &d) in strides.iter_mut().zip(outer_dims).rev() {
             *s = stride;
@@ -188,7 +289,7 @@ impl RunPlan for ReversePlan {
         // The odometer over the outer axes starts at the first row asked
         // for; `src` is that row's source offset, where a reversed axis at
         // index i reads its item d - 1 - i.
-        let mut index = vec![0usize; outer_dims.len()];
+        let mut index: PerAxis<usize> = smallvec::smallvec![0; outer_dims.len()];
         let mut rest = rows.start;
         for (i, &d) in index.iter_mut().zip(outer_dims).rev() {
             *i = rest % d;
@@ -207,13 +308,33 @@ impl RunPlan for ReversePlan {
         // into one run. Forward rows never join: the row before a forward
         // row in the output is the one after it in the input.
         let mut out = Joiner::new(emit);
-        for _ in rows {
-            if row_reversed && !outer_dims.is_empty() {
-                out.push(Run::rows(src, row, row, 1))?;
-            } else if row_reversed {
-                out.push(Run { src, len: row, reversed: true, rows: None })?;
-            } else {
-                out.push(Run { src, len: row, reversed: false, rows: None })?;
+        let mut left = rows.len();
+        while left > 0 {
+            // Rows listed at once, all along the innermost outer axis.
+            let mut step = 1;
+            match (row_reversed, index.last(), outer_dims.last()) {
+                (true, Some(&i), Some(&d)) => {
+                    // The rows up to the end of the innermost outer axis
+                    // make one run, so a tensor of many short rows costs
+                    // one run per outer row, not one per row.
+                    step = (d - i).min(left);
+                    out.push(Run::rows(src, row, row, step))?;
+                }
+                (true, ..) => out.push(Run { src, len: row, reversed: true, rows: None })?,
+                (false, ..) => out.push(Run { src, len: row, reversed: false, rows: None })?,
+            }
+            left -= step;
+            // All but the last of the rows listed move only the innermost
+            // index, which stays inside its axis (`step <= d - i`); the
+            // odometer below then takes the last step.
+            if let (Some(i), Some(&f), Some(&s)) = (index.last_mut(), outer_flags.last(), strides.last()) {
+                let more = step - 1;
+                *i += more;
+                if f {
+                    src -= more * s;
+                } else {
+                    src += more * s;
+                }
             }
             for (((i, &d), &f), &s) in index.iter_mut().zip(outer_dims).zip(outer_flags).zip(&strides).rev() {
                 *i += 1;
@@ -242,11 +363,20 @@ impl RunPlan for ReversePlan {
 mod tests {
     use super::*;
 
-    fn runs(shape: &[usize], axes: &[bool]) -> Option<Vec<Run>> {
+    fn runs(shape: &[usize], axes: &[bool]) -> Option<Vec<Run<'static>>> {
         let plan = ReversePlan::new(shape, axes)?;
         let mut all = Vec::new();
         plan.for_each_run(0..plan.units(), |r| {
-            all.push(r);
+            // Reverse only ever gives rows the same head, which borrows
+            // nothing from the plan.
+            let rows = match r.rows {
+                Some(super::super::Rows { row, heads: super::super::Heads::Same(n) }) => {
+                    Some(super::super::Rows { row, heads: super::super::Heads::Same(n) })
+                }
+                Some(_) => panic!("rows with a head per row in a Reverse plan"),
+                None => None,
+            };
+            all.push(Run { src: r.src, len: r.len, reversed: r.reversed, rows });
             Some(())
         });
         Some(all)

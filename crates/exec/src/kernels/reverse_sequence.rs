@@ -1,12 +1,14 @@
 //! ReverseSequence-1: reverse the first `lengths[b]` elements along one axis,
 //! separately for every index `b` of another axis.
 
+use half::{bf16, f16};
 use ovir_tensor::{ElementType, Tensor};
 
 use std::ops::Range;
 
 use super::{
-    check_movable, check_output, copy_all, play, product, ExecOptions, Joiner, KernelError, Run, RunPlan,
+    check_movable, check_output, copy_all, packed, play, product, ExecOptions, Heads, Joiner, KernelError,
+    Rows, Run, RunPlan, Scratch,
 };
 
 const OP: &str = "ReverseSequence";
@@ -15,8 +17,8 @@ const OP: &str = "ReverseSequence";
 /// elements along `seq_axis` and copies the rest unchanged.
 ///
 /// The rules are OpenVINO's:
-/// - `data` has rank 2 or more and any whole-byte element type or `string`;
-///   elements are moved bit for bit.
+/// - `data` has rank 2 or more and any element type: whole-byte, packed
+///   sub-byte or `string`; elements are moved bit for bit.
 /// - `batch_axis` and `seq_axis` lie in `[-rank, rank - 1]`; negative
 ///   values count from the end.
 /// - `lengths` is 1-D with `data.shape[batch_axis]` elements of any integer
@@ -57,7 +59,11 @@ pub fn reverse_sequence_with(
     seq_axis: i64,
     options: &ExecOptions,
 ) -> Result<Tensor, KernelError> {
-    let Some(plan) = prepare(data, lengths, batch_axis, seq_axis)? else {
+    if packed::applies(data.element_type()) {
+        return packed::reverse_sequence(data, lengths, batch_axis, seq_axis, options);
+    }
+    let mut lens = Vec::new();
+    let Some(plan) = prepare(data, lengths, batch_axis, seq_axis, &mut lens)? else {
         return Ok(data.clone());
     };
     let mut out = Tensor::zeros(data.element_type(), data.shape())?;
@@ -88,8 +94,28 @@ pub fn reverse_sequence_into_with(
     out: &mut Tensor,
     options: &ExecOptions,
 ) -> Result<(), KernelError> {
+    reverse_sequence_into_scratch(data, lengths, batch_axis, seq_axis, out, options, &mut Scratch::new())
+}
+
+/// [`reverse_sequence_into_with`] that reads the lengths into `scratch`
+/// instead of a fresh buffer, so that a caller running the same model again
+/// and again (a plan keeps one scratch per step) allocates nothing once the
+/// scratch has grown to the batch size. The result does not depend on what
+/// the scratch held before.
+pub fn reverse_sequence_into_scratch(
+    data: &Tensor,
+    lengths: &Tensor,
+    batch_axis: i64,
+    seq_axis: i64,
+    out: &mut Tensor,
+    options: &ExecOptions,
+    scratch: &mut Scratch,
+) -> Result<(), KernelError> {
+    if packed::applies(data.element_type()) {
+        return packed::reverse_sequence_into(data, lengths, batch_axis, seq_axis, out, options);
+    }
     check_output(OP, data.element_type(), data.shape(), out)?;
-    match prepare(data, lengths, batch_axis, seq_axis)? {
+    match prepare(data, lengths, batch_axis, seq_axis, &mut scratch.lengths)? {
         Some(plan) => play(OP, &plan, data, out, options),
         None => copy_all(OP, data, out, options),
     }
@@ -104,9 +130,15 @@ fn normalise_axis(attribute: &'static str, axis: i64, rank: usize) -> Result<usi
         .ok_or(KernelError::AttributeOutOfRange { attribute, axis, rank })
 }
 
-/// Reads and checks the lengths; returns for each batch index how many
-/// elements to reverse, with 0 and 1 both given as 0 (nothing moves).
-fn read_lengths(lengths: &Tensor, batch: usize, seq_size: usize) -> Result<Vec<usize>, KernelError> {
+/// Reads and checks the lengths into `lens` (emptied first): for each
+/// batch index how many elements to reverse, with 0 and 1 both given as 0
+/// (nothing moves).
+fn read_lengths(
+    lengths: &Tensor,
+    batch: usize,
+    seq_size: usize,
+    lens: &mut Vec<usize>,
+) -> Result<(), KernelError> {
     let ty = lengths.element_type();
     if lengths.rank() != 1 {
         return Err(KernelError::LengthsRank { rank: lengths.rank() });
@@ -117,44 +149,136 @@ fn read_lengths(lengths: &Tensor, batch: usize, seq_size: usize) -> Result<Vec<u
     if lengths.len() != batch {
         return Err(KernelError::LengthsCount { found: lengths.len(), expected: batch });
     }
-    let max = i128::try_from(seq_size).unwrap_or(i128::MAX);
-    let check = |batch: usize, value: i128| -> Result<usize, KernelError> {
-        if value < 0 {
-            return Err(KernelError::NegativeSeqLength { batch, value, max: seq_size });
-        }
-        if value > max {
-            return Err(KernelError::SeqLengthOutOfRange { batch, value, max: seq_size });
-        }
-        let n = usize::try_from(value).unwrap_or(0);
-        Ok(if n <= 1 { 0 } else { n })
-    };
-    if let Some(values) = lengths.integer_values() {
-        return values.into_iter().enumerate().map(|(b, v)| check(b, v)).collect();
+    let bytes = lengths.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
+    lens.clear();
+    match ty {
+        ElementType::I8 => push_lengths::<i8>(bytes, seq_size, lens),
+        ElementType::I16 => push_lengths::<i16>(bytes, seq_size, lens),
+        ElementType::I32 => push_lengths::<i32>(bytes, seq_size, lens),
+        ElementType::I64 => push_lengths::<i64>(bytes, seq_size, lens),
+        ElementType::U8 => push_lengths::<u8>(bytes, seq_size, lens),
+        ElementType::U16 => push_lengths::<u16>(bytes, seq_size, lens),
+        ElementType::U32 => push_lengths::<u32>(bytes, seq_size, lens),
+        ElementType::U64 => push_lengths::<u64>(bytes, seq_size, lens),
+        ElementType::F16 => push_lengths::<f16>(bytes, seq_size, lens),
+        ElementType::Bf16 => push_lengths::<bf16>(bytes, seq_size, lens),
+        ElementType::F32 => push_lengths::<f32>(bytes, seq_size, lens),
+        ElementType::F64 => push_lengths::<f64>(bytes, seq_size, lens),
+        // The packed integer types share bytes between elements and are
+        // rare as lengths: they are unpacked the general way.
+        _ => match lengths.integer_values() {
+            Some(values) => push_values(values.into_iter(), seq_size, lens),
+            None => Err(KernelError::UnsupportedType { op: OP, ty }),
+        },
+    }?;
+    if lens.len() == batch {
+        Ok(())
+    } else {
+        Err(KernelError::Internal { op: OP })
     }
-    if let Some(values) = lengths.real_values() {
-        return values
-            .into_iter()
-            .enumerate()
-            .map(|(b, v)| {
-                if v.is_nan() {
-                    return Err(KernelError::SeqLengthNaN { batch: b });
+}
+
+/// Appends the lengths stored as little-endian `T`s in `bytes` (aligned or
+/// not) to `lens`, checked against the sequence size `max`.
+fn push_lengths<T: Length>(bytes: &[u8], max: usize, lens: &mut Vec<usize>) -> Result<(), KernelError> {
+    push_values(bytes.chunks_exact(T::WIDTH).map(T::read_le), max, lens)
+}
+
+/// Appends `values`, checked against the sequence size `max`, to `lens`.
+fn push_values<T: Length>(
+    values: impl ExactSizeIterator<Item = T>,
+    max: usize,
+    lens: &mut Vec<usize>,
+) -> Result<(), KernelError> {
+    lens.reserve(values.len());
+    for (batch, value) in values.enumerate() {
+        let n = value.check(batch, max)?;
+        lens.push(if n <= 1 { 0 } else { n });
+    }
+    Ok(())
+}
+
+/// A type ReverseSequence accepts for its lengths, read and checked in its
+/// own type: no value is widened to a common type first.
+trait Length: Sized {
+    const WIDTH: usize = std::mem::size_of::<Self>();
+    /// The value whose little-endian bytes are `raw` (`WIDTH` bytes).
+    fn read_le(raw: &[u8]) -> Self;
+    /// The length as a count in `0..=max`, or why it is not one.
+    fn check(self, batch: usize, max: usize) -> Result<usize, KernelError>;
+}
+
+macro_rules! integer_length {
+    ($($t:ty),*) => {$(
+        impl Length for $t {
+            fn read_le(raw: &[u8]) -> Self {
+                let mut b = [0u8; std::mem::size_of::<$t>()];
+                b.copy_from_slice(raw);
+                <$t>::from_le_bytes(b)
+            }
+            // The comparisons against 0 are always false for unsigned types.
+            #[allow(unused_comparisons)]
+            fn check(self, batch: usize, max: usize) -> Result<usize, KernelError> {
+                if self < 0 {
+                    return Err(KernelError::NegativeSeqLength { batch, value: self as i128, max });
                 }
-                // `as` saturates, so infinities become out-of-range values.
-                check(b, v.trunc() as i128)
-            })
-            .collect();
+                match usize::try_from(self) {
+                    Ok(n) if n <= max => Ok(n),
+                    _ => Err(KernelError::SeqLengthOutOfRange { batch, value: self as i128, max }),
+                }
+            }
+        }
+    )*};
+}
+
+integer_length!(i8, i16, i32, i64, u8, u16, u32, u64, i128);
+
+macro_rules! real_length {
+    ($($t:ty),*) => {$(
+        impl Length for $t {
+            fn read_le(raw: &[u8]) -> Self {
+                let mut b = [0u8; std::mem::size_of::<$t>()];
+                b.copy_from_slice(raw);
+                <$t>::from_le_bytes(b)
+            }
+            fn check(self, batch: usize, max: usize) -> Result<usize, KernelError> {
+                // Every one of these types converts to `f64` exactly.
+                check_real(f64::from(self), batch, max)
+            }
+        }
+    )*};
+}
+
+real_length!(f16, bf16, f32, f64);
+
+/// Checks a real length, truncated toward zero.
+fn check_real(value: f64, batch: usize, max: usize) -> Result<usize, KernelError> {
+    if value.is_nan() {
+        return Err(KernelError::SeqLengthNaN { batch });
     }
-    Err(KernelError::UnsupportedType { op: OP, ty })
+    let whole = value.trunc();
+    // `as` saturates, so infinities are reported as the widest values.
+    if whole < 0.0 {
+        return Err(KernelError::NegativeSeqLength { batch, value: whole as i128, max });
+    }
+    // `max as f64` may round up, so the count is compared again once it is
+    // an integer; the first test keeps infinities and huge values out.
+    let n = whole as usize;
+    if whole > max as f64 || n > max {
+        return Err(KernelError::SeqLengthOutOfRange { batch, value: whole as i128, max });
+    }
+    Ok(n)
 }
 
 /// Validates the inputs and builds the plan; `None` when the output equals
 /// the input.
-fn prepare(
+fn prepare<'a>(
     data: &Tensor,
     lengths: &Tensor,
     batch_axis: i64,
     seq_axis: i64,
-) -> Result<Option<SequencePlan>, KernelError> {
+    lens: &'a mut Vec<usize>,
+) -> Result<Option<SequencePlan<'a>>, KernelError> {
     let shape = data.shape();
     let rank = shape.len();
     if rank < 2 {
@@ -164,7 +288,8 @@ fn prepare(
     let seq = normalise_axis("seq_axis", seq_axis, rank)?;
     check_movable(OP, data.element_type())?;
     let dim = |axis: usize| shape.get(axis).copied().unwrap_or(0);
-    let lens = read_lengths(lengths, dim(batch), dim(seq))?;
+    read_lengths(lengths, dim(batch), dim(seq), lens)?;
+    let lens: &'a [usize] = lens;
     if batch == seq {
         if let Some((b, &value)) = lens.iter().enumerate().find(|(_, &n)| n > 0) {
             return Err(KernelError::SameAxes { axis: batch, batch: b, value });
@@ -183,6 +308,7 @@ fn prepare(
         hi: dim(hi),
         inner: dims(hi + 1, rank),
         seq_is_hi: seq > batch,
+        uniform: lens.windows(2).all(|w| w.first() == w.last()),
         lens,
     }))
 }
@@ -191,24 +317,26 @@ fn prepare(
 /// the batch and sequence axes in memory order and `inner` is a contiguous
 /// block that always moves whole.
 #[derive(Debug)]
-struct SequencePlan {
+struct SequencePlan<'a> {
     outer: usize,
     lo: usize,
     mid: usize,
     hi: usize,
     inner: usize,
     seq_is_hi: bool,
+    /// Whether every batch index has the same length.
+    uniform: bool,
     /// Elements to reverse per batch index; 0 when nothing moves.
-    lens: Vec<usize>,
+    lens: &'a [usize],
 }
 
-impl SequencePlan {
+impl SequencePlan<'_> {
     fn len_at(&self, batch: usize) -> usize {
         self.lens.get(batch).copied().unwrap_or(0)
     }
 }
 
-impl RunPlan for SequencePlan {
+impl RunPlan for SequencePlan<'_> {
     fn unit_len(&self) -> usize {
         (self.hi * self.inner).max(1)
     }
@@ -218,9 +346,40 @@ impl RunPlan for SequencePlan {
     }
 
     /// One unit per `hi` slice, that is per `(outer, lo, mid)` index.
-    fn for_each_run<F: FnMut(Run) -> Option<()>>(&self, units: Range<usize>, emit: F) -> Option<()> {
-        let SequencePlan { lo, mid, hi, inner, seq_is_hi, .. } = *self;
+    fn for_each_run<'s, F: FnMut(Run<'s>) -> Option<()>>(
+        &'s self,
+        units: Range<usize>,
+        emit: F,
+    ) -> Option<()> {
+        let SequencePlan { lo, mid, hi, inner, seq_is_hi, uniform, .. } = *self;
         let mut out = Joiner::new(emit);
+        if seq_is_hi && inner == 1 && mid == 1 {
+            // Every unit is one row, and consecutive rows belong to
+            // consecutive batch indices: with one length for all, every row
+            // asked for makes one run; otherwise the rows up to the end of
+            // the batch axis make one run that carries its lengths. Either
+            // way there is no run per row.
+            if uniform {
+                let len = self.len_at(0);
+                return out
+                    .push(Run::rows(units.start * hi, hi, len, units.len()))
+                    .and_then(|()| out.finish());
+            }
+            let mut unit = units.start;
+            while unit < units.end {
+                let l = unit % lo.max(1);
+                let count = (lo - l).min(units.end - unit);
+                let heads = Heads::Each(self.lens.get(l..l + count)?);
+                out.push(Run {
+                    src: unit * hi,
+                    len: count * hi,
+                    reversed: false,
+                    rows: Some(Rows { row: hi, heads }),
+                })?;
+                unit += count;
+            }
+            return out.finish();
+        }
         // `(l, m)` of the current slice, stepped like an odometer, so no
         // division is done per slice; `base` is the slice's first element.
         let mut m = units.start % mid.max(1);
@@ -282,7 +441,7 @@ impl RunPlan for SequencePlan {
 mod tests {
     use super::*;
 
-    fn runs(plan: &SequencePlan) -> Vec<Run> {
+    fn runs<'a>(plan: &'a SequencePlan<'_>) -> Vec<Run<'a>> {
         let mut all = Vec::new();
         plan.for_each_run(0..plan.units(), |r| {
             all.push(r);
@@ -295,7 +454,16 @@ mod tests {
     fn untouched_tail_is_one_copy() {
         // batch 0, seq 1 on [1, 5, 3]: length 2 swaps two blocks of 3, then
         // copies the last three blocks at once.
-        let plan = SequencePlan { outer: 1, lo: 1, mid: 1, hi: 5, inner: 3, seq_is_hi: true, lens: vec![2] };
+        let plan = SequencePlan {
+            outer: 1,
+            lo: 1,
+            mid: 1,
+            hi: 5,
+            inner: 3,
+            seq_is_hi: true,
+            uniform: true,
+            lens: &[2],
+        };
         assert_eq!(
             runs(&plan),
             vec![
@@ -317,7 +485,8 @@ mod tests {
             hi: 4,
             inner: 1,
             seq_is_hi: false,
-            lens: vec![2, 0, 2, 2],
+            uniform: false,
+            lens: &[2, 0, 2, 2],
         };
         let all = runs(&plan);
         assert_eq!(all.last(), Some(&Run { src: 8, len: 4, reversed: false, rows: None }));

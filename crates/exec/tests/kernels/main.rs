@@ -4,7 +4,9 @@
 
 mod common;
 mod convert;
+mod packed;
 mod properties;
 mod reverse;
 mod reverse_sequence;
+mod reverse_subsequences;
 mod threads;

@@ -167,11 +167,42 @@ fn mask_length_must_equal_rank() {
 }
 
 #[test]
-fn packed_types_are_refused_by_name() {
-    let data = Tensor::zeros(ElementType::U4, &[4]).unwrap_or_else(|e| unreachable!("{e}"));
-    let err = reverse(&data, &[true]).err();
-    assert_eq!(err, Some(KernelError::UnsupportedType { op: "Reverse", ty: ElementType::U4 }));
-    assert_eq!(err.map(|e| e.to_string()).unwrap_or_default(), "Reverse does not support element type u4");
+fn packed_types_reverse_inside_the_byte() {
+    // u4 keeps its first element in the low nibble: 1, 2, 3, 4, 5 are
+    // 0x21 0x43 0x05, and reversed they are 5, 4, 3, 2, 1.
+    let data = Tensor::from_bytes(ElementType::U4, &[5], &[0x21, 0x43, 0x05])
+        .unwrap_or_else(|e| unreachable!("{e}"));
+    assert_eq!(ok(reverse(&data, &[true])).bytes(), Some(&[0x45, 0x23, 0x01][..]));
+    // u1 keeps its first element in the top bit.
+    let data = Tensor::from_bytes(ElementType::U1, &[10], &[0b1100_0000, 0b0100_0000])
+        .unwrap_or_else(|e| unreachable!("{e}"));
+    assert_eq!(ok(reverse(&data, &[true])).bytes(), Some(&[0b1000_0000, 0b1100_0000][..]));
+    // u3 packs 8 elements into 3 bytes; 1..=7, 0 reversed is 0, 7..=1.
+    let data = Tensor::from_bytes(ElementType::U3, &[8], &[0x6c, 0x6c, 0x1e])
+        .unwrap_or_else(|e| unreachable!("{e}"));
+    let codes = ovir_tensor::packed::to_exchange(&ok(reverse(&data, &[true]))).to_vec::<u8>();
+    assert_eq!(codes.ok(), Some(vec![0, 7, 6, 5, 4, 3, 2, 1]));
+    let mut out = Tensor::zeros(ElementType::U3, &[8]).unwrap_or_else(|e| unreachable!("{e}"));
+    ok(reverse_into(&data, &[true], &mut out));
+    assert_eq!(out.bytes(), Some(&[0x39, 0x39, 0x78][..]));
+}
+
+#[test]
+fn packed_no_op_shares_storage() {
+    let data =
+        Tensor::from_bytes(ElementType::I4, &[2, 2], &[0x21, 0x43]).unwrap_or_else(|e| unreachable!("{e}"));
+    assert!(ok(reverse(&data, &[false, false])).shares_storage_with(&data));
+    assert!(ok(reverse(&data, &[true, false])).bytes() == Some(&[0x43, 0x21][..]));
+}
+
+#[test]
+fn eight_bit_floats_move_as_bytes() {
+    for ty in [ElementType::F8e4m3, ElementType::F8e5m2, ElementType::F8e8m0] {
+        let data = Tensor::from_bytes(ty, &[2, 2], &[0x00, 0x7f, 0x80, 0xff])
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        let got = ok(reverse(&data, &[true, true]));
+        assert_eq!((got.element_type(), got.bytes()), (ty, Some(&[0xff, 0x80, 0x7f, 0x00][..])));
+    }
 }
 
 #[test]

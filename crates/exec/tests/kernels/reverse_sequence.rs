@@ -1,4 +1,7 @@
-use ovir_exec::kernels::{reverse_sequence, reverse_sequence_into, KernelError};
+use ovir_exec::kernels::{
+    reverse_sequence, reverse_sequence_into, reverse_sequence_into_scratch, reverse_sequence_into_with,
+    ExecOptions, KernelError, Scratch,
+};
 use ovir_tensor::{bf16, f16, ElementType, Tensor};
 
 use crate::common::{iota, naive_reverse_sequence, ok, tensor};
@@ -194,13 +197,28 @@ fn same_axes_only_with_lengths_up_to_one() {
 }
 
 #[test]
-fn packed_types_are_refused_by_name() {
-    let data = Tensor::zeros(ElementType::I4, &[2, 2]).unwrap_or_else(|e| unreachable!("{e}"));
-    let lengths = tensor(&[2], vec![2i32, 2]);
-    assert_eq!(
-        reverse_sequence(&data, &lengths, 0, 1).err(),
-        Some(KernelError::UnsupportedType { op: "ReverseSequence", ty: ElementType::I4 })
-    );
+fn packed_types_reverse_inside_the_byte() {
+    // i4 rows [1, 2, 3, 4] and [5, 6, 7, -1]: the low nibble comes first.
+    let data = Tensor::from_bytes(ElementType::I4, &[2, 4], &[0x21, 0x43, 0x65, 0xf7])
+        .unwrap_or_else(|e| unreachable!("{e}"));
+    let lengths = tensor(&[2], vec![3i32, 4]);
+    let got = ok(reverse_sequence(&data, &lengths, 0, 1));
+    // [3, 2, 1, 4] and [-1, 7, 6, 5].
+    assert_eq!(got.bytes(), Some(&[0x23, 0x41, 0x7f, 0x56][..]));
+    let mut out = Tensor::zeros(ElementType::I4, &[2, 4]).unwrap_or_else(|e| unreachable!("{e}"));
+    ok(reverse_sequence_into(&data, &lengths, 0, 1, &mut out));
+    assert_eq!(out, got);
+    // Lengths of a packed integer type work too.
+    let lengths = Tensor::from_bytes(ElementType::U4, &[2], &[0x43]).unwrap_or_else(|e| unreachable!("{e}"));
+    assert_eq!(ok(reverse_sequence(&data, &lengths, 0, 1)), got);
+}
+
+#[test]
+fn eight_bit_floats_move_as_bytes() {
+    let data = Tensor::from_bytes(ElementType::F8e4m3, &[1, 3], &[0x01, 0x7f, 0x80])
+        .unwrap_or_else(|e| unreachable!("{e}"));
+    let got = ok(reverse_sequence(&data, &tensor(&[1], vec![3u8]), 0, 1));
+    assert_eq!(got.bytes(), Some(&[0x80, 0x7f, 0x01][..]));
 }
 
 #[test]
@@ -244,4 +262,51 @@ fn into_checks_the_output_and_reuses_its_buffer() {
     let ones = tensor(&[2], vec![1i32, 1]);
     ok(reverse_sequence_into(&data, &ones, 0, 1, &mut out));
     assert_eq!(out, data);
+}
+
+#[test]
+fn rows_of_different_lengths_match_the_reference() {
+    // Batch 0, sequence 1: every row has its own length, so the kernel
+    // writes all rows as one stretch with a head length per row; rows of
+    // whole 16-byte blocks take the SIMD path, the others the general one.
+    for ty in [ElementType::U8, ElementType::F16, ElementType::F32, ElementType::I64] {
+        for row in [3usize, 4, 8, 16, 24, 128] {
+            let rows = 67;
+            let data = iota(ty, &[rows, row]);
+            let values: Vec<usize> = (0..rows).map(|r| (r * 5 + r / 4) % (row + 1)).collect();
+            let lengths = tensor(&[rows], values.iter().map(|&v| v as i64).collect());
+            let expected = naive_reverse_sequence(&data, &values, 0, 1);
+            assert_eq!(ok(reverse_sequence(&data, &lengths, 0, 1)), expected, "{ty} row {row}");
+            // Split across threads at any element: a chunk boundary may
+            // fall inside a row.
+            let options = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
+            let mut out = Tensor::zeros(ty, &[rows, row]).unwrap_or_else(|e| unreachable!("{e}"));
+            ok(reverse_sequence_into_with(&data, &lengths, 0, 1, &mut out, &options));
+            assert_eq!(out, expected, "{ty} row {row}, 3 threads");
+        }
+    }
+}
+
+#[test]
+fn a_reused_scratch_gives_the_same_results() {
+    let data = iota(ElementType::F32, &[5, 8]);
+    let mut scratch = Scratch::new();
+    let mut out = Tensor::zeros(ElementType::F32, &[5, 8]).unwrap_or_else(|e| unreachable!("{e}"));
+    let options = ExecOptions::single_thread();
+    // A longer batch first, then a shorter one: nothing of the first may
+    // leak into the second.
+    let long = tensor(&[8], vec![5u8; 8]);
+    let swapped = iota(ElementType::F32, &[8, 5]);
+    let mut wide = Tensor::zeros(ElementType::F32, &[8, 5]).unwrap_or_else(|e| unreachable!("{e}"));
+    ok(reverse_sequence_into_scratch(&swapped, &long, 0, 1, &mut wide, &options, &mut scratch));
+    assert_eq!(wide, naive_reverse_sequence(&swapped, &[5; 8], 0, 1));
+    let short = tensor(&[5], vec![2.9f32, 8.0, 0.0, 1.0, 7.5]);
+    ok(reverse_sequence_into_scratch(&data, &short, 0, 1, &mut out, &options, &mut scratch));
+    assert_eq!(out, naive_reverse_sequence(&data, &[2, 8, 0, 1, 7], 0, 1));
+    // Errors are the same as without a scratch.
+    let negative = tensor(&[5], vec![1i8, -3, 0, 0, 0]);
+    assert!(matches!(
+        reverse_sequence_into_scratch(&data, &negative, 0, 1, &mut out, &options, &mut scratch),
+        Err(KernelError::NegativeSeqLength { batch: 1, value: -3, .. })
+    ));
 }
