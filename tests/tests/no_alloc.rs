@@ -91,6 +91,12 @@ fn a_chain_with_intermediates_allocates_nothing_after_the_first_inference() {
 }
 
 #[test]
+fn reverse_with_runtime_axes_allocates_nothing_after_the_first_inference() {
+    // The axes are an input, so the flags are read on every run.
+    assert_eq!(steady_state_allocations("reverse_runtime_axes_r3_0_m1"), 0);
+}
+
+#[test]
 fn the_counter_sees_allocations() {
     // Guards the other tests: a counter that never counts would pass them.
     assert!(allocations_in(|| drop(std::hint::black_box(vec![1u8; 64]))) >= 1);
