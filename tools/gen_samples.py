@@ -1744,6 +1744,19 @@ def probe_openvino(xml: Path) -> str:
     return verdict if verdict == "ACCEPTED" else "REFUSED: " + first_line(message)
 
 
+HOSTILE_DIR = Path(__file__).resolve().parent / "hostile-samples"
+
+
+def hostile_cases():
+    """The hand-written hostile files in tools/hostile-samples/, carried into
+    ir-samples/bad/ as `hostile_<case>` so that they run and are snapshotted
+    with every other malformed sample."""
+    for d in sorted(p for p in HOSTILE_DIR.iterdir() if p.is_dir()):
+        binary = (d / "model.bin").read_bytes() if (d / "model.bin").exists() else None
+        phrase = (d / "expected_error").read_text().strip()
+        bad(f"hostile_{d.name}", (d / "model.xml").read_bytes(), binary, phrase)
+
+
 def write_bad(report: "Report"):
     root = OUT_DIR / "bad"
     for case in BAD:
@@ -1869,6 +1882,7 @@ def main() -> int:
     reverse_subsequences_cases()
     bad_cases()
     subsequences_bad_cases()
+    hostile_cases()
 
     if OUT_DIR.exists():
         shutil.rmtree(OUT_DIR)

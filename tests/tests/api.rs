@@ -81,34 +81,46 @@ fn interval_dims_are_checked_at_each_inference() {
 
 #[test]
 fn one_compiled_model_serves_many_threads() {
+    const THREADS: usize = 8;
+    const PER_THREAD: usize = 500;
     let compiled = load("rseq_runtime_lengths_i32").compile().unwrap();
-    let data = input("rseq_runtime_lengths_i32", "data");
-    let shape = data.shape().to_vec();
-    let seq_dim = shape[1];
-    // The single-threaded result for every lengths pattern first.
-    let lengths_for = |seed: usize| -> Tensor {
-        let v: Vec<i32> = (0..shape[0]).map(|b| ((seed + b) % (seq_dim + 1)) as i32).collect();
-        Tensor::from_vec(&[shape[0]], v).unwrap()
+    let shape = input("rseq_runtime_lengths_i32", "data").shape().to_vec();
+    let (batch, seq_dim) = (shape[0], shape[1]);
+    let count: usize = shape.iter().product();
+    // Every inference gets its own data and its own lengths.
+    let inputs_for = |seed: usize| -> (Tensor, Tensor) {
+        let data: Vec<f32> = (0..count).map(|i| (seed * count + i) as f32 * 0.5).collect();
+        let lengths: Vec<i32> = (0..batch).map(|b| ((seed / 3 + b * 7) % (seq_dim + 1)) as i32).collect();
+        (Tensor::from_vec(&shape, data).unwrap(), Tensor::from_vec(&[batch], lengths).unwrap())
     };
-    let run = |seed: usize| -> Tensor {
-        let mut r = compiled.infer_request();
-        r.set_input("data", data.clone()).unwrap();
-        r.set_input("lengths", lengths_for(seed)).unwrap();
-        r.infer().unwrap();
-        r.output(0).unwrap().clone()
-    };
-    let reference: Vec<Tensor> = (0..seq_dim + 1).map(run).collect();
+    // The single-threaded results first, each from a fresh request.
+    let reference: Vec<Tensor> = (0..THREADS * PER_THREAD)
+        .map(|seed| {
+            let (data, lengths) = inputs_for(seed);
+            let mut r = compiled.infer_request();
+            r.set_input("data", data).unwrap();
+            r.set_input("lengths", lengths).unwrap();
+            r.infer().unwrap();
+            r.output(0).unwrap().clone()
+        })
+        .collect();
+    let distinct: std::collections::HashSet<Vec<u8>> =
+        reference.iter().map(|t| t.bytes().unwrap().to_vec()).collect();
+    assert_eq!(distinct.len(), reference.len(), "every inference should have its own result");
     std::thread::scope(|s| {
-        for t in 0..8 {
-            let (compiled, data, reference) = (&compiled, &data, &reference);
+        for t in 0..THREADS {
+            let (compiled, reference, inputs_for) = (&compiled, &reference, &inputs_for);
             s.spawn(move || {
+                // One request per thread, reused: its recycled buffers must
+                // never leak one inference's values into the next.
                 let mut request = compiled.infer_request();
-                for i in 0..500 {
-                    let seed = t * 500 + i;
-                    request.set_input("data", data.clone()).unwrap();
-                    request.set_input("lengths", lengths_for(seed)).unwrap();
+                for i in 0..PER_THREAD {
+                    let seed = t * PER_THREAD + i;
+                    let (data, lengths) = inputs_for(seed);
+                    request.set_input("data", data).unwrap();
+                    request.set_input("lengths", lengths).unwrap();
                     request.infer().unwrap();
-                    assert_eq!(request.output(0).unwrap(), &reference[seed % (seq_dim + 1)]);
+                    assert_eq!(request.output(0).unwrap(), &reference[seed], "thread {t}, inference {i}");
                 }
             });
         }
