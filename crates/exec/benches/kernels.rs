@@ -103,9 +103,13 @@ fn lengths(count: usize, max: usize, kind: &str) -> Tensor {
 }
 
 fn reverse(c: &mut Criterion) {
-    let configs: [(&str, [bool; 4]); 5] = [
+    let configs: [(&str, [bool; 4]); 7] = [
         ("outer", [true, false, false, false]),
         ("middle", [false, true, false, false]),
+        // Forward rows read from descending addresses, the pattern that
+        // defeats the hardware prefetcher.
+        ("axis2", [false, false, true, false]),
+        ("mask_1010", [true, false, true, false]),
         ("inner", [false, false, false, true]),
         ("all", [true, true, true, true]),
         ("mask_1001", [true, false, false, true]),

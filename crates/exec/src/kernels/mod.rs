@@ -72,7 +72,9 @@ impl Scratch {
 struct Run<'a> {
     src: usize,
     len: usize,
-    /// Ignored when `rows` is set.
+    /// Without `rows`, whether the elements are copied back to front; with
+    /// `rows`, whether the rows are (the last input row lands first, each
+    /// row keeping its own head and tail).
     reversed: bool,
     rows: Option<Rows<'a>>,
 }
@@ -132,6 +134,14 @@ impl Run<'_> {
     /// of each reversed.
     fn rows(src: usize, row: usize, rev: usize, count: usize) -> Run<'static> {
         Run { src, len: row * count, reversed: false, rows: Some(Rows { row, heads: Heads::Same(rev) }) }
+    }
+
+    /// `count` rows of `row` elements from `src` on, each copied in order
+    /// but taken from the last row to the first: a middle axis reversed.
+    /// Listing them as one run lets the writer fetch the rows ahead, which
+    /// the hardware prefetcher, seeing reads step backwards, does not.
+    fn descending_rows(src: usize, row: usize, count: usize) -> Run<'static> {
+        Run { src, len: row * count, reversed: true, rows: Some(Rows { row, heads: Heads::Same(0) }) }
     }
 
     /// The part of this plain run that lands on output elements `keep`
@@ -196,11 +206,20 @@ impl<'a, F: FnMut(Run<'a>) -> Option<()>> Joiner<'a, F> {
                 p.len += run.len;
                 return Some(());
             }
-            // Rows of one pattern that follow one another join as well.
+            // Rows of one pattern that follow one another join as well:
+            // in the input, after the run when rows go in order, before it
+            // when they are taken last to first.
             if let (Some(a @ Rows { heads: Heads::Same(_), .. }), Some(b)) = (p.rows, run.rows) {
-                if a == b && p.src + p.len == run.src {
-                    p.len += run.len;
-                    return Some(());
+                if a == b && p.reversed == run.reversed {
+                    if !p.reversed && p.src + p.len == run.src {
+                        p.len += run.len;
+                        return Some(());
+                    }
+                    if p.reversed && run.src + run.len == p.src {
+                        p.src = run.src;
+                        p.len += run.len;
+                        return Some(());
+                    }
                 }
             }
         }
@@ -292,21 +311,73 @@ fn play_bytes<const N: usize, P: RunPlan>(
         let Some(Rows { row, heads }) = run.rows else {
             return write_plain::<N>(&mut out, src, run.slice(k0..k1), at);
         };
-        if row == 0 || !heads.fits(run.len / row, row) {
+        if row == 0 || !run.len.is_multiple_of(row) || !heads.fits(run.len / row, row) {
             return None;
         }
+        let rows = RowsRun { base: run.src, row, count: run.len / row, descending: run.reversed, heads };
         // Whole rows go to the row writer; a row cut by the chunk boundary
         // is written as its two plain parts.
         let (first, last) = (k0.div_ceil(row), k1 / row);
         if first > last {
-            return write_partial_row::<N>(&mut out, src, run.src, row, heads, k0..k1, at);
+            return write_partial_row::<N>(&mut out, src, &rows, k0..k1, at);
         }
-        write_partial_row::<N>(&mut out, src, run.src, row, heads, k0..first * row, at)?;
-        let whole = src.get((run.src + first * row) * N..(run.src + last * row) * N)?;
-        out.rows::<N>(at + (first * row - k0) * N, whole, row * N, heads.slice(first..last)?)?;
-        write_partial_row::<N>(&mut out, src, run.src, row, heads, last * row..k1, at + (last * row - k0) * N)
+        write_partial_row::<N>(&mut out, src, &rows, k0..first * row, at)?;
+        let whole_at = at + (first * row - k0) * N;
+        write_whole_rows::<N>(&mut out, src, &rows, first..last, whole_at)?;
+        write_partial_row::<N>(&mut out, src, &rows, last * row..k1, at + (last * row - k0) * N)
     })?;
     (at >= end).then_some(())
+}
+
+/// A rows run, as [`play_bytes`] cuts it.
+struct RowsRun<'h> {
+    /// The input element of the lowest row.
+    base: usize,
+    row: usize,
+    count: usize,
+    /// Whether the rows are taken from the last to the first.
+    descending: bool,
+    heads: Heads<'h>,
+}
+
+impl RowsRun<'_> {
+    /// The input element at which the `r`-th row written starts; `None`
+    /// past the last row.
+    fn source(&self, r: usize) -> Option<usize> {
+        let k = if self.descending { self.count.checked_sub(r + 1)? } else { r };
+        (k < self.count).then(|| self.base + k * self.row)
+    }
+}
+
+/// Writes output rows `range` of `rows` (all whole) at output byte `at`.
+fn write_whole_rows<const N: usize>(
+    out: &mut RunWriter<'_>,
+    src: &[u8],
+    rows: &RowsRun<'_>,
+    range: Range<usize>,
+    at: usize,
+) -> Option<()> {
+    if range.start >= range.end {
+        return Some(());
+    }
+    let row = rows.row;
+    if !rows.descending {
+        let from = rows.source(range.start)?;
+        let whole = src.get(from * N..(from + range.len() * row) * N)?;
+        return out.rows::<N>(at, whole, row * N, rows.heads.slice(range)?);
+    }
+    // The input rows of a descending stretch lie below its first one.
+    let low = rows.source(range.end - 1)?;
+    let whole = src.get(low * N..(low + range.len() * row) * N)?;
+    if rows.heads == Heads::Same(0) {
+        return out.descending_rows(at, whole, row * N);
+    }
+    // No plan lists descending rows with reversed heads; should one, each
+    // row is written on its own.
+    for (k, r) in range.enumerate() {
+        write_partial_row::<N>(out, src, rows, r * row..(r + 1) * row, at + k * row * N)?;
+    }
+    Some(())
 }
 
 /// Writes a plain run at output byte `at`.
@@ -319,27 +390,26 @@ fn write_plain<const N: usize>(out: &mut RunWriter<'_>, src: &[u8], run: Run<'_>
     }
 }
 
-/// Writes elements `part` (counted from the start of a rows run at input
-/// element `base`, and lying inside one row) at output byte `at`.
+/// Writes elements `part` (counted from the start of the output of
+/// `rows`, and lying inside one row) at output byte `at`.
 fn write_partial_row<const N: usize>(
     out: &mut RunWriter<'_>,
     src: &[u8],
-    base: usize,
-    row: usize,
-    heads: Heads<'_>,
+    rows: &RowsRun<'_>,
     part: Range<usize>,
     at: usize,
 ) -> Option<()> {
     if part.start >= part.end {
         return Some(());
     }
+    let row = rows.row;
     let r = part.start / row;
-    let rev = heads.of(r);
+    let rev = rows.heads.of(r);
     if rev > row {
         return None;
     }
     let (x, y) = (part.start - r * row, part.end - r * row);
-    let row_src = base + r * row;
+    let row_src = rows.source(r)?;
     // The reversed head of the row, then its forward tail, each cut to
     // `x..y`.
     let (a, b) = (x.min(rev), y.min(rev));
@@ -361,10 +431,13 @@ fn play_strings<P: RunPlan>(plan: &P, src: &[String], dst: &mut [String]) -> Opt
         let from = src.get(run.src..run.src + run.len)?;
         let to = dst.get_mut(at..at + run.len)?;
         if let Some(Rows { row, heads }) = run.rows {
-            if row == 0 || !heads.fits(run.len / row, row) {
+            if row == 0 || !run.len.is_multiple_of(row) || !heads.fits(run.len / row, row) {
                 return None;
             }
-            for (r, (o, i)) in to.chunks_mut(row).zip(from.chunks(row)).enumerate() {
+            let count = run.len / row;
+            for (r, o) in to.chunks_mut(row).enumerate() {
+                let k = if run.reversed { count - 1 - r } else { r };
+                let i = from.get(k * row..(k + 1) * row)?;
                 let rev = heads.of(r);
                 let (o_head, o_tail) = o.split_at_mut_checked(rev)?;
                 let (i_head, i_tail) = i.split_at_checked(rev)?;

@@ -40,13 +40,17 @@ pub struct ExecOptions {
 }
 
 impl ExecOptions {
-    /// Default for [`ExecOptions::min_bytes_per_thread`]: 2 MiB. Starting
-    /// and joining a thread costs a few tens of microseconds, about the time
-    /// a memory copy of 1 MiB takes; measured on 2 cores, splitting a 1 MiB
-    /// reversal in two made it twice as slow, and at 4 MiB the split was at
-    /// best even. So an output has to be 4 MiB before a second thread is
-    /// worth starting.
-    pub const DEFAULT_MIN_BYTES_PER_THREAD: usize = 2 << 20;
+    /// Default for [`ExecOptions::min_bytes_per_thread`]: 32 MiB. The
+    /// kernels only move memory, and one thread already keeps the memory
+    /// bus about as busy as it gets on small machines. Measured on 2 cores,
+    /// a second thread made no 32 MiB reversal or sequence reversal faster
+    /// and several up to 1.8× slower (starting it, and sharing a core with
+    /// whatever else runs, cost more than it saved), split 8 MiB outputs
+    /// ran about 1.5× slower, and a 64 MiB output took about as long either
+    /// way. So only outputs of 64 MiB and more are split, where the cost
+    /// of starting a thread is small next to the copy and machines with
+    /// more memory bandwidth per core gain from it.
+    pub const DEFAULT_MIN_BYTES_PER_THREAD: usize = 32 << 20;
 
     /// Run on the calling thread only (the default).
     pub const fn single_thread() -> ExecOptions {
@@ -128,9 +132,12 @@ mod tests {
     fn small_outputs_stay_on_one_thread() {
         let options = ExecOptions::with_threads(8);
         assert_eq!(options.threads_for(1000), 1);
-        assert_eq!(options.threads_for(3 << 20), 1);
+        assert_eq!(options.threads_for(32 << 20), 1);
+        assert_eq!(options.threads_for(63 << 20), 1);
+        assert_eq!(options.threads_for(96 << 20), 3);
+        assert_eq!(options.threads_for(1 << 30), 8);
+        let options = ExecOptions { threads: 8, min_bytes_per_thread: 2 << 20 };
         assert_eq!(options.threads_for(6 << 20), 3);
-        assert_eq!(options.threads_for(100 << 20), 8);
         assert_eq!(ExecOptions { threads: 0, min_bytes_per_thread: 0 }.threads_for(1 << 30), 1);
     }
 

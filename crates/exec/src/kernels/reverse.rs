@@ -302,23 +302,27 @@ impl RunPlan for ReversePlan {
             .zip(&strides)
             .map(|(((&i, &d), &f), &s)| if f { (d - 1 - i) * s } else { i * s })
             .sum();
-        // A reversed row goes out as a one-row rows run: the innermost
-        // outer axis then has the other flag (equal neighbours were merged),
-        // so the rows along it follow one another in the input and join
-        // into one run. Forward rows never join: the row before a forward
-        // row in the output is the one after it in the input.
+        // The innermost outer axis has the other flag than the row (equal
+        // neighbours were merged). So reversed rows along it follow one
+        // another in the input, and forward rows along it precede one
+        // another: either way the rows up to the end of that axis make one
+        // run, so a tensor of many short rows costs one run per outer row,
+        // not one per row.
         let mut out = Joiner::new(emit);
         let mut left = rows.len();
         while left > 0 {
             // Rows listed at once, all along the innermost outer axis.
             let mut step = 1;
-            match (row_reversed, index.last(), outer_dims.last()) {
-                (true, Some(&i), Some(&d)) => {
-                    // The rows up to the end of the innermost outer axis
-                    // make one run, so a tensor of many short rows costs
-                    // one run per outer row, not one per row.
+            match (row_reversed, index.last(), outer_dims.last(), outer_flags.last()) {
+                (true, Some(&i), Some(&d), _) => {
                     step = (d - i).min(left);
                     out.push(Run::rows(src, row, row, step))?;
+                }
+                (false, Some(&i), Some(&d), Some(true)) => {
+                    step = (d - i).min(left);
+                    // `src` is the first row written, the highest in the
+                    // input; the others lie below it, one row apart.
+                    out.push(Run::descending_rows(src.checked_sub((step - 1) * row)?, row, step))?;
                 }
                 (true, ..) => out.push(Run { src, len: row, reversed: true, rows: None })?,
                 (false, ..) => out.push(Run { src, len: row, reversed: false, rows: None })?,
@@ -385,13 +389,38 @@ mod tests {
     #[test]
     fn leading_axis_becomes_one_block_per_item() {
         let r = runs(&[2, 3, 4, 5], &[true, false, false, false]);
-        assert_eq!(
-            r,
-            Some(vec![
-                Run { src: 60, len: 60, reversed: false, rows: None },
-                Run { src: 0, len: 60, reversed: false, rows: None }
-            ])
-        );
+        assert_eq!(r, Some(vec![Run::descending_rows(0, 60, 2)]));
+    }
+
+    #[test]
+    fn middle_axis_gives_one_descending_run_per_outer_item() {
+        // [2, 3, 4] reversing the middle axis: for each of the 2 outer
+        // items, its 3 rows of 4 taken last to first.
+        let r = runs(&[2, 3, 4], &[false, true, false]);
+        assert_eq!(r, Some(vec![Run::descending_rows(0, 4, 3), Run::descending_rows(12, 4, 3)]));
+        // Both outer axes reversed merge, so all six rows make one run.
+        let r = runs(&[2, 3, 4], &[true, true, false]);
+        assert_eq!(r, Some(vec![Run::descending_rows(0, 4, 6)]));
+    }
+
+    #[test]
+    fn descending_runs_start_at_any_row() {
+        let plan = ReversePlan::new(&[2, 5, 3], &[false, true, false]);
+        let Some(plan) = plan else { panic!("nothing to reverse") };
+        let mut whole = Vec::new();
+        plan.for_each_run(0..plan.units(), |r| {
+            whole.push(r);
+            Some(())
+        });
+        // From output row 3 on, the first item has two rows left: the
+        // two lowest in the input.
+        let mut part = Vec::new();
+        plan.for_each_run(3..plan.units(), |r| {
+            part.push(r);
+            Some(())
+        });
+        assert_eq!(whole, vec![Run::descending_rows(0, 3, 5), Run::descending_rows(15, 3, 5)]);
+        assert_eq!(part, vec![Run::descending_rows(0, 3, 2), Run::descending_rows(15, 3, 5)]);
     }
 
     #[test]

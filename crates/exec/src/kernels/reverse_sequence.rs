@@ -386,26 +386,42 @@ impl RunPlan for SequencePlan<'_> {
         let mut l = (units.start / mid.max(1)) % lo.max(1);
         let mut base = units.start * hi * inner;
         let slice = hi * inner;
+        if seq_is_hi && inner == 1 {
+            // Every slice is one row, and the `mid` rows of one batch index
+            // follow one another and share its length: they go out as one
+            // run, so the plan costs one step per batch index, not one per
+            // row, which on short rows cost as much as the copy.
+            let mut unit = units.start;
+            while unit < units.end {
+                let count = (mid - m).min(units.end - unit);
+                match self.len_at(l) {
+                    0 => out.push(Run { src: base, len: count * slice, reversed: false, rows: None })?,
+                    len => out.push(Run::rows(base, hi, len, count))?,
+                }
+                unit += count;
+                base += count * slice;
+                m = 0;
+                l += 1;
+                if l == lo {
+                    l = 0;
+                }
+            }
+            return out.finish();
+        }
         for _ in units {
             if seq_is_hi {
                 // The sequence runs through this `hi` slice, so its
                 // untouched tail is one contiguous copy.
                 let len = self.len_at(l);
-                if inner == 1 && len > 0 {
-                    // Slices of one batch index follow one another and
-                    // share their length, so they join into one rows run.
-                    out.push(Run::rows(base, hi, len, 1))?;
-                } else {
-                    for k in (0..len).rev() {
-                        out.push(Run { src: base + k * inner, len: inner, reversed: false, rows: None })?;
-                    }
-                    out.push(Run {
-                        src: base + len * inner,
-                        len: (hi - len) * inner,
-                        reversed: false,
-                        rows: None,
-                    })?;
-                }
+                // The first `len` blocks of `inner`, last to first, as one
+                // run, which the writer reads ahead of.
+                out.push(Run::descending_rows(base, inner, len))?;
+                out.push(Run {
+                    src: base + len * inner,
+                    len: (hi - len) * inner,
+                    reversed: false,
+                    rows: None,
+                })?;
             } else {
                 // Here `l` is the position in the sequence and every `hi`
                 // index is a batch with its own length; batches that read
@@ -466,11 +482,7 @@ mod tests {
         };
         assert_eq!(
             runs(&plan),
-            vec![
-                Run { src: 3, len: 3, reversed: false, rows: None },
-                Run { src: 0, len: 3, reversed: false, rows: None },
-                Run { src: 6, len: 9, reversed: false, rows: None },
-            ]
+            vec![Run::descending_rows(0, 3, 2), Run { src: 6, len: 9, reversed: false, rows: None }]
         );
     }
 
