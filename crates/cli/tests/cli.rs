@@ -176,3 +176,48 @@ fn conformance_prints_a_table_and_a_summary() {
     let last = t.lines().last().unwrap_or("");
     assert!(last.ends_with(" passed, 0 failed"), "{last}");
 }
+
+#[test]
+fn bench_json_has_the_contract_fields() {
+    let out = ovir(&[
+        "bench",
+        &sample("rseq_b1_s0_4x4", "model.xml"),
+        "--iterations",
+        "5",
+        "--warmup",
+        "1",
+        "--json",
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    for field in [
+        "median_ms",
+        "min_ms",
+        "mean_ms",
+        "p90_ms",
+        "max_ms",
+        "iterations",
+        "threads",
+        "bytes_moved",
+        "memcpy_median_ms",
+    ] {
+        assert!(json.get(field).is_some(), "missing {field} in {json}");
+    }
+    assert_eq!(json["iterations"], 5);
+    // A 4×4 f32 ReverseSequence writes its 64-byte output once per inference.
+    assert_eq!(json["bytes_moved"], 64);
+    let min = json["min_ms"].as_f64().unwrap();
+    let median = json["median_ms"].as_f64().unwrap();
+    let max = json["max_ms"].as_f64().unwrap();
+    assert!(min <= median && median <= max, "{json}");
+}
+
+#[test]
+fn bench_prints_a_report_for_a_person() {
+    let out = ovir(&["bench", &sample("rseq_b1_s0_4x4", "model.xml"), "--iterations", "3"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    for word in ["latency:", "median", "p90", "throughput:", "GB/s", "memcpy:"] {
+        assert!(t.contains(word), "missing {word} in {t}");
+    }
+}
