@@ -337,6 +337,24 @@ def const_value(node) -> np.ndarray:
     return np.asarray(node.get_data()).astype(NP_DTYPE[et]).reshape(shape)
 
 
+def ref_slice(data, start, stop, step, axes):
+    """Slice-8: Python slicing along the listed axes (the first ones by
+    default); negative and out-of-range bounds follow Python's rules."""
+    start, stop, step = (np.asarray(v).reshape(-1).tolist() for v in (start, stop, step))
+    axes = list(range(len(start))) if axes is None else np.asarray(axes).reshape(-1).tolist()
+    if not len(start) == len(stop) == len(step) == len(axes):
+        raise ValueError("Slice start, stop, step and axes differ in length")
+    if 0 in step:
+        raise ValueError("Slice step is 0")
+    index = [slice(None)] * data.ndim
+    for b, e, s, a in zip(start, stop, step, axes):
+        a = a + data.ndim if a < 0 else a
+        if not 0 <= a < data.ndim or index[a] != slice(None):
+            raise ValueError(f"Slice axis {a} out of range or repeated")
+        index[a] = slice(int(b), int(e), int(s))
+    return data[tuple(index)].copy()
+
+
 def evaluate(model: ov.Model, feeds: dict[str, np.ndarray], out_names: list[str]):
     """Evaluate `model` with the NumPy reference.
 
@@ -406,6 +424,8 @@ def evaluate(model: ov.Model, feeds: dict[str, np.ndarray], out_names: list[str]
             val = ref_reshape(args[0], args[1], bool(node.get_attributes()["special_zero"]))
         elif kind == "Concat":
             val = np.concatenate(args, axis=int(node.get_attributes()["axis"]))
+        elif kind == "Slice":
+            val = ref_slice(args[0], args[1], args[2], args[3], args[4] if len(args) > 4 else None)
         elif kind == "Result":
             val = args[0]
         else:
@@ -1017,6 +1037,37 @@ def tf_cases():
     km = keras.Model(inp, out)
     m = tf_model(lambda x: km(x), [tf.TensorSpec([None, None, 3], tf.float32, name="x")])
     add("keras_bidirectional_merge", m, {"x": arange((2, 4, 3))})
+
+
+def torch_cases():
+    """torch.flip converted by OpenVINO's PyTorch front end (a Slice with
+    step -1 along each flipped axis), when torch is installed."""
+    try:
+        import torch
+    except ImportError:
+        print("torch is not installed: no torch.flip samples")
+        return
+
+    class Flip(torch.nn.Module):
+        def __init__(self, dims):
+            super().__init__()
+            self.dims = dims
+
+        def forward(self, x):
+            return torch.flip(x, self.dims)
+
+    for tag, dims, shape in (("dim0", [0], (3, 4)), ("dims_0_m1", [0, -1], (2, 3, 4)),
+                             ("dim1_dynamic", [1], (2, 5, 3))):
+        dynamic = tag.endswith("dynamic")
+        example = torch.from_numpy(arange(shape))
+        m = ov.convert_model(Flip(dims), example_input=example,
+                             input=[ov.PartialShape([-1] * len(shape) if dynamic else list(shape))])
+        p = m.get_parameters()[0]
+        p.output(0).set_names({"x"})
+        p.set_friendly_name("x")
+        m.output(0).get_tensor().set_names({"out"})
+        stable_names(m)
+        add(f"torch_flip_{tag}", m, {"x": arange(shape)})
 
 
 # --- Strings, sub-byte types and 8-bit floats ------------------------------
@@ -1814,7 +1865,8 @@ types (u1, u2, u3, u4, u6, i4, nf4, f4e2m1) and the 8-bit floats (f8e4m3,
 f8e5m2, f8e8m0) have no NumPy type: their arrays hold one code per element,
 as u8 (i8 for i4). Expected values come from a NumPy reference of the operator
 specifications (Reverse-1, ReverseSequence-1, Convert-1, and ShapeOf, Gather,
-Broadcast, Unsqueeze, Squeeze, Reshape and Concat for the converted models).
+Broadcast, Unsqueeze, Squeeze, Reshape, Concat and Slice for the converted
+models).
 
 The `reverse_subsequences_*` cases use ovir's built-in extension
 `type="ReverseSubsequences" version="ovir"` (DirectML's reverse-subsequences).
@@ -1877,6 +1929,7 @@ def main() -> int:
     onnx_cases()
     onnx_node_test_cases()
     tf_cases()
+    torch_cases()
     runtime_error_cases()
     subbyte_and_string_cases()
     reverse_subsequences_cases()

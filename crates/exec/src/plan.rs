@@ -41,6 +41,7 @@ enum Kernel {
     Concat {
         axis: i64,
     },
+    Slice,
     /// An op added by an extension. `output_type` is the type analysis
     /// inferred, when it is static; with it, the output buffer is
     /// allocated (and reused) by the plan, else by the op.
@@ -65,6 +66,7 @@ impl Kernel {
             Op::Squeeze => Some(Kernel::Squeeze),
             Op::Reshape { special_zero } => Some(Kernel::Reshape { special_zero: *special_zero }),
             Op::Concat { axis } => Some(Kernel::Concat { axis: *axis }),
+            Op::Slice => Some(Kernel::Slice),
             Op::Custom(op) => Some(Kernel::Custom { op: op.clone(), output_type: ElementType::Dynamic }),
             _ => None,
         }
@@ -96,6 +98,9 @@ impl Kernel {
                 kernels::reshape(data, pattern, *special_zero)
             }
             (Kernel::Concat { axis }, inputs) if !inputs.is_empty() => kernels::concat(inputs, *axis),
+            (Kernel::Slice, [data, start, stop, step, rest @ ..]) => {
+                kernels::slice_with(data, start, stop, step, rest.first().copied(), options)
+            }
             (Kernel::Custom { op, .. }, inputs) => op.0.evaluate(inputs).map_err(|e| custom_error(op, e)),
             // The shape stage checked every layer's input count.
             _ => Err(KernelError::Internal { op: self.name() }),
@@ -141,6 +146,9 @@ impl Kernel {
             (Kernel::Concat { axis }, inputs) if !inputs.is_empty() => {
                 kernels::concat_into(inputs, *axis, out)
             }
+            (Kernel::Slice, [data, start, stop, step, rest @ ..]) => {
+                kernels::slice_into_with(data, start, stop, step, rest.first().copied(), out, options)
+            }
             (Kernel::Custom { op, .. }, inputs) => {
                 op.0.evaluate_into(inputs, out).map_err(|e| custom_error(op, e))
             }
@@ -181,7 +189,10 @@ impl Kernel {
             (Kernel::Concat { axis }, inputs) => {
                 Some(Cow::Owned(kernels::concat_output_shape(inputs, *axis)?))
             }
-            (Kernel::Gather { .. } | Kernel::Broadcast(_), _) => return Err(internal()),
+            (Kernel::Slice, [data, start, stop, step, rest @ ..]) => {
+                Some(Cow::Owned(kernels::slice_output_shape(data, start, stop, step, rest.first().copied())?))
+            }
+            (Kernel::Gather { .. } | Kernel::Broadcast(_) | Kernel::Slice, _) => return Err(internal()),
             _ => Some(Cow::Borrowed(data.shape())),
         })
     }
@@ -204,6 +215,7 @@ impl Kernel {
             Kernel::Squeeze => "Squeeze",
             Kernel::Reshape { .. } => "Reshape",
             Kernel::Concat { .. } => "Concat",
+            Kernel::Slice => "Slice",
             Kernel::Custom { .. } => "extension op",
         }
     }
@@ -687,7 +699,7 @@ impl Plan {
         // stack, so that running a plan allocates nothing for them.
         let n = step.inputs.len();
         let data = arg(0).ok_or_else(missing)?;
-        let mut inline = [data; 4];
+        let mut inline = [data; 5];
         let spilled: Vec<&Tensor>;
         let args: &[&Tensor] = if n <= inline.len() {
             for (i, slot) in inline.iter_mut().enumerate().take(n) {

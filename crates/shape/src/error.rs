@@ -513,6 +513,44 @@ pub enum ShapeErrorKind {
         /// The type of the inputs before it.
         expected: ElementType,
     },
+    /// Slice's start, stop, step and axes inputs differ in length.
+    #[error(
+        "the start, stop, step{} inputs of Slice must have one length, but they have {start}, {stop}, {step}{} elements",
+        if axes.is_some() { " and axes" } else { "" },
+        axes.map(|n| format!(" and {n}")).unwrap_or_default()
+    )]
+    SliceLengths {
+        /// Elements in start.
+        start: usize,
+        /// Elements in stop.
+        stop: usize,
+        /// Elements in step.
+        step: usize,
+        /// Elements in axes, when the layer has that input.
+        axes: Option<usize>,
+    },
+    /// Slice lists more axes than the data has.
+    #[error(
+        "Slice has {count} start values, but the data has rank {rank}; it can slice at most one per axis"
+    )]
+    SliceTooManyAxes {
+        /// The number of start (and stop, step, axes) values.
+        count: usize,
+        /// The data rank.
+        rank: usize,
+    },
+    /// An axis appears twice in Slice's axes.
+    #[error("axis {axis} appears more than once in the axes input of Slice; each axis can be sliced once")]
+    SliceRepeatedAxis {
+        /// The axis, normalised.
+        axis: usize,
+    },
+    /// A step of Slice is 0.
+    #[error("step {index} of Slice is 0; a step must be positive or negative")]
+    SliceStepZero {
+        /// The position of the step.
+        index: usize,
+    },
     /// The layer does not appear in the model's topological order, so it
     /// was never analysed.
     #[error("the layer is missing from the model's topological order")]

@@ -113,6 +113,9 @@ pub(crate) fn infer_layer(
         (OpKind::Squeeze, [data, rest @ ..]) => shape_ops::squeeze(data, rest.first()),
         (OpKind::Reshape, [data, pattern]) => shape_ops::reshape(layer, data, pattern),
         (OpKind::Concat, _) => shape_ops::concat(layer, inputs),
+        (OpKind::Slice, [data, start, stop, step, rest @ ..]) => {
+            shape_ops::slice(data, [start, stop, step], rest.first())
+        }
         _ => Err(vec![(None, count_error(inputs.len()))]),
     }
 }

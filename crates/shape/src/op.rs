@@ -113,6 +113,10 @@ pub enum Op {
         /// The `axis` attribute as written (may be negative).
         axis: i64,
     },
+    /// Takes every `step`-th element between `start` and `stop` along some
+    /// axes, as Python slicing does (`Slice-8`); a step of -1 over a whole
+    /// axis reverses it.
+    Slice,
     /// An operation added by an [`Extension`](crate::Extension), built for
     /// this layer.
     Custom(CustomOpRef),
@@ -186,6 +190,7 @@ impl Op {
             Self::Squeeze => OpKind::Squeeze,
             Self::Reshape { .. } => OpKind::Reshape,
             Self::Concat { .. } => OpKind::Concat,
+            Self::Slice => OpKind::Slice,
             Self::Custom(_) => return None,
         })
     }
@@ -237,6 +242,7 @@ pub(crate) enum OpKind {
     Squeeze,
     Reshape,
     Concat,
+    Slice,
 }
 
 /// One row of the op table: the names a layer may use for the op, the
@@ -369,7 +375,16 @@ const CONCAT: OpSpec = OpSpec {
     outputs: 1,
 };
 
-const OPS: [&OpSpec; 13] = [
+const SLICE: OpSpec = OpSpec {
+    kind: OpKind::Slice,
+    name: "Slice",
+    aliases: &[],
+    opsets: (8, 16),
+    inputs: (4, Some(5)),
+    outputs: 1,
+};
+
+const OPS: [&OpSpec; 14] = [
     &PARAMETER,
     &CONST,
     &RESULT,
@@ -383,6 +398,7 @@ const OPS: [&OpSpec; 13] = [
     &SQUEEZE,
     &RESHAPE,
     &CONCAT,
+    &SLICE,
 ];
 
 impl OpKind {
@@ -401,6 +417,7 @@ impl OpKind {
             Self::Squeeze => &SQUEEZE,
             Self::Reshape => &RESHAPE,
             Self::Concat => &CONCAT,
+            Self::Slice => &SLICE,
         }
     }
 

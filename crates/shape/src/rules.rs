@@ -1,5 +1,5 @@
 //! Output shapes of the operations that move or restructure data (Gather,
-//! Broadcast, Unsqueeze, Squeeze, Reshape, Concat), from the input shapes
+//! Broadcast, Unsqueeze, Squeeze, Reshape, Concat, Slice), from the input shapes
 //! and the values that steer them.
 //!
 //! Analysis calls these functions with partial shapes; the kernels call
@@ -437,4 +437,142 @@ pub fn concat_shape(
 /// messages.
 fn inputs_prefix(inputs: &[PartialShape], k: usize) -> Vec<Dim> {
     inputs.iter().take(k).find_map(|s| s.dims().map(<[Dim]>::to_vec)).unwrap_or_default()
+}
+
+/// The values of an integer tensor as `i64`, with values beyond the `i64`
+/// range (large `u64`s) saturated; `None` for other element types.
+///
+/// Slice's start, stop and step are clamped to the dimension they apply
+/// to, which never exceeds `i64::MAX`, so saturating them changes nothing;
+/// an axis that saturates is out of range either way.
+pub fn saturated_ints(t: &Tensor) -> Option<Vec<i64>> {
+    if !t.element_type().is_integral() {
+        return None;
+    }
+    let values = t.integer_values()?;
+    Some(values.into_iter().map(|v| v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64).collect())
+}
+
+/// One axis of a Slice resolved against a dimension of `dim` elements:
+/// `len` elements, the first at index `first`, each `step` after the one
+/// before it. `first` is 0 when `len` is 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SliceRange {
+    /// The index of the first element taken (in `[0, dim)` when `len > 0`).
+    pub first: u64,
+    /// The distance between elements taken; never 0.
+    pub step: i64,
+    /// The number of elements taken.
+    pub len: u64,
+}
+
+/// Resolves `start`, `stop` and `step` against a dimension of `dim`
+/// elements as Python slicing does: negative bounds count from the end,
+/// then bounds are clamped to `[0, dim]` for a positive step and to
+/// `[-1, dim-1]` for a negative one, so that out-of-range bounds select
+/// up to the end. `step` must not be 0.
+///
+/// ```
+/// use ovir_shape::rules::{slice_range, SliceRange};
+/// // x[::-1] of 5 elements, as PyTorch's flip is written.
+/// assert_eq!(slice_range(5, -1, i64::MIN, -1), Some(SliceRange { first: 4, step: -1, len: 5 }));
+/// assert_eq!(slice_range(5, 1, 100, 2), Some(SliceRange { first: 1, step: 2, len: 2 }));
+/// ```
+pub fn slice_range(dim: u64, start: i64, stop: i64, step: i64) -> Option<SliceRange> {
+    if step == 0 {
+        return None;
+    }
+    // In i128 no sum of a bound and a dimension can overflow.
+    let d = i128::from(dim);
+    let (lo, hi) = if step > 0 { (0, d) } else { (-1, d - 1) };
+    let resolve = |v: i64| {
+        let v = i128::from(v);
+        let v = if v < 0 { v + d } else { v };
+        v.clamp(lo, hi)
+    };
+    let (s, e) = (resolve(start), resolve(stop));
+    let st = i128::from(step);
+    let span = if step > 0 { e - s } else { s - e };
+    let stride = st.abs();
+    let len = if span > 0 { (span + stride - 1) / stride } else { 0 };
+    if len == 0 {
+        return Some(SliceRange { first: 0, step, len: 0 });
+    }
+    Some(SliceRange { first: u64::try_from(s).ok()?, step, len: u64::try_from(len).ok()? })
+}
+
+/// The data axes a Slice applies its `count` start/stop/step values to,
+/// normalised: `axes` (negative ones counting from the end, each at most
+/// once), or the first `count` axes when there is no axes input.
+pub fn slice_axes(rank: usize, count: usize, axes: Option<&[i64]>) -> Result<Vec<usize>, ShapeErrorKind> {
+    if count > rank {
+        return Err(ShapeErrorKind::SliceTooManyAxes { count, rank });
+    }
+    let Some(axes) = axes else {
+        return Ok((0..count).collect());
+    };
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::with_capacity(axes.len());
+    for &a in axes {
+        let n = normalize_axis(a, rank).ok_or(ShapeErrorKind::OpAxisOutOfRange {
+            op: "Slice",
+            what: "axes value",
+            axis: a,
+            rank,
+        })?;
+        if !seen.insert(n) {
+            return Err(ShapeErrorKind::SliceRepeatedAxis { axis: n });
+        }
+        out.push(n);
+    }
+    Ok(out)
+}
+
+/// Checks that Slice's start, stop, step and (when given) axes inputs
+/// have one length.
+pub fn slice_lengths(
+    start: usize,
+    stop: usize,
+    step: usize,
+    axes: Option<usize>,
+) -> Result<(), ShapeErrorKind> {
+    if [Some(stop), Some(step), axes].iter().flatten().any(|&n| n != start) {
+        return Err(ShapeErrorKind::SliceLengths { start, stop, step, axes });
+    }
+    Ok(())
+}
+
+/// Checks that no step of a Slice is 0.
+pub fn slice_steps(steps: &[i64]) -> Result<(), ShapeErrorKind> {
+    match steps.iter().position(|&s| s == 0) {
+        Some(index) => Err(ShapeErrorKind::SliceStepZero { index }),
+        None => Ok(()),
+    }
+}
+
+/// The output dimension of a Slice along one axis of `dim`. A static
+/// dimension gives a static one; an axis taken whole whatever its size
+/// (start and stop beyond every size it may have) gives the input's
+/// interval divided by the step; otherwise the output is anywhere from 0
+/// to the input's upper bound.
+pub fn slice_dim(dim: Dim, start: i64, stop: i64, step: i64) -> Dim {
+    if let Some(n) = dim.get() {
+        return slice_range(n, start, stop, step).map_or(Dim::DYNAMIC, |r| Dim::fixed(r.len));
+    }
+    // The largest size the dimension may have, as a bound on the values.
+    let hi = dim.max().map_or(i128::from(i64::MAX), i128::from);
+    let (s, e) = (i128::from(start), i128::from(stop));
+    let whole = if step > 0 {
+        (s == 0 || s <= -hi) && e >= hi
+    } else if step < 0 {
+        (s == -1 || s >= hi - 1) && e < -hi
+    } else {
+        false
+    };
+    if whole {
+        let k = step.unsigned_abs();
+        let max = dim.max().map(|m| m.div_ceil(k));
+        return Dim::interval(dim.min().div_ceil(k), max).unwrap_or(Dim::DYNAMIC);
+    }
+    Dim::interval(0, dim.max()).unwrap_or(Dim::DYNAMIC)
 }

@@ -1,6 +1,6 @@
 //! Validation and output inference for the operations that compute and
-//! apply shapes: ShapeOf, Gather, Broadcast, Unsqueeze, Squeeze, Reshape
-//! and Concat.
+//! apply shapes: ShapeOf, Gather, Broadcast, Unsqueeze, Squeeze, Reshape,
+//! Concat and Slice.
 //!
 //! Besides the output's type and shape, these carry what is known of small
 //! integer values that describe dimensions ([`PortFact::value_dims`]), so a
@@ -426,4 +426,101 @@ pub(crate) fn concat(layer: &Layer, inputs: &[Input]) -> Result<Inferred, Vec<Is
     };
     let fact = fact_with_dims(ty, shape, joined);
     issues.finish((Op::Concat { axis }, vec![fact]))
+}
+
+/// The length of a 1-D input, when its shape says it.
+fn vector_len(fact: &PortFact) -> Option<usize> {
+    match fact.shape.dims() {
+        Some([n]) => n.get().and_then(|n| usize::try_from(n).ok()),
+        _ => None,
+    }
+}
+
+pub(crate) fn slice(data: &Input, bounds: [&Input; 3], axes: Option<&Input>) -> Result<Inferred, Vec<Issue>> {
+    let mut issues = Issues::default();
+    let names = ["start", "stop", "step"];
+    let mut values: [Option<Vec<i64>>; 3] = [None, None, None];
+    let mut lengths: [Option<usize>; 3] = [None, None, None];
+    for (k, (input, name)) in bounds.iter().zip(names).enumerate() {
+        let ok = integer_input(&mut issues, "Slice", name, &input.fact)
+            & input_rank(&mut issues, "Slice", name, &input.fact, &[1], "a 1-D tensor");
+        if let (Some(v), Some(l)) = (values.get_mut(k), lengths.get_mut(k)) {
+            *v = if ok { input.fact.value.as_ref().and_then(rules::saturated_ints) } else { None };
+            *l = if ok { vector_len(&input.fact) } else { None };
+        }
+    }
+    let (axes_values, axes_len) = match axes {
+        Some(a) => {
+            let ok = integer_input(&mut issues, "Slice", "axes", &a.fact)
+                & input_rank(&mut issues, "Slice", "axes", &a.fact, &[1], "a 1-D tensor");
+            let v = if ok { a.fact.value.as_ref().and_then(rules::saturated_ints) } else { None };
+            (v, if ok { vector_len(&a.fact) } else { None })
+        }
+        None => (None, None),
+    };
+    if let [Some(start), Some(stop), Some(step)] = lengths {
+        if axes.is_none() || axes_len.is_some() {
+            if let Err(kind) = rules::slice_lengths(start, stop, step, axes_len) {
+                issues.layer(kind);
+            }
+        }
+    }
+    let [start, stop, step] = values;
+    if let Some(Err(kind)) = step.as_deref().map(rules::slice_steps) {
+        issues.layer(kind);
+    }
+    if !issues.is_empty() {
+        return Err(issues.0);
+    }
+    let ty = data.fact.element_type;
+    let Some(dims) = data.fact.shape.dims() else {
+        return issues.finish((Op::Slice, vec![PortFact::of(ty, PartialShape::dynamic())]));
+    };
+    let rank = dims.len();
+    let count = lengths.iter().chain([&axes_len]).find_map(|&n| n);
+    let listed = match (axes, axes_values, count) {
+        (Some(_), Some(v), _) => rules::slice_axes(rank, v.len(), Some(&v)).map(Some),
+        (None, _, Some(n)) => rules::slice_axes(rank, n, None).map(Some),
+        // The axes are not known yet; their number can still be checked.
+        (_, _, Some(n)) => rules::slice_axes(rank, n, None).map(|_| None),
+        (_, _, None) => Ok(None),
+    };
+    let listed = match listed {
+        Ok(l) => l,
+        Err(kind) => {
+            issues.layer(kind);
+            return Err(issues.0);
+        }
+    };
+    // Any dimension the slice may touch becomes anything from 0 to its
+    // upper bound, unless the bounds are known.
+    let unknown = |d: &Dim| Dim::interval(0, d.max()).unwrap_or(Dim::DYNAMIC);
+    let mut out: Vec<Dim> = match &listed {
+        Some(_) => dims.to_vec(),
+        None => dims.iter().map(unknown).collect(),
+    };
+    let mut picked = None;
+    for (i, &axis) in listed.iter().flatten().enumerate() {
+        let bound = |v: &Option<Vec<i64>>| v.as_ref().and_then(|v| v.get(i).copied());
+        let (Some(d), Some(dim)) = (out.get_mut(axis), dims.get(axis)) else { continue };
+        *d = match (bound(&start), bound(&stop), bound(&step)) {
+            (Some(b), Some(e), Some(s)) => {
+                // A part of a list of dimensions stays known.
+                if let (Some(list), 1) = (dims_of(&data.fact), rank) {
+                    picked = rules::slice_range(list.len() as u64, b, e, s).map(|r| {
+                        (0..r.len)
+                            .filter_map(|j| {
+                                let at = i128::from(r.first) + i128::from(j) * i128::from(r.step);
+                                usize::try_from(at).ok().and_then(|at| list.get(at).copied())
+                            })
+                            .collect::<Vec<Dim>>()
+                    });
+                }
+                rules::slice_dim(*dim, b, e, s)
+            }
+            _ => unknown(dim),
+        };
+    }
+    let fact = fact_with_dims(ty, PartialShape::new(out), picked);
+    issues.finish((Op::Slice, vec![fact]))
 }

@@ -1,5 +1,5 @@
 //! Copies of whole blocks of elements, for kernels whose output is made of
-//! stretches of their inputs (Gather, Broadcast, Concat). Elements are moved
+//! stretches of their inputs (Gather, Broadcast, Concat, Slice). Elements are moved
 //! as raw bytes of their width, so one routine serves every whole-byte
 //! type; string tensors move their `String`s.
 

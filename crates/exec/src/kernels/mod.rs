@@ -529,9 +529,11 @@ pub mod concat;
 pub mod gather;
 pub mod reshape;
 pub mod shape_of;
+pub mod slice;
 
 pub use broadcast::{broadcast, broadcast_into, broadcast_output_shape};
 pub use concat::{concat, concat_into, concat_output_shape};
 pub use gather::{gather, gather_into, gather_output_shape};
 pub use reshape::{reshape, squeeze, unsqueeze};
 pub use shape_of::{shape_of, shape_of_into};
+pub use slice::{slice, slice_into, slice_into_with, slice_output_shape, slice_with};

@@ -1,12 +1,12 @@
 //! Kernel tests for ShapeOf, Gather, Broadcast, Reshape, Squeeze,
-//! Unsqueeze and Concat: cases after OpenVINO's op_reference tests, the
+//! Unsqueeze, Concat and Slice: cases after OpenVINO's op_reference tests, the
 //! errors the kernels share with shape inference, strings, and property
-//! tests of Gather and Broadcast against naive references.
+//! tests of Gather, Broadcast and Slice against naive references.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use ovir_exec::kernels::{
-    broadcast, broadcast_into, concat, gather, gather_into, reshape, shape_of, squeeze, unsqueeze,
-    KernelError,
+    broadcast, broadcast_into, concat, gather, gather_into, reshape, shape_of, slice, slice_into, squeeze,
+    unsqueeze, KernelError,
 };
 use ovir_shape::{BroadcastMode, ShapeErrorKind};
 use ovir_tensor::{ElementType, Tensor};
@@ -318,5 +318,193 @@ proptest! {
             .collect();
         prop_assert_eq!(got.shape(), &out_shape[..]);
         prop_assert_eq!(got.to_vec::<i32>().unwrap(), want);
+    }
+}
+
+fn v(values: &[i64]) -> Tensor {
+    t(&[values.len()], values.to_vec())
+}
+
+/// One Slice: data shape, start, stop, step, axes, and the expected shape
+/// and values (of an iota) or an error's words.
+type SliceCase = (
+    &'static str,
+    &'static [usize],
+    [&'static [i64]; 3],
+    Option<&'static [i64]>,
+    Result<(&'static [usize], Vec<i32>), &'static str>,
+);
+
+#[test]
+fn slice_cases() {
+    let all16: Vec<i32> = (0..16).collect();
+    let cases: Vec<SliceCase> = vec![
+        // After op_reference slice.cpp: a whole 1-D tensor, forwards and back.
+        ("1d_full", &[16], [&[0], &[16], &[1]], None, Ok((&[16], all16.clone()))),
+        (
+            "1d_reversed",
+            &[16],
+            [&[15], &[-100], &[-1]],
+            None,
+            Ok((&[16], all16.iter().rev().copied().collect())),
+        ),
+        ("1d_out_of_range_start", &[16], [&[20], &[100], &[1]], None, Ok((&[0], vec![]))),
+        (
+            "1d_clamped_step_3",
+            &[16],
+            [&[-100], &[100], &[3]],
+            Some(&[0]),
+            Ok((&[6], vec![0, 3, 6, 9, 12, 15])),
+        ),
+        ("1d_empty_backwards", &[16], [&[3], &[-3], &[-1]], None, Ok((&[0], vec![]))),
+        ("1d_negative_bounds_step_-4", &[16], [&[-3], &[3], &[-4]], None, Ok((&[3], vec![13, 9, 5]))),
+        ("1d_clamped_step_-7", &[16], [&[100], &[-100], &[-7]], None, Ok((&[3], vec![15, 8, 1]))),
+        // x[:, 2:0:-1, ::-3]
+        (
+            "3d_two_axes_backwards",
+            &[2, 3, 4],
+            [&[2, -1], &[0, i64::MIN], &[-1, -3]],
+            Some(&[1, 2]),
+            Ok((&[2, 2, 2], vec![11, 8, 7, 4, 23, 20, 19, 16])),
+        ),
+        // x[-1:, :, 1:3], with the axes out of order.
+        (
+            "3d_axes_out_of_order",
+            &[2, 3, 4],
+            [&[1, -1], &[3, i64::MAX], &[1, 1]],
+            Some(&[-1, 0]),
+            Ok((&[1, 3, 2], vec![13, 14, 17, 18, 21, 22])),
+        ),
+        // torch.flip(x, [0, -1]) as the PyTorch front end writes it.
+        (
+            "flip_is_a_reverse",
+            &[2, 3],
+            [&[-1, -1], &[i64::MIN, i64::MIN], &[-1, -1]],
+            Some(&[0, -1]),
+            Ok((&[2, 3], vec![5, 4, 3, 2, 1, 0])),
+        ),
+        ("step_zero", &[4], [&[0], &[4], &[0]], None, Err("step 0 of Slice is 0")),
+        ("lengths_differ", &[4], [&[0], &[4, 4], &[1]], None, Err("must have one length")),
+        (
+            "axis_out_of_range",
+            &[4],
+            [&[0], &[4], &[1]],
+            Some(&[1]),
+            Err("Slice axes value 1 is out of range"),
+        ),
+        ("axis_repeated", &[4, 4], [&[0, 0], &[4, 4], &[1, 1]], Some(&[1, -1]), Err("more than once")),
+        ("too_many_axes", &[4], [&[0, 0], &[4, 4], &[1, 1]], None, Err("at most one per axis")),
+    ];
+    for (name, shape, [b, e, s], axes, expect) in cases {
+        let data = iota(shape);
+        let axes = axes.map(v);
+        let got = slice(&data, &v(b), &v(e), &v(s), axes.as_ref());
+        match (got, expect) {
+            (Ok(out), Ok((shape, values))) => {
+                assert_eq!(out.shape(), shape, "{name}");
+                assert_eq!(out.to_vec::<i32>().unwrap(), values, "{name}");
+            }
+            (Err(err), Err(words)) => assert!(err.to_string().contains(words), "{name}: {err}"),
+            (got, expect) => panic!("{name}: got {got:?}, expected {expect:?}"),
+        }
+    }
+}
+
+#[test]
+fn slice_checks_inputs_and_moves_every_width() {
+    let data = iota(&[4]);
+    let err = slice(&data, &t(&[1], vec![0.0f32]), &v(&[4]), &v(&[1]), None).unwrap_err();
+    assert!(matches!(err, KernelError::Shape(ShapeErrorKind::IntegerInput { .. })), "{err}");
+    let err = slice(&data, &t(&[], vec![0i64]), &v(&[4]), &v(&[1]), None).unwrap_err();
+    assert!(err.to_string().contains("must be a 1-D tensor"), "{err}");
+    // u64 bounds beyond i64 clamp like any large bound.
+    let out =
+        slice(&data, &t(&[1], vec![1u64]), &t(&[1], vec![u64::MAX]), &t(&[1], vec![2u64]), None).unwrap();
+    assert_eq!(out.to_vec::<i32>().unwrap(), vec![1, 3]);
+    let strings =
+        Tensor::from_strings(&[2, 2], vec!["a".into(), "b".into(), "c".into(), "d".into()]).unwrap();
+    let out = slice(&strings, &v(&[-1]), &v(&[i64::MIN]), &v(&[-1]), Some(&v(&[1]))).unwrap();
+    assert_eq!(out.strings().unwrap(), ["b", "a", "d", "c"]);
+    let out = slice(&strings, &v(&[1]), &v(&[2]), &v(&[1]), None).unwrap();
+    assert_eq!(out.strings().unwrap(), ["c", "d"]);
+    for ty in [ElementType::U8, ElementType::F16, ElementType::F32, ElementType::F64] {
+        let data = Tensor::zeros(ty, &[3, 4]).unwrap();
+        let out = slice(&data, &v(&[3]), &v(&[0]), &v(&[-2]), Some(&v(&[1]))).unwrap();
+        assert_eq!((out.element_type(), out.shape()), (ty, &[3usize, 2][..]));
+    }
+    let mut buf = t(&[2], vec![-1i32; 2]);
+    slice_into(&data, &v(&[3]), &v(&[0]), &v(&[-2]), None, &mut buf).unwrap();
+    assert_eq!(buf.to_vec::<i32>().unwrap(), vec![3, 1]);
+    let mut wrong = t(&[3], vec![0i32; 3]);
+    assert!(matches!(
+        slice_into(&data, &v(&[3]), &v(&[0]), &v(&[-2]), None, &mut wrong),
+        Err(KernelError::OutputMismatch { .. })
+    ));
+}
+
+/// Naive Slice: Python's rules written out, output element by element.
+fn naive_slice(data: &[i32], shape: &[usize], bounds: &[(usize, i64, i64, i64)]) -> (Vec<usize>, Vec<i32>) {
+    let mut picks: Vec<Vec<usize>> = shape.iter().map(|&d| (0..d).collect()).collect();
+    for &(axis, b, e, s) in bounds {
+        let d = shape[axis] as i64;
+        let norm = |x: i64, lo: i64, hi: i64| (if x < 0 { x + d } else { x }).clamp(lo, hi);
+        let mut list = Vec::new();
+        if s > 0 {
+            let (mut i, e) = (norm(b, 0, d), norm(e, 0, d));
+            while i < e {
+                list.push(i as usize);
+                i += s;
+            }
+        } else {
+            let (mut i, e) = (norm(b, -1, d - 1), norm(e, -1, d - 1));
+            while i > e {
+                list.push(i as usize);
+                i += s;
+            }
+        }
+        picks[axis] = list;
+    }
+    let out_shape: Vec<usize> = picks.iter().map(Vec::len).collect();
+    let mut strides = vec![1; shape.len()];
+    for k in (0..shape.len().saturating_sub(1)).rev() {
+        strides[k] = strides[k + 1] * shape[k + 1];
+    }
+    let n: usize = out_shape.iter().product();
+    let mut out = Vec::with_capacity(n);
+    for flat in 0..n {
+        let mut rest = flat;
+        let mut src = 0;
+        for k in (0..shape.len()).rev() {
+            let i = rest % out_shape[k];
+            rest /= out_shape[k];
+            src += picks[k][i] * strides[k];
+        }
+        out.push(data[src]);
+    }
+    (out_shape, out)
+}
+
+proptest! {
+    #[test]
+    fn slice_matches_naive(
+        shape in prop::collection::vec(0usize..5, 1..4),
+        raw in prop::collection::vec((0usize..4, -7i64..7, -7i64..7, prop_oneof![-3i64..0, 1i64..4]), 0..4),
+    ) {
+        let rank = shape.len();
+        let mut seen = Vec::new();
+        let bounds: Vec<(usize, i64, i64, i64)> =
+            raw.into_iter().map(|(a, b, e, s)| (a % rank, b, e, s)).filter(|x| {
+                let fresh = !seen.contains(&x.0);
+                seen.push(x.0);
+                fresh
+            }).collect();
+        let data = iota(&shape);
+        let values = data.to_vec::<i32>().unwrap();
+        let pick = |f: fn(&(usize, i64, i64, i64)) -> i64| v(&bounds.iter().map(f).collect::<Vec<_>>());
+        let axes = v(&bounds.iter().map(|x| x.0 as i64 - rank as i64).collect::<Vec<_>>());
+        let out = slice(&data, &pick(|x| x.1), &pick(|x| x.2), &pick(|x| x.3), Some(&axes)).unwrap();
+        let (expect_shape, expect) = naive_slice(&values, &shape, &bounds);
+        prop_assert_eq!(out.shape(), &expect_shape[..]);
+        prop_assert_eq!(out.to_vec::<i32>().unwrap(), expect);
     }
 }

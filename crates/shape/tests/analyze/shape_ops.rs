@@ -1,6 +1,6 @@
-//! ShapeOf, Gather, Broadcast, Unsqueeze, Squeeze, Reshape and Concat:
-//! cases after OpenVINO's type_prop tests for each
-//! (`src/core/tests/type_prop/{shape_of,gather,broadcast,unsqueeze,squeeze,reshape,concat}.cpp`),
+//! ShapeOf, Gather, Broadcast, Unsqueeze, Squeeze, Reshape, Concat and
+//! Slice: cases after OpenVINO's type_prop tests for each
+//! (`src/core/tests/type_prop/{shape_of,gather,broadcast,unsqueeze,squeeze,reshape,concat,slice}.cpp`),
 //! the error cases included, and the propagation of shape values through
 //! the subgraphs converters write.
 
@@ -659,6 +659,151 @@ const CASES: &[Case] = &[
         inputs: &[Data("2")],
         expect: Err("MissingAttribute", "axis"),
     },
+    // Slice
+    Case {
+        name: "slice_forward_clamped",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("10,10"), V(&[1, -100]), V(&[8, 100]), V(&[2, 1])],
+        expect: Ok("f32", "[4,10]"),
+    },
+    Case {
+        name: "slice_backward_with_axes",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("10,20,30"), V(&[-1, 20]), V(&[i64::MIN, 0]), V(&[-1, -3]), V(&[2, -2])],
+        expect: Ok("f32", "[10,7,30]"),
+    },
+    Case {
+        name: "slice_start_out_of_range",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("5"), V(&[10]), V(&[20]), V(&[1])],
+        expect: Ok("f32", "[0]"),
+    },
+    Case {
+        name: "slice_whole_interval_axis",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("2..8,?"), V(&[0]), V(&[i64::MAX]), V(&[2])],
+        expect: Ok("f32", "[1..4,?]"),
+    },
+    Case {
+        name: "slice_flip_dynamic_axis",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("?,3"), V(&[-1]), V(&[i64::MIN]), V(&[-1]), V(&[0])],
+        expect: Ok("f32", "[?,3]"),
+    },
+    Case {
+        name: "slice_part_of_interval_axis",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("2..8"), V(&[1]), V(&[3]), V(&[1])],
+        expect: Ok("f32", "[..8]"),
+    },
+    Case {
+        name: "slice_unknown_stop",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("10,?"), V(&[1]), Param("i64", "1"), V(&[1])],
+        expect: Ok("f32", "[..10,?]"),
+    },
+    Case {
+        name: "slice_unknown_axes",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("10,2..5"), V(&[1]), V(&[5]), V(&[1]), Param("i32", "1")],
+        expect: Ok("f32", "[..10,..5]"),
+    },
+    Case {
+        name: "slice_dynamic_rank",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("..."), V(&[1]), V(&[5]), V(&[1])],
+        expect: Ok("f32", "[...]"),
+    },
+    Case {
+        name: "slice_step_zero",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("10"), V(&[1]), V(&[5]), V(&[0])],
+        expect: Err("SliceStepZero", "step 0 of Slice is 0"),
+    },
+    Case {
+        name: "slice_lengths_differ",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("10,10"), V(&[1]), V(&[5, 5]), V(&[1])],
+        expect: Err("SliceLengths", "they have 1, 2, 1 elements"),
+    },
+    Case {
+        name: "slice_axes_length_differs",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("10,10"), V(&[1]), V(&[5]), V(&[1]), V(&[0, 1])],
+        expect: Err("SliceLengths", "and axes inputs"),
+    },
+    Case {
+        name: "slice_repeated_axis",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("10,10"), V(&[1, 1]), V(&[5, 5]), V(&[1, 1]), V(&[1, -1])],
+        expect: Err("SliceRepeatedAxis", "axis 1 appears more than once"),
+    },
+    Case {
+        name: "slice_axis_out_of_range",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("10,10"), V(&[1]), V(&[5]), V(&[1]), V(&[2])],
+        expect: Err("OpAxisOutOfRange", "Slice axes value 2"),
+    },
+    Case {
+        name: "slice_too_many_values",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("10"), V(&[1, 1]), V(&[5, 5]), V(&[1, 1])],
+        expect: Err("SliceTooManyAxes", "data has rank 1"),
+    },
+    Case {
+        name: "slice_float_start",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("10"), Floats(&[1.0]), V(&[5]), V(&[1])],
+        expect: Err("IntegerInput", "start input of Slice"),
+    },
+    Case {
+        name: "slice_scalar_step",
+        op: "Slice",
+        version: "opset8",
+        attrs: &[],
+        inputs: &[Data("10"), V(&[1]), V(&[5]), Scalar(1)],
+        expect: Err("InputShape", "step input of Slice must be a 1-D tensor"),
+    },
+    Case {
+        name: "slice_before_opset8",
+        op: "Slice",
+        version: "opset7",
+        attrs: &[],
+        inputs: &[Data("10"), V(&[1]), V(&[5]), V(&[1])],
+        expect: Err("UnsupportedVersion", "opset8 to opset16"),
+    },
 ];
 
 fn build(g: &mut Graph, case: &Case) -> OutputRef {
@@ -788,4 +933,24 @@ fn shape_values_flow_through_concat_and_reshape() {
     let pattern = g.op("Concat", &[("axis", "0")], &[batch, twelve]);
     let reshaped = g.op("Reshape", &[("special_zero", "false")], &[data, pattern]);
     check("reshape_from_shape_of", g.infer(reshaped), &Ok("f32", "[?,12]"));
+}
+
+#[test]
+fn shape_values_flow_through_slice() {
+    // x.shape[1:] and x.shape[::-1] of a partly dynamic input.
+    let mut g = Graph::new();
+    let data = g.parameter("f32", "?,3,4");
+    let shape = OutputRef { layer: g.add("ShapeOf", "opset3", &[], &[data], 1), port: 0 };
+    let (b, e, s) = (g.vector(&[1i64]), g.vector(&[i64::MAX]), g.vector(&[1i64]));
+    let tail = OutputRef { layer: g.add("Slice", "opset8", &[], &[shape, b, e, s], 1), port: 0 };
+    let fact = g.infer(tail).unwrap();
+    assert_eq!(fact.value.unwrap().to_vec::<i64>().unwrap(), vec![3, 4]);
+
+    let mut g = Graph::new();
+    let data = g.parameter("f32", "?,3,4");
+    let shape = OutputRef { layer: g.add("ShapeOf", "opset3", &[], &[data], 1), port: 0 };
+    let (b, e, s) = (g.vector(&[-1i64]), g.vector(&[i64::MIN]), g.vector(&[-1i64]));
+    let flipped = OutputRef { layer: g.add("Slice", "opset8", &[], &[shape, b, e, s], 1), port: 0 };
+    let fact = g.infer(flipped).unwrap();
+    assert_eq!(fact.value_dims, Some(vec![Dim::fixed(4), Dim::fixed(3), Dim::DYNAMIC]));
 }
