@@ -97,6 +97,13 @@ fn reverse_with_runtime_axes_allocates_nothing_after_the_first_inference() {
 }
 
 #[test]
+fn a_converted_torch_flip_allocates_nothing_after_the_first_inference() {
+    // PyTorch's flip arrives as a Slice with step -1; with constant bounds
+    // and a static shape the plan runs it as a Reverse.
+    assert_eq!(steady_state_allocations("torch_flip_dims_0_m1"), 0);
+}
+
+#[test]
 fn the_counter_sees_allocations() {
     // Guards the other tests: a counter that never counts would pass them.
     assert!(allocations_in(|| drop(std::hint::black_box(vec![1u8; 64]))) >= 1);

@@ -81,7 +81,7 @@ impl Kernel {
                 let flags = runtime_flags(*mode, axes, data.rank())?;
                 kernels::reverse_with(data, &flags, options)
             }
-            (Kernel::ReverseFixed(flags), [data, _]) => kernels::reverse_with(data, flags, options),
+            (Kernel::ReverseFixed(flags), [data, ..]) => kernels::reverse_with(data, flags, options),
             (Kernel::ReverseSequence { batch_axis, seq_axis }, [data, lengths]) => {
                 kernels::reverse_sequence_with(data, lengths, *batch_axis, *seq_axis, options)
             }
@@ -124,7 +124,9 @@ impl Kernel {
                 let flags = runtime_flags(*mode, axes, data.rank())?;
                 kernels::reverse_into_with(data, &flags, out, options)
             }
-            (Kernel::ReverseFixed(flags), [data, _]) => kernels::reverse_into_with(data, flags, out, options),
+            (Kernel::ReverseFixed(flags), [data, ..]) => {
+                kernels::reverse_into_with(data, flags, out, options)
+            }
             (Kernel::ReverseSequence { batch_axis, seq_axis }, [data, lengths]) => {
                 kernels::reverse_sequence_into_scratch(
                     data,
@@ -549,6 +551,9 @@ impl Plan {
             let output_type = fact.map_or(ElementType::Dynamic, |f| f.element_type);
             return Ok(Kernel::Custom { op, output_type });
         }
+        if let Kernel::Slice = kernel {
+            return Ok(Plan::slice_as_reverse(args, known, info, model, idx)?.unwrap_or(Kernel::Slice));
+        }
         let Kernel::Reverse(mode) = kernel else { return Ok(kernel) };
         let axes = args.get(1).and_then(|&s| known.get(s)).and_then(Option::as_ref);
         let rank = info.input_fact(model, idx, 0).shape.rank();
@@ -558,6 +563,29 @@ impl Plan {
             }
             _ => Ok(Kernel::Reverse(mode)),
         }
+    }
+
+    /// A Slice whose bounds are constant and whose data shape is static, and
+    /// which only reverses whole axes (PyTorch's `flip` is converted so),
+    /// runs as a Reverse with its flags fixed now.
+    fn slice_as_reverse(
+        args: &[Slot],
+        known: &[Option<Tensor>],
+        info: &ModelInfo,
+        model: &Model,
+        idx: LayerIdx,
+    ) -> Result<Option<Kernel>, KernelError> {
+        let value = |i: usize| args.get(i).and_then(|&s| known.get(s)).and_then(Option::as_ref);
+        let Some(shape) = info.input_fact(model, idx, 0).shape.to_static() else { return Ok(None) };
+        let (Some(start), Some(stop), Some(step)) = (value(1), value(2), value(3)) else { return Ok(None) };
+        let axes = match args.len() {
+            5 => match value(4) {
+                Some(a) => Some(a),
+                None => return Ok(None),
+            },
+            _ => None,
+        };
+        Ok(kernels::slice_as_reverse(&shape, start, stop, step, axes)?.map(Kernel::ReverseFixed))
     }
 
     /// Marks, for every slot computed at run time, the step that reads it

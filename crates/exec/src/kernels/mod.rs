@@ -536,4 +536,4 @@ pub use concat::{concat, concat_into, concat_output_shape};
 pub use gather::{gather, gather_into, gather_output_shape};
 pub use reshape::{reshape, squeeze, unsqueeze};
 pub use shape_of::{shape_of, shape_of_into};
-pub use slice::{slice, slice_into, slice_into_with, slice_output_shape, slice_with};
+pub use slice::{slice, slice_as_reverse, slice_into, slice_into_with, slice_output_shape, slice_with};

@@ -31,7 +31,7 @@ fn read(input: &'static str, t: &Tensor) -> Result<Vec<i64>, KernelError> {
 /// What one Slice takes from each data axis (every element, in order, for
 /// the axes it does not list).
 fn ranges(
-    data: &Tensor,
+    shape: &[usize],
     start: &Tensor,
     stop: &Tensor,
     step: &Tensor,
@@ -43,11 +43,11 @@ fn ranges(
     let axes = axes.map(|a| read("axes", a)).transpose()?;
     slice_lengths(start.len(), stop.len(), step.len(), axes.as_ref().map(Vec::len))?;
     slice_steps(&step)?;
-    let listed = slice_axes(data.rank(), start.len(), axes.as_deref())?;
+    let listed = slice_axes(shape.len(), start.len(), axes.as_deref())?;
     let mut out: Vec<SliceRange> =
-        data.shape().iter().map(|&d| SliceRange { first: 0, step: 1, len: d as u64 }).collect();
+        shape.iter().map(|&d| SliceRange { first: 0, step: 1, len: d as u64 }).collect();
     for (((&axis, &b), &e), &s) in listed.iter().zip(&start).zip(&stop).zip(&step) {
-        let dim = data.shape().get(axis).copied().ok_or(KernelError::Internal { op: OP })?;
+        let dim = shape.get(axis).copied().ok_or(KernelError::Internal { op: OP })?;
         let range = slice_range(dim as u64, b, e, s).ok_or(KernelError::Internal { op: OP })?;
         if let Some(r) = out.get_mut(axis) {
             *r = range;
@@ -81,6 +81,21 @@ fn reversal(dims: &[usize], ranges: &[SliceRange]) -> Option<Vec<bool>> {
         .collect()
 }
 
+/// For data of this static shape, the axes to reverse when the slice is a
+/// pure reversal (every axis taken whole, in order or back to front, as
+/// PyTorch's `flip` is converted); `None` when it is any other slice. A
+/// plan uses this to run such a Slice as a Reverse, with no work per
+/// inference beyond the copy.
+pub fn slice_as_reverse(
+    shape: &[usize],
+    start: &Tensor,
+    stop: &Tensor,
+    step: &Tensor,
+    axes: Option<&Tensor>,
+) -> Result<Option<Vec<bool>>, KernelError> {
+    Ok(reversal(shape, &ranges(shape, start, stop, step, axes)?))
+}
+
 /// The output shape of [`slice`] for these inputs.
 pub fn slice_output_shape(
     data: &Tensor,
@@ -89,7 +104,7 @@ pub fn slice_output_shape(
     step: &Tensor,
     axes: Option<&Tensor>,
 ) -> Result<Vec<usize>, KernelError> {
-    shape_of(&ranges(data, start, stop, step, axes)?)
+    shape_of(&ranges(data.shape(), start, stop, step, axes)?)
 }
 
 /// Slice-8: along each axis in `axes` (by default the first ones, one per
@@ -129,7 +144,7 @@ pub fn slice_with(
     axes: Option<&Tensor>,
     options: &ExecOptions,
 ) -> Result<Tensor, KernelError> {
-    let ranges = ranges(data, start, stop, step, axes)?;
+    let ranges = ranges(data.shape(), start, stop, step, axes)?;
     if let Some(flags) = reversal(data.shape(), &ranges) {
         return super::reverse_with(data, &flags, options);
     }
@@ -161,7 +176,7 @@ pub fn slice_into_with(
     out: &mut Tensor,
     options: &ExecOptions,
 ) -> Result<(), KernelError> {
-    let ranges = ranges(data, start, stop, step, axes)?;
+    let ranges = ranges(data.shape(), start, stop, step, axes)?;
     super::check_output(OP, data.element_type(), &shape_of(&ranges)?, out)?;
     if let Some(flags) = reversal(data.shape(), &ranges) {
         return super::reverse_into_with(data, &flags, out, options);
