@@ -18,14 +18,33 @@ pub(super) struct ReverseCopier {
     /// Set only when the running CPU has SSSE3; the SIMD path relies on it.
     #[cfg(target_arch = "x86_64")]
     ssse3: bool,
+    /// Set only when the running CPU has AVX2 (and so SSSE3 too); the
+    /// 32-byte paths rely on it.
+    #[cfg(target_arch = "x86_64")]
+    avx2: bool,
 }
 
 impl ReverseCopier {
     /// Picks the fastest routine the running CPU supports.
     pub(super) fn detect() -> ReverseCopier {
+        #[cfg(target_arch = "x86_64")]
+        let ssse3 = std::arch::is_x86_feature_detected!("ssse3");
         ReverseCopier {
             #[cfg(target_arch = "x86_64")]
-            ssse3: std::arch::is_x86_feature_detected!("ssse3"),
+            ssse3,
+            #[cfg(target_arch = "x86_64")]
+            avx2: ssse3 && std::arch::is_x86_feature_detected!("avx2"),
+        }
+    }
+
+    /// A copier limited to the 16-byte SSSE3 routines (when the CPU has
+    /// them), so tests can check them on machines that have AVX2.
+    #[cfg(test)]
+    fn ssse3_only() -> ReverseCopier {
+        ReverseCopier {
+            #[cfg(target_arch = "x86_64")]
+            avx2: false,
+            ..ReverseCopier::detect()
         }
     }
 
@@ -36,6 +55,8 @@ impl ReverseCopier {
         ReverseCopier {
             #[cfg(target_arch = "x86_64")]
             ssse3: false,
+            #[cfg(target_arch = "x86_64")]
+            avx2: false,
         }
     }
 
@@ -49,6 +70,12 @@ impl ReverseCopier {
         let (Some(src), Some(dst)) = (src.get(..len), dst.get_mut(..len)) else {
             return;
         };
+        #[cfg(target_arch = "x86_64")]
+        if self.avx2 {
+            // SAFETY: `avx2` is only set when the CPU reports AVX2.
+            let done = unsafe { x86::reverse_blocks_avx2::<N, false>(src, dst) };
+            return finish::<N>(src, dst, done);
+        }
         #[cfg(target_arch = "x86_64")]
         if self.ssse3 {
             // SAFETY: `ssse3` is only set when the CPU reports SSSE3.
@@ -157,12 +184,18 @@ impl<'a> RunWriter<'a> {
             if let (0, Some((dst_head, dst_body)), Some((src_body, src_head))) = (head % N, split.0, split.1)
             {
                 self.copier.copy::<N>(src_head, dst_head);
-                // SAFETY: `ssse3` is only set when the CPU reports SSSE3;
-                // `dst_body` starts on a 64-byte boundary, as the streaming
-                // stores need; the writer fences them when it is dropped,
-                // and until then it holds the buffer, so no one reads these
-                // bytes before the fence.
-                let done = unsafe { x86::reverse_blocks::<N, true>(src_body, dst_body) };
+                let done = if self.copier.avx2 {
+                    // SAFETY: `avx2` is only set when the CPU reports AVX2;
+                    // `dst_body` starts on a 64-byte boundary, as the
+                    // streaming stores need; the writer fences them when it
+                    // is dropped, and until then it holds the buffer, so no
+                    // one reads these bytes before the fence.
+                    unsafe { x86::reverse_blocks_avx2::<N, true>(src_body, dst_body) }
+                } else {
+                    // SAFETY: `ssse3` is only set when the CPU reports
+                    // SSSE3; the rest as above.
+                    unsafe { x86::reverse_blocks::<N, true>(src_body, dst_body) }
+                };
                 // What is left is less than a line: ordinary stores.
                 let rest = src_body.len().saturating_sub(done);
                 if let (Some(s), Some(d)) = (src_body.get(..rest), dst_body.get_mut(done..)) {
@@ -318,12 +351,21 @@ impl RunWriter<'_> {
             && dst.as_ptr().align_offset(64) == 0
             && (row <= 16 || row.is_multiple_of(64))
             && src.len() >= STREAM_MIN_RUN;
-        let done = if stream {
+        let done = if stream && self.copier.avx2 {
+            // SAFETY: `avx2` is only set when the CPU reports AVX2; `dst`
+            // starts on a line and the rows fill whole lines, as the
+            // streaming stores need; the writer fences them when it is
+            // dropped and holds the buffer until then.
+            unsafe { x86::reverse_rows_avx2::<N, true>(src, dst, row) }
+        } else if stream {
             // SAFETY: `ssse3` is only set when the CPU reports SSSE3; `dst`
             // starts on a line and the rows fill whole lines, as the
             // streaming stores need; the writer fences them when it is
             // dropped and holds the buffer until then.
             unsafe { x86::reverse_rows::<N, true>(src, dst, row) }
+        } else if self.copier.avx2 {
+            // SAFETY: `avx2` is only set when the CPU reports AVX2.
+            unsafe { x86::reverse_rows_avx2::<N, false>(src, dst, row) }
         } else {
             // SAFETY: `ssse3` is only set when the CPU reports SSSE3.
             unsafe { x86::reverse_rows::<N, false>(src, dst, row) }
@@ -407,9 +449,187 @@ fn reverse_words<const N: usize>(src: &[u8], dst: &mut [u8]) -> usize {
 #[cfg(target_arch = "x86_64")]
 mod x86 {
     use std::arch::x86_64::{
-        __m128i, _mm_loadu_si128, _mm_or_si128, _mm_prefetch, _mm_setr_epi8, _mm_shuffle_epi8,
-        _mm_storeu_si128, _mm_stream_si128, _MM_HINT_T0,
+        __m128i, __m256i, _mm256_broadcastsi128_si256, _mm256_castsi128_si256, _mm256_inserti128_si256,
+        _mm256_loadu_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_stream_si256, _mm_loadu_si128,
+        _mm_or_si128, _mm_prefetch, _mm_setr_epi8, _mm_shuffle_epi8, _mm_storeu_si128, _mm_stream_si128,
+        _MM_HINT_T0,
     };
+
+    /// Stores `v` at `p` (32 bytes), streaming when `STREAM` is set.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2; `p` must be valid for a 32-byte write,
+    /// and 32-byte aligned when `STREAM` is set.
+    #[inline(always)]
+    unsafe fn store256<const STREAM: bool>(p: *mut u8, v: __m256i) {
+        if STREAM {
+            // SAFETY: the caller guarantees AVX2 and a valid, aligned
+            // destination.
+            unsafe { _mm256_stream_si256(p.cast::<__m256i>(), v) }
+        } else {
+            // SAFETY: the caller guarantees AVX2 and a valid destination;
+            // this store takes any alignment.
+            unsafe { _mm256_storeu_si256(p.cast::<__m256i>(), v) }
+        }
+    }
+
+    /// The 16-byte `pshufb` control `c` in both 128-bit lanes of a 256-bit
+    /// register, as `vpshufb` shuffles each lane on its own.
+    #[target_feature(enable = "avx2")]
+    fn broadcast_control(c: [i8; 16]) -> __m256i {
+        // SAFETY: `c` is 16 bytes long; the load takes any address.
+        let v = unsafe { _mm_loadu_si128(c.as_ptr().cast::<__m128i>()) };
+        _mm256_broadcastsi128_si256(v)
+    }
+
+    /// Loads the 32 bytes at `p` with their 16-byte halves swapped, so one
+    /// in-lane shuffle then reverses all of them: the swap costs a load,
+    /// not a second shuffle on the port shuffles share.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2; `p` must be valid for a 32-byte read.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn load_swapped(p: *const u8) -> __m256i {
+        // SAFETY: the caller guarantees 32 readable bytes at `p`; the loads
+        // take any address.
+        unsafe {
+            let lo = _mm_loadu_si128(p.cast::<__m128i>());
+            let hi = _mm_loadu_si128(p.add(16).cast::<__m128i>());
+            _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(hi), lo)
+        }
+    }
+
+    /// [`reverse_blocks`] with 32-byte registers. Returns how many bytes
+    /// of `dst` were written; what is left is less than 16 bytes (with
+    /// `STREAM`, less than 64).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2. With `STREAM` set, `dst` must start on a
+    /// 32-byte boundary, and the caller fences the stores before the bytes
+    /// are read.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn reverse_blocks_avx2<const N: usize, const STREAM: bool>(
+        src: &[u8],
+        dst: &mut [u8],
+    ) -> usize {
+        let control = broadcast_control(lane_reversal::<N>());
+        let len = src.len();
+        let base = src.as_ptr();
+        // As in `reverse_blocks`.
+        let prefetch = len <= PREFETCH_MAX_RUN;
+        let mut done = 0;
+        for (o, i) in dst.chunks_exact_mut(64).zip(src.rchunks_exact(64)) {
+            if prefetch {
+                // A hint only, never dereferenced, and it never faults.
+                let ahead = base.wrapping_add(len + done + PREFETCH_AHEAD);
+                _mm_prefetch::<_MM_HINT_T0>(ahead.cast());
+            }
+            // SAFETY: `i` and `o` are 64 bytes long, so the 32 bytes at 0
+            // and 32 lie inside them; the loads take any address, and with
+            // `STREAM` the caller aligned `dst`, so both 32-byte blocks of
+            // `o` are aligned.
+            unsafe {
+                let a = load_swapped(i.as_ptr());
+                let b = load_swapped(i.as_ptr().add(32));
+                store256::<STREAM>(o.as_mut_ptr(), _mm256_shuffle_epi8(b, control));
+                store256::<STREAM>(o.as_mut_ptr().add(32), _mm256_shuffle_epi8(a, control));
+            }
+            done += 64;
+        }
+        if STREAM {
+            return done;
+        }
+        let (Some(src), Some(dst)) = (src.get(..len - done), dst.get_mut(done..)) else {
+            return done;
+        };
+        let mut rest = 0;
+        for (o, i) in dst.chunks_exact_mut(32).zip(src.rchunks_exact(32)) {
+            // SAFETY: `i` and `o` are exactly 32 bytes long; the load and
+            // the store take any address.
+            unsafe {
+                let v = load_swapped(i.as_ptr());
+                store256::<false>(o.as_mut_ptr(), _mm256_shuffle_epi8(v, control));
+            }
+            rest += 32;
+        }
+        let (Some(src), Some(dst)) = (src.get(..src.len() - rest), dst.get_mut(rest..)) else {
+            return done + rest;
+        };
+        // SAFETY: AVX2 includes SSSE3, and the copy writes no streaming
+        // stores.
+        done + rest + unsafe { reverse_blocks::<N, false>(src, dst) }
+    }
+
+    /// [`reverse_rows`] with 32-byte registers, for rows that divide 16
+    /// bytes or are a multiple of 32; other rows go to [`reverse_rows`].
+    ///
+    /// # Safety
+    /// As for [`reverse_rows`], with AVX2 in place of SSSE3.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn reverse_rows_avx2<const N: usize, const STREAM: bool>(
+        src: &[u8],
+        dst: &mut [u8],
+        row: usize,
+    ) -> usize {
+        if row == 0 || !row.is_multiple_of(N) {
+            return 0;
+        }
+        if row <= 16 && 16 % row == 0 {
+            let control = broadcast_control(group_reversal::<N>(row));
+            let mut done = 0;
+            for (o, i) in dst.chunks_exact_mut(64).zip(src.chunks_exact(64)) {
+                // SAFETY: `i` and `o` are 64 bytes long, so the 32 bytes at
+                // 0 and 32 lie inside them; with `STREAM` the caller
+                // aligned `dst`, and `o` lies a multiple of 64 bytes after
+                // its start.
+                unsafe {
+                    let a = _mm256_loadu_si256(i.as_ptr().cast::<__m256i>());
+                    let b = _mm256_loadu_si256(i.as_ptr().add(32).cast::<__m256i>());
+                    store256::<STREAM>(o.as_mut_ptr(), _mm256_shuffle_epi8(a, control));
+                    store256::<STREAM>(o.as_mut_ptr().add(32), _mm256_shuffle_epi8(b, control));
+                }
+                done += 64;
+            }
+            if STREAM {
+                return done;
+            }
+            let (Some(src), Some(dst)) = (src.get(done..), dst.get_mut(done..)) else {
+                return done;
+            };
+            // SAFETY: AVX2 includes SSSE3; no streaming stores here.
+            return done + unsafe { reverse_rows::<N, false>(src, dst, row) };
+        }
+        if !row.is_multiple_of(32) {
+            // SAFETY: AVX2 includes SSSE3; the rest of the contract is the
+            // same.
+            return unsafe { reverse_rows::<N, STREAM>(src, dst, row) };
+        }
+        let control = broadcast_control(lane_reversal::<N>());
+        let blocks = row / 32;
+        let mut done = 0;
+        for (o, i) in dst.chunks_exact_mut(row).zip(src.chunks_exact(row)) {
+            for j in 0..blocks {
+                if j % 2 == 0 && row <= PREFETCH_MAX_RUN {
+                    // As in `reverse_rows`; a prefetch never faults.
+                    _mm_prefetch::<_MM_HINT_T0>(
+                        i.as_ptr().wrapping_add(row + 32 * j + PREFETCH_AHEAD).cast(),
+                    );
+                }
+                // SAFETY: `i` and `o` are `row = 32 * blocks` bytes long, so
+                // the 32 bytes at `32 * j` and `32 * (blocks - 1 - j)`
+                // (j < blocks) lie inside them; with `STREAM` the caller
+                // aligned `dst` and `row` is a multiple of 64, so every
+                // block of `o` is 32-byte aligned.
+                unsafe {
+                    let v = load_swapped(i.as_ptr().add(32 * (blocks - 1 - j)));
+                    store256::<STREAM>(o.as_mut_ptr().add(32 * j), _mm256_shuffle_epi8(v, control));
+                }
+            }
+            done += row;
+        }
+        done
+    }
 
     /// How far past the run's end the source is prefetched. A run that is
     /// read back to front goes against the direction the hardware
@@ -906,24 +1126,29 @@ mod tests {
 
     fn check<const N: usize>(copier: ReverseCopier) {
         // Bytes that differ everywhere, so a misplaced byte shows.
-        let pool: Vec<u8> = (0..700u32).map(|i| (i * 7 + i / 256) as u8).collect();
+        let pool: Vec<u8> = (0..1000u32).map(|i| (i * 7 + i / 256) as u8).collect();
+        // Every length up to several 64-byte steps, so every mix of 64-,
+        // 32- and 16-byte blocks and single elements occurs.
         for start in 0..5 {
-            for elems in 0..(300 / N) {
-                let src = &pool[start..start + elems * N];
-                let mut buf = vec![0xAAu8; elems * N + 3];
-                // An odd offset makes the destination unaligned too.
-                let dst = &mut buf[1..1 + elems * N];
-                copier.copy::<N>(src, dst);
-                assert_eq!(dst, naive::<N>(src).as_slice(), "width {N}, start {start}, {elems} elements");
-                assert_eq!(buf[0], 0xAA);
-                assert_eq!(buf[elems * N + 1..], [0xAA, 0xAA]);
+            for off in [0, 1, 3, 32] {
+                for elems in 0..(600 / N) {
+                    let src = &pool[start..start + elems * N];
+                    let mut buf = vec![0xAAu8; off + elems * N + 2];
+                    // Odd offsets make the destination unaligned too.
+                    let dst = &mut buf[off..off + elems * N];
+                    copier.copy::<N>(src, dst);
+                    let what = format!("width {N}, start {start}, offset {off}, {elems} elements");
+                    assert_eq!(dst, naive::<N>(src).as_slice(), "{what}");
+                    assert!(buf[..off].iter().all(|&b| b == 0xAA), "{what}");
+                    assert_eq!(buf[off + elems * N..], [0xAA, 0xAA], "{what}");
+                }
             }
         }
     }
 
     #[test]
     fn every_width_matches_the_naive_reversal() {
-        for copier in [ReverseCopier::detect(), ReverseCopier::portable()] {
+        for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
             check::<1>(copier);
             check::<2>(copier);
             check::<4>(copier);
@@ -963,7 +1188,7 @@ mod tests {
 
     #[test]
     fn writer_matches_the_naive_copies_with_and_without_streaming() {
-        for copier in [ReverseCopier::detect(), ReverseCopier::portable()] {
+        for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
             for stream in [false, true] {
                 check_writer::<1>(copier, stream);
                 check_writer::<2>(copier, stream);
@@ -981,7 +1206,7 @@ mod tests {
         let aligned = buf.as_ptr().align_offset(64);
         for skew in [0, N] {
             let at = aligned + skew;
-            for row in [N, 2 * N, 4, 8, 16, 24, 32, 64, 128, 192].into_iter().filter(|r| r % N == 0) {
+            for row in [N, 2 * N, 4, 8, 16, 24, 32, 48, 64, 96, 128, 192].into_iter().filter(|r| r % N == 0) {
                 for rev in [row, row / 2 / N * N] {
                     let src = &pool[3..3 + row * (2048 / row)];
                     buf.fill(0x77);
@@ -1048,7 +1273,7 @@ mod tests {
 
     #[test]
     fn rows_with_a_head_per_row_match_the_naive_copies() {
-        for copier in [ReverseCopier::detect(), ReverseCopier::portable()] {
+        for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
             for stream in [false, true] {
                 check_rows_with_own_heads::<1>(copier, stream);
                 check_rows_with_own_heads::<2>(copier, stream);
@@ -1060,7 +1285,7 @@ mod tests {
 
     #[test]
     fn rows_match_the_naive_copies_with_and_without_streaming() {
-        for copier in [ReverseCopier::detect(), ReverseCopier::portable()] {
+        for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
             for stream in [false, true] {
                 check_rows::<1>(copier, stream);
                 check_rows::<2>(copier, stream);
@@ -1094,6 +1319,17 @@ mod tests {
                     assert!(buf[..at].iter().chain(&buf[at + src.len()..]).all(|&b| b == 0x44));
                 }
             }
+        }
+    }
+
+    #[test]
+    fn detect_uses_every_feature_the_cpu_has() {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let c = ReverseCopier::detect();
+            assert_eq!(c.ssse3, std::arch::is_x86_feature_detected!("ssse3"));
+            assert_eq!(c.avx2, c.ssse3 && std::arch::is_x86_feature_detected!("avx2"));
+            assert!(!ReverseCopier::ssse3_only().avx2);
         }
     }
 
