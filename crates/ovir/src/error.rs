@@ -84,6 +84,14 @@ pub enum Error {
         /// The value, where it is, and the type's range.
         reason: ovir_tensor::packed::PackError,
     },
+    /// No example values could be made for an input of this element type.
+    #[error("cannot generate example values for input \"{name}\": {source}")]
+    ExampleInput {
+        /// The input's name.
+        name: String,
+        /// Why the values could not be converted to the input's type.
+        source: Box<ovir_exec::kernels::KernelError>,
+    },
     /// Outputs were asked for before any inference ran.
     #[error("no inference has run on this request yet")]
     NotRun,

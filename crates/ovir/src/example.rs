@@ -193,13 +193,8 @@ fn example_tensor(
         return Ok(Tensor::zeros(ty, shape)?);
     }
     let wide = Tensor::from_vec(shape, values(role, count))?;
-    kernels::convert(&wide, ty).map_err(|e| Error::Run {
-        error: ovir_exec::RunError::Kernel {
-            layer: ovir_ir::LayerRef { id: 0, name: String::new(), op_type: "Convert".into() },
-            source: Box::new(e),
-        },
-        at: None,
-    })
+    kernels::convert(&wide, ty)
+        .map_err(|source| Error::ExampleInput { name: name.to_string(), source: Box::new(source) })
 }
 
 impl CompiledModel {
