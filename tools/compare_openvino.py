@@ -4,7 +4,7 @@
 Run by hand (never in CI), from the repository root:
 
     cargo build --release -p ovir-cli
-    python3 tools/compare_openvino.py [--iterations 30] [--only NAME] [--markdown]
+    python3 tools/compare_openvino.py [--iterations 30] [--only NAME] [--markdown] [--keep DIR]
 
 For every workload below it writes one IR with OpenVINO's own serializer,
 one input file, and then times in this one process and run:
@@ -56,26 +56,36 @@ def rseq_model(dtype, shape, batch_axis, seq_axis, lengths):
     return ov.Model([ops1.result(node)], [data], "reverse_sequence")
 
 
+TYPES = ((np.float32, "f32"), (np.int8, "i8"), (np.float16, "f16"), (np.int64, "i64"))
+
+# Reverse configurations: (name, mode, axes). "mask_1010" reverses axes 0
+# and 2 through a boolean mask.
+REVERSES = (
+    ("axis0", "index", [0]),
+    ("axis1", "index", [1]),
+    ("axis2", "index", [2]),
+    ("axis3", "index", [3]),
+    ("all", "index", [0, 1, 2, 3]),
+    ("mask_1010", "mask", [True, False, True, False]),
+)
+
+
 def workloads(rng):
-    """(name, kind, dtype, model builder, numpy reference or None)."""
-    f32 = np.float32
-    yield "reverse_axis0_f32", f32, lambda: reverse_model(f32, SHAPE, "index", [0]), lambda x: np.flip(x, 0)
-    yield "reverse_axis2_f32", f32, lambda: reverse_model(f32, SHAPE, "index", [2]), lambda x: np.flip(x, 2)
-    yield "reverse_axis3_f32", f32, lambda: reverse_model(f32, SHAPE, "index", [3]), lambda x: np.flip(x, 3)
-    yield "reverse_all_f32", f32, lambda: reverse_model(f32, SHAPE, "index", [0, 1, 2, 3]), lambda x: np.flip(x)
-    yield "reverse_mask_f32", f32, lambda: reverse_model(f32, SHAPE, "mask", [True, False, True, False]), \
-        lambda x: np.flip(x, (0, 2))
-    for ty, name in ((np.int8, "i8"), (np.float16, "f16"), (np.int64, "i64")):
-        yield f"reverse_axis2_{name}", ty, (lambda t=ty: reverse_model(t, SHAPE, "index", [2])), \
-            lambda x: np.flip(x, 2)
+    """(name, dtype, model builder, numpy reference or None)."""
+    for ty, tname in TYPES:
+        for cname, mode, axes in REVERSES:
+            flip_axes = tuple(i for i, a in enumerate(axes) if a is True) if mode == "mask" else tuple(axes)
+            yield (f"reverse_{cname}_{tname}", ty,
+                   (lambda t=ty, m=mode, a=axes: reverse_model(t, SHAPE, m, a)),
+                   (lambda x, f=flip_axes: np.flip(x, f)))
+    # Lengths drawn at random in [1, dim], as in the targets.
     lens1 = rng.integers(1, SHAPE[1] + 1, size=SHAPE[0])
     lens3 = rng.integers(1, SHAPE[3] + 1, size=SHAPE[0])
     lens0 = rng.integers(1, SHAPE[0] + 1, size=SHAPE[1])
-    yield "rseq_b0_s1_f32", f32, lambda: rseq_model(f32, SHAPE, 0, 1, lens1), None
-    yield "rseq_b0_s3_f32", f32, lambda: rseq_model(f32, SHAPE, 0, 3, lens3), None
-    yield "rseq_b1_s0_f32", f32, lambda: rseq_model(f32, SHAPE, 1, 0, lens0), None
-    for ty, name in ((np.int8, "i8"), (np.float16, "f16"), (np.int64, "i64")):
-        yield f"rseq_b0_s1_{name}", ty, (lambda t=ty: rseq_model(t, SHAPE, 0, 1, lens1)), None
+    for ty, tname in TYPES:
+        yield f"rseq_b0_s1_{tname}", ty, (lambda t=ty: rseq_model(t, SHAPE, 0, 1, lens1)), None
+        yield f"rseq_b0_s3_{tname}", ty, (lambda t=ty: rseq_model(t, SHAPE, 0, 3, lens3)), None
+        yield f"rseq_b1_s0_{tname}", ty, (lambda t=ty: rseq_model(t, SHAPE, 1, 0, lens0)), None
 
 
 def median_ms(fn, iterations, warmup=3):
@@ -109,6 +119,7 @@ def main():
     parser.add_argument("--iterations", type=int, default=30)
     parser.add_argument("--only", help="run only workloads whose name contains this")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
+    parser.add_argument("--keep", metavar="DIR", help="write the IR and input files here and keep them")
     args = parser.parse_args()
     if not os.path.exists(OVIR):
         sys.exit(f"{OVIR} is missing: run `cargo build --release -p ovir-cli` first")
@@ -116,7 +127,9 @@ def main():
     rng = np.random.default_rng(7)
     core = ov.Core()
     rows = []
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.keep or scratch
+        os.makedirs(tmp, exist_ok=True)
         for name, dtype, build, flip in workloads(rng):
             if args.only and args.only not in name:
                 continue
@@ -140,7 +153,8 @@ def main():
             print(f"done {name}", file=sys.stderr)
 
     cols = ["ov_1t", "ov_default", "numpy_flip", "ovir_1t", "ovir_2t"]
-    head = ["workload", "MiB", "memcpy ms"] + [f"{c} ms (×memcpy)" for c in cols] + ["ovir's own memcpy ms"]
+    head = (["workload", "MiB", "memcpy ms"] + [f"{c} ms (×memcpy)" for c in cols]
+            + ["ovir's own memcpy ms", "ovir 1t ÷ own memcpy"])
 
     def cell(row, c):
         v = row[c]
@@ -149,7 +163,8 @@ def main():
     lines = []
     for row in rows:
         lines.append([row["workload"], f"{row['mib']:.0f}", f"{row['memcpy']:.2f}"]
-                     + [cell(row, c) for c in cols] + [f"{row['ovir_memcpy']:.2f}"])
+                     + [cell(row, c) for c in cols] + [f"{row['ovir_memcpy']:.2f}",
+                                                        f"{row['ovir_1t'] / row['ovir_memcpy']:.2f}×"])
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, OpenVINO {ov.get_version()}, numpy {np.__version__}")
     if args.markdown:
