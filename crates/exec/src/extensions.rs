@@ -18,7 +18,7 @@
 //! </layer>
 //! ```
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, TryLockError};
 
 use ovir_ir::Layer;
 use ovir_shape::{normalize_axis, CustomOp, Extension, ExtensionError, Extensions, PortFact};
@@ -73,7 +73,47 @@ impl Extension for ReverseSubsequences {
                 format!("attribute `axis` must be an integer, but it is `{value}`"),
             )
         })?;
-        Ok(Arc::new(ReverseSubsequencesOp { axis }))
+        Ok(Arc::new(ReverseSubsequencesLayer {
+            op: ReverseSubsequencesOp { axis },
+            scratch: Mutex::default(),
+        }))
+    }
+}
+
+/// What [`ReverseSubsequences::build`] makes of a layer: the op, and the
+/// scratch its runs read the lengths into, so that running a model again
+/// allocates nothing.
+#[derive(Debug)]
+struct ReverseSubsequencesLayer {
+    op: ReverseSubsequencesOp,
+    /// Shared by every thread that runs the model; one that finds it in use
+    /// takes a fresh scratch instead of waiting.
+    scratch: Mutex<Scratch>,
+}
+
+impl CustomOp for ReverseSubsequencesLayer {
+    fn op_type(&self) -> &str {
+        self.op.op_type()
+    }
+
+    fn infer(&self, inputs: &[PortFact]) -> Result<PortFact, ExtensionError> {
+        self.op.infer(inputs)
+    }
+
+    fn evaluate(&self, inputs: &[&Tensor]) -> Result<Tensor, ExtensionError> {
+        self.op.evaluate(inputs)
+    }
+
+    fn evaluate_into(&self, inputs: &[&Tensor], out: &mut Tensor) -> Result<(), ExtensionError> {
+        match self.scratch.try_lock() {
+            Ok(mut scratch) => self.op.evaluate_into_scratch(inputs, out, &mut scratch),
+            // What the scratch held never changes a result, so one left
+            // behind by a panic is as good as any.
+            Err(TryLockError::Poisoned(poisoned)) => {
+                self.op.evaluate_into_scratch(inputs, out, &mut poisoned.into_inner())
+            }
+            Err(TryLockError::WouldBlock) => self.op.evaluate_into_scratch(inputs, out, &mut Scratch::new()),
+        }
     }
 }
 
@@ -93,6 +133,25 @@ impl ReverseSubsequencesOp {
                 inputs.len()
             ))),
         }
+    }
+
+    /// [`CustomOp::evaluate_into`] with the lengths read into `scratch`.
+    fn evaluate_into_scratch(
+        &self,
+        inputs: &[&Tensor],
+        out: &mut Tensor,
+        scratch: &mut Scratch,
+    ) -> Result<(), ExtensionError> {
+        let (data, lengths) = self.inputs(inputs)?;
+        kernels::reverse_subsequences_into_scratch(
+            data,
+            lengths,
+            self.axis,
+            out,
+            &ExecOptions::single_thread(),
+            scratch,
+        )
+        .map_err(|e| ExtensionError::new(e.to_string()))
     }
 }
 
@@ -129,19 +188,9 @@ impl CustomOp for ReverseSubsequencesOp {
     }
 
     fn evaluate_into(&self, inputs: &[&Tensor], out: &mut Tensor) -> Result<(), ExtensionError> {
-        let (data, lengths) = self.inputs(inputs)?;
-        // The op is shared by every thread that runs the model, so it keeps
-        // no scratch of its own: each call reads the lengths into a fresh
-        // one, its only allocation.
-        kernels::reverse_subsequences_into_scratch(
-            data,
-            lengths,
-            self.axis,
-            out,
-            &ExecOptions::single_thread(),
-            &mut Scratch::new(),
-        )
-        .map_err(|e| ExtensionError::new(e.to_string()))
+        // This op keeps no scratch of its own, so each call reads the
+        // lengths into a fresh one; the layers `build` makes keep theirs.
+        self.evaluate_into_scratch(inputs, out, &mut Scratch::new())
     }
 }
 

@@ -122,10 +122,10 @@ impl Kernel {
             (Kernel::Convert(to), [data]) => kernels::convert_into_with(data, *to, out, options),
             (Kernel::Reverse(mode), [data, axes]) => {
                 let flags = runtime_flags(*mode, axes, data.rank())?;
-                kernels::reverse_into_with(data, &flags, out, options)
+                kernels::reverse_into_scratch(data, &flags, out, options, scratch)
             }
             (Kernel::ReverseFixed(flags), [data, ..]) => {
-                kernels::reverse_into_with(data, flags, out, options)
+                kernels::reverse_into_scratch(data, flags, out, options, scratch)
             }
             (Kernel::ReverseSequence { batch_axis, seq_axis }, [data, lengths]) => {
                 kernels::reverse_sequence_into_scratch(

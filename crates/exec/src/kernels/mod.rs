@@ -25,7 +25,7 @@ pub use error::{KernelError, ReverseMode};
 pub use parallel::ExecOptions;
 pub use reverse::{
     reverse, reverse_axes, reverse_axes_from_index, reverse_axes_from_mask, reverse_axes_into, reverse_into,
-    reverse_into_with, reverse_with,
+    reverse_into_scratch, reverse_into_with, reverse_with,
 };
 pub use reverse_sequence::{
     reverse_sequence, reverse_sequence_into, reverse_sequence_into_scratch, reverse_sequence_into_with,
@@ -49,20 +49,35 @@ use reverse_copy::{ReverseCopier, RunWriter};
 const STREAM_MIN_BYTES: usize = 16 << 20;
 
 /// Memory a kernel may keep between calls, so that running it again on
-/// inputs of the same size allocates nothing: for now, ReverseSequence's
-/// lengths, read once per call. A plan keeps one per step.
+/// inputs of the same size allocates nothing: the lengths of
+/// ReverseSequence and ReverseSubsequences, read once per call, and packed
+/// sub-byte data unpacked to a byte per element. A plan keeps one per step.
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
-    /// Elements to reverse per batch index, as ReverseSequence reads them.
+    /// Elements to reverse per batch index (or per line), as
+    /// ReverseSequence (or ReverseSubsequences) reads them.
     lengths: Vec<usize>,
+    /// Packed sub-byte data unpacked, and moved; boxed, as most steps never
+    /// need it and a plan keeps a scratch per step.
+    unpacked: Option<Box<Unpacked>>,
 }
 
 impl Scratch {
     /// An empty scratch; it allocates on first use and then keeps its
     /// memory.
     pub const fn new() -> Scratch {
-        Scratch { lengths: Vec::new() }
+        Scratch { lengths: Vec::new(), unpacked: None }
     }
+}
+
+/// Packed sub-byte data as the packed path moves it: two `u8` tensors of
+/// the data's shape.
+#[derive(Clone, Debug)]
+struct Unpacked {
+    /// One code per byte.
+    codes: Tensor,
+    /// The codes once moved, before they are packed into the output.
+    moved: Tensor,
 }
 
 /// A stretch of the output: `len` input elements starting at element

@@ -8,15 +8,17 @@
 //! bit, and their order inside each byte follows OpenVINO's (see
 //! [`ovir_tensor::packed`]).
 //!
-//! This costs two extra passes and a temporary of one byte per element (up
-//! to eight times the packed size) on top of the move itself. Packed tensors
-//! are mostly small constants, which are folded once when a model compiles,
-//! so simplicity wins over speed here.
+//! This costs two extra passes and two temporaries of one byte per element
+//! (up to eight times the packed size) on top of the move itself. Packed
+//! tensors are mostly small constants, which are folded once when a model
+//! compiles, so simplicity wins over speed here. The `_into` forms keep the
+//! temporaries in a [`Scratch`], so that a plan running the same model
+//! again allocates nothing.
 
 use ovir_tensor::packed::{self, PackError};
 use ovir_tensor::{ElementType, Tensor};
 
-use super::{check_output, ExecOptions, KernelError};
+use super::{check_output, ExecOptions, KernelError, Scratch, Unpacked};
 
 /// `true` when `ty` takes this path instead of the whole-byte kernels.
 pub(super) fn applies(ty: ElementType) -> bool {
@@ -63,17 +65,46 @@ fn run(
 }
 
 /// [`run`] writing into `out`, which must have `data`'s type and shape.
-fn run_into(
+/// The unpacked codes and the moved ones are kept in `scratch`, so that
+/// moving data of the same shape again allocates nothing; `move_codes`
+/// gets the scratch as well, for what the move itself keeps.
+pub(super) fn run_into(
     op: &'static str,
     data: &Tensor,
     out: &mut Tensor,
-    move_codes: impl FnOnce(&Tensor, &mut Tensor) -> Result<(), KernelError>,
+    scratch: &mut Scratch,
+    move_codes: impl FnOnce(&Tensor, &mut Tensor, &mut Scratch) -> Result<(), KernelError>,
 ) -> Result<(), KernelError> {
     check_output(op, data.element_type(), data.shape(), out)?;
-    let codes = unpack(op, data)?;
-    let mut moved = Tensor::zeros(ElementType::U8, data.shape())?;
-    move_codes(&codes, &mut moved)?;
-    pack_into(op, &moved, out)
+    // The buffers leave the scratch while the move borrows it, and go back
+    // whatever the outcome.
+    let mut unpacked = match scratch.unpacked.take() {
+        Some(u) if fits(&u.codes, data.shape()) && fits(&u.moved, data.shape()) => u,
+        _ => Box::new(Unpacked {
+            codes: Tensor::zeros(ElementType::U8, data.shape())?,
+            moved: Tensor::zeros(ElementType::U8, data.shape())?,
+        }),
+    };
+    let Unpacked { codes, moved } = &mut *unpacked;
+    let done = unpack_into(op, data, codes)
+        .and_then(|()| move_codes(codes, moved, scratch))
+        .and_then(|()| pack_into(op, moved, out));
+    scratch.unpacked = Some(unpacked);
+    done
+}
+
+/// Whether a kept buffer of codes can serve data of `shape`: it has that
+/// shape and nothing else holds it.
+fn fits(codes: &Tensor, shape: &[usize]) -> bool {
+    codes.shape() == shape && codes.is_exclusive()
+}
+
+/// Unpacks `data` into `codes`, a `u8` tensor of its shape.
+fn unpack_into(op: &'static str, data: &Tensor, codes: &mut Tensor) -> Result<(), KernelError> {
+    let ty = data.element_type();
+    let bytes = data.bytes().ok_or(KernelError::UnsupportedType { op, ty })?;
+    let dst = codes.bytes_mut().ok_or(KernelError::Internal { op })?;
+    packed::unpack_into(bytes, ty, dst).map_err(|e| internal(op, e))
 }
 
 /// Reverse on packed data; see [`super::reverse`].
@@ -87,8 +118,11 @@ pub(super) fn reverse_into(
     axes: &[bool],
     out: &mut Tensor,
     options: &ExecOptions,
+    scratch: &mut Scratch,
 ) -> Result<(), KernelError> {
-    run_into("Reverse", data, out, |codes, moved| super::reverse_into_with(codes, axes, moved, options))
+    run_into("Reverse", data, out, scratch, |codes, moved, _| {
+        super::reverse_into_with(codes, axes, moved, options)
+    })
 }
 
 /// ReverseSequence on packed data; see [`super::reverse_sequence`].
@@ -113,8 +147,9 @@ pub(super) fn reverse_sequence_into(
     seq_axis: i64,
     out: &mut Tensor,
     options: &ExecOptions,
+    scratch: &mut Scratch,
 ) -> Result<(), KernelError> {
-    run_into("ReverseSequence", data, out, |codes, moved| {
-        super::reverse_sequence_into_with(codes, lengths, batch_axis, seq_axis, moved, options)
+    run_into("ReverseSequence", data, out, scratch, |codes, moved, scratch| {
+        super::reverse_sequence_into_scratch(codes, lengths, batch_axis, seq_axis, moved, options, scratch)
     })
 }

@@ -7,7 +7,7 @@ use std::ops::Range;
 
 use super::{
     check_movable, check_output, copy_all, packed, play, product, ExecOptions, Joiner, KernelError,
-    ReverseMode, Run, RunPlan,
+    ReverseMode, Run, RunPlan, Scratch,
 };
 
 const OP: &str = "Reverse";
@@ -206,8 +206,23 @@ pub fn reverse_into_with(
     out: &mut Tensor,
     options: &ExecOptions,
 ) -> Result<(), KernelError> {
+    reverse_into_scratch(data, axes, out, options, &mut Scratch::new())
+}
+
+/// [`reverse_into_with`] that keeps what packed sub-byte data needs between
+/// calls (the data unpacked to one byte per element) in `scratch`, so that
+/// running it again on data of the same shape allocates nothing; other
+/// types need no scratch. The result does not depend on what the scratch
+/// held before.
+pub fn reverse_into_scratch(
+    data: &Tensor,
+    axes: &[bool],
+    out: &mut Tensor,
+    options: &ExecOptions,
+    scratch: &mut Scratch,
+) -> Result<(), KernelError> {
     if packed::applies(data.element_type()) {
-        return packed::reverse_into(data, axes, out, options);
+        return packed::reverse_into(data, axes, out, options, scratch);
     }
     check_output(OP, data.element_type(), data.shape(), out)?;
     match prepare(data, axes)? {

@@ -112,7 +112,7 @@ pub fn reverse_sequence_into_scratch(
     scratch: &mut Scratch,
 ) -> Result<(), KernelError> {
     if packed::applies(data.element_type()) {
-        return packed::reverse_sequence_into(data, lengths, batch_axis, seq_axis, out, options);
+        return packed::reverse_sequence_into(data, lengths, batch_axis, seq_axis, out, options, scratch);
     }
     check_output(OP, data.element_type(), data.shape(), out)?;
     match prepare(data, lengths, batch_axis, seq_axis, &mut scratch.lengths)? {

@@ -111,14 +111,12 @@ pub fn reverse_subsequences_into_scratch(
     options: &ExecOptions,
     scratch: &mut Scratch,
 ) -> Result<(), KernelError> {
-    check_output(OP, data.element_type(), data.shape(), out)?;
     if packed::applies(data.element_type()) {
-        let moved = packed_subsequences(data, lengths, axis, options)?;
-        let src = moved.bytes().ok_or(KernelError::Internal { op: OP })?;
-        let dst = out.bytes_mut().filter(|d| d.len() == src.len()).ok_or(KernelError::Internal { op: OP })?;
-        dst.copy_from_slice(src);
-        return Ok(());
+        return packed::run_into(OP, data, out, scratch, |codes, moved, scratch| {
+            reverse_subsequences_into_scratch(codes, lengths, axis, moved, options, scratch)
+        });
     }
+    check_output(OP, data.element_type(), data.shape(), out)?;
     match prepare(data, lengths, axis, &mut scratch.lengths)? {
         Some(plan) => play(OP, &plan, data, out, options),
         None => copy_all(OP, data, out, options),
