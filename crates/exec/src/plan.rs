@@ -1,12 +1,11 @@
 //! The execution plan: a validated model compiled once into a flat list of
 //! steps over numbered value slots.
 
-use std::borrow::Cow;
-
 use ovir_ir::{LayerIdx, LayerRef, Model, OutputRef};
 use ovir_shape::{BroadcastMode, CustomOpRef, ExtensionError, ModelInfo, Op, PortFact, ReverseMode};
 use ovir_tensor::{ElementType, PartialShape, Tensor, TensorError, DEFAULT_MAX_TENSOR_BYTES};
 
+use crate::kernels::reshape::View;
 use crate::kernels::{self, ExecOptions, KernelError, Scratch};
 
 /// Reverse flags for axes that arrive at run time, on the stack for ranks
@@ -16,7 +15,40 @@ type Flags = smallvec::SmallVec<[bool; 8]>;
 /// Where a value lives while the plan runs.
 type Slot = usize;
 
+/// The shape of a step's output buffer.
+#[derive(Debug)]
+enum OutShape<'t> {
+    /// The data's shape, or one the plan worked out at compile time.
+    Borrowed(&'t [usize]),
+    /// One worked out for this run, on the stack up to rank 8.
+    Owned(smallvec::SmallVec<[usize; 8]>),
+}
+
+impl OutShape<'_> {
+    fn owned(shape: Vec<usize>) -> Self {
+        OutShape::Owned(smallvec::SmallVec::from_vec(shape))
+    }
+}
+
+impl std::ops::Deref for OutShape<'_> {
+    type Target = [usize];
+
+    fn deref(&self) -> &[usize] {
+        match self {
+            OutShape::Borrowed(s) => s,
+            OutShape::Owned(s) => s,
+        }
+    }
+}
+
 /// One operation to run.
+///
+/// The `…Fixed` kernels are what [`Plan::specialize`] makes of a kernel
+/// whose small inputs (axes, bounds, target shape) are constant and whose
+/// data shape is static: the work that depends on those alone is done at
+/// compile time, so that a run reads none of them and allocates nothing.
+/// Each keeps the shapes it was worked out for, and given inputs of other
+/// shapes runs as the general kernel would.
 #[derive(Clone, Debug)]
 enum Kernel {
     Convert(ElementType),
@@ -32,23 +64,57 @@ enum Kernel {
     Gather {
         batch_dims: i64,
     },
+    /// A Gather whose axis is constant and whose data and indices have
+    /// static shapes; the indices are still read on every run.
+    GatherFixed {
+        batch_dims: i64,
+        layout: Box<kernels::gather::Layout>,
+    },
     Broadcast(BroadcastMode),
-    Unsqueeze,
-    Squeeze,
-    Reshape {
-        special_zero: bool,
+    /// A Broadcast whose target shape (and axes mapping) is constant.
+    BroadcastFixed {
+        mode: BroadcastMode,
+        layout: Box<kernels::broadcast::Layout>,
+    },
+    /// Reshape, Squeeze or Unsqueeze: the output is a view of the data.
+    View(View),
+    /// A view whose second input is constant: the output shape is known.
+    ViewFixed {
+        view: View,
+        data_shape: Vec<usize>,
+        shape: Vec<usize>,
     },
     Concat {
         axis: i64,
     },
+    /// A Concat of inputs whose shapes are all static.
+    ConcatFixed {
+        axis: i64,
+        layout: Box<kernels::concat::Layout>,
+    },
     Slice,
+    /// A Slice whose bounds are constant, other than a pure reversal (which
+    /// runs as [`Kernel::ReverseFixed`]): what it copies is listed.
+    SliceFixed(Box<kernels::slice::SliceCopy>),
     /// An op added by an extension. `output_type` is the type analysis
     /// inferred, when it is static; with it, the output buffer is
-    /// allocated (and reused) by the plan, else by the op.
+    /// allocated (and reused) by the plan, else by the op. `fixed` holds
+    /// the input shapes and the output shape analysis inferred, when all
+    /// are static, so that a run on inputs of those shapes need not call
+    /// the op's shape inference.
     Custom {
         op: CustomOpRef,
         output_type: ElementType,
+        fixed: Option<Box<CustomShapes>>,
     },
+}
+
+/// The shapes an extension op was analysed with: its inputs' and its
+/// output's.
+#[derive(Clone, Debug)]
+struct CustomShapes {
+    inputs: Vec<Vec<usize>>,
+    output: Vec<usize>,
 }
 
 impl Kernel {
@@ -62,12 +128,14 @@ impl Kernel {
             Op::ShapeOf { output_type } => Some(Kernel::ShapeOf(*output_type)),
             Op::Gather { batch_dims, .. } => Some(Kernel::Gather { batch_dims: *batch_dims }),
             Op::Broadcast { mode, .. } => Some(Kernel::Broadcast(*mode)),
-            Op::Unsqueeze => Some(Kernel::Unsqueeze),
-            Op::Squeeze => Some(Kernel::Squeeze),
-            Op::Reshape { special_zero } => Some(Kernel::Reshape { special_zero: *special_zero }),
+            Op::Unsqueeze => Some(Kernel::View(View::Unsqueeze)),
+            Op::Squeeze => Some(Kernel::View(View::Squeeze)),
+            Op::Reshape { special_zero } => Some(Kernel::View(View::Reshape { special_zero: *special_zero })),
             Op::Concat { axis } => Some(Kernel::Concat { axis: *axis }),
             Op::Slice => Some(Kernel::Slice),
-            Op::Custom(op) => Some(Kernel::Custom { op: op.clone(), output_type: ElementType::Dynamic }),
+            Op::Custom(op) => {
+                Some(Kernel::Custom { op: op.clone(), output_type: ElementType::Dynamic, fixed: None })
+            }
             _ => None,
         }
     }
@@ -92,16 +160,26 @@ impl Kernel {
             (Kernel::Broadcast(mode), [data, target, rest @ ..]) => {
                 kernels::broadcast(data, target, rest.first().copied(), *mode)
             }
-            (Kernel::Unsqueeze, [data, axes]) => kernels::unsqueeze(data, axes),
-            (Kernel::Squeeze, [data, rest @ ..]) => kernels::squeeze(data, rest.first().copied()),
-            (Kernel::Reshape { special_zero }, [data, pattern]) => {
-                kernels::reshape(data, pattern, *special_zero)
+            (Kernel::ViewFixed { view, data_shape, shape }, [data, ..])
+                if data.shape() == data_shape.as_slice() =>
+            {
+                data.reshaped(shape).ok_or(KernelError::Internal { op: view.name() })
+            }
+            (Kernel::View(view) | Kernel::ViewFixed { view, .. }, [data, rest @ ..]) => {
+                kernels::reshape::view(*view, data, rest.first().copied())
             }
             (Kernel::Concat { axis }, inputs) if !inputs.is_empty() => kernels::concat(inputs, *axis),
             (Kernel::Slice, [data, start, stop, step, rest @ ..]) => {
                 kernels::slice_with(data, start, stop, step, rest.first().copied(), options)
             }
             (Kernel::Custom { op, .. }, inputs) => op.0.evaluate(inputs).map_err(|e| custom_error(op, e)),
+            (
+                Kernel::GatherFixed { .. }
+                | Kernel::BroadcastFixed { .. }
+                | Kernel::ConcatFixed { .. }
+                | Kernel::SliceFixed(_),
+                _,
+            ) => self.general().eval(inputs, options),
             // The shape stage checked every layer's input count.
             _ => Err(KernelError::Internal { op: self.name() }),
         }
@@ -139,14 +217,24 @@ impl Kernel {
                 )
             }
             (Kernel::ShapeOf(ty), [data]) => kernels::shape_of_into(data, *ty, out),
+            (Kernel::GatherFixed { layout, .. }, [data, indices, _]) if layout.fits(data, indices) => {
+                layout.run(data, indices, out, scratch)
+            }
             (Kernel::Gather { batch_dims }, [data, indices, axis]) => {
-                kernels::gather_into(data, indices, axis, *batch_dims, out)
+                kernels::gather::gather_into_scratch(data, indices, axis, *batch_dims, out, scratch)
+            }
+            (Kernel::BroadcastFixed { layout, .. }, [data, ..]) if data.shape() == layout.data_shape() => {
+                layout.run(data, out)
             }
             (Kernel::Broadcast(mode), [data, target, rest @ ..]) => {
                 kernels::broadcast_into(data, target, rest.first().copied(), *mode, out)
             }
+            (Kernel::ConcatFixed { layout, .. }, inputs) if layout.fits(inputs) => layout.run(inputs, out),
             (Kernel::Concat { axis }, inputs) if !inputs.is_empty() => {
                 kernels::concat_into(inputs, *axis, out)
+            }
+            (Kernel::SliceFixed(copy), [data, ..]) if data.shape() == copy.data_shape() => {
+                copy.run(data, out)
             }
             (Kernel::Slice, [data, start, stop, step, rest @ ..]) => {
                 kernels::slice_into_with(data, start, stop, step, rest.first().copied(), out, options)
@@ -154,8 +242,28 @@ impl Kernel {
             (Kernel::Custom { op, .. }, inputs) => {
                 op.0.evaluate_into(inputs, out).map_err(|e| custom_error(op, e))
             }
-            // The reshaping kernels never get a buffer: see `output_shape`.
+            (
+                Kernel::GatherFixed { .. }
+                | Kernel::BroadcastFixed { .. }
+                | Kernel::ConcatFixed { .. }
+                | Kernel::SliceFixed(_),
+                _,
+            ) => self.general().eval_into(inputs, out, options, scratch),
+            // The views never get a buffer: see `output_shape`.
             _ => Err(KernelError::Internal { op: self.name() }),
+        }
+    }
+
+    /// The kernel a fixed one was made from, for inputs of other shapes
+    /// than it was worked out for.
+    fn general(&self) -> Kernel {
+        match self {
+            Kernel::GatherFixed { batch_dims, .. } => Kernel::Gather { batch_dims: *batch_dims },
+            Kernel::BroadcastFixed { mode, .. } => Kernel::Broadcast(*mode),
+            Kernel::ConcatFixed { axis, .. } => Kernel::Concat { axis: *axis },
+            Kernel::SliceFixed(_) => Kernel::Slice,
+            Kernel::ViewFixed { view, .. } => Kernel::View(*view),
+            other => other.clone(),
         }
     }
 
@@ -170,32 +278,65 @@ impl Kernel {
     }
 
     /// The shape of the output buffer this step needs for these inputs, or
-    /// `None` when the output shares its input's storage (the reshaping
-    /// kernels), so no buffer is needed. Kernels whose output has the data's
-    /// shape borrow it, so that steady-state runs allocate nothing.
-    fn output_shape<'t>(&self, inputs: &[&'t Tensor]) -> Result<Option<Cow<'t, [usize]>>, KernelError> {
+    /// `None` when the output shares its input's storage (the views), so
+    /// no buffer is needed. Kernels whose output has the data's shape, and
+    /// fixed ones, borrow it, so that steady-state runs allocate nothing.
+    fn output_shape<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Option<OutShape<'t>>, KernelError> {
         let internal = || KernelError::Internal { op: self.name() };
-        if let Kernel::Custom { op, output_type } = self {
+        if let Kernel::Custom { op, output_type, fixed } = self {
+            if let Some(fixed) = fixed {
+                let fits = inputs.len() == fixed.inputs.len()
+                    && inputs.iter().zip(&fixed.inputs).all(|(t, s)| t.shape() == s.as_slice());
+                if fits {
+                    return Ok(Some(OutShape::Borrowed(&fixed.output)));
+                }
+            }
             return custom_output_shape(op, *output_type, inputs);
         }
         let data: &'t Tensor = inputs.first().ok_or_else(internal)?;
         Ok(match (self, inputs) {
-            (Kernel::Unsqueeze | Kernel::Squeeze | Kernel::Reshape { .. }, _) => None,
-            (Kernel::ShapeOf(_), _) => Some(Cow::Owned(vec![data.rank()])),
-            (Kernel::Gather { batch_dims }, [data, indices, axis]) => {
-                Some(Cow::Owned(kernels::gather_output_shape(data, indices, axis, *batch_dims)?))
+            (Kernel::View(_) | Kernel::ViewFixed { .. }, _) => None,
+            (Kernel::ShapeOf(_), _) => Some(OutShape::Owned(smallvec::smallvec![data.rank()])),
+            (Kernel::GatherFixed { layout, .. }, [data, indices, _]) if layout.fits(data, indices) => {
+                Some(OutShape::Borrowed(layout.shape()))
             }
-            (Kernel::Broadcast(mode), [data, target, rest @ ..]) => {
-                Some(Cow::Owned(kernels::broadcast_output_shape(data, target, rest.first().copied(), *mode)?))
+            (Kernel::Gather { batch_dims }, [data, indices, axis]) => {
+                Some(OutShape::owned(kernels::gather_output_shape(data, indices, axis, *batch_dims)?))
+            }
+            (Kernel::BroadcastFixed { layout, .. }, [data, ..]) if data.shape() == layout.data_shape() => {
+                Some(OutShape::Borrowed(layout.shape()))
+            }
+            (Kernel::Broadcast(mode), [data, target, rest @ ..]) => Some(OutShape::owned(
+                kernels::broadcast_output_shape(data, target, rest.first().copied(), *mode)?,
+            )),
+            (Kernel::ConcatFixed { layout, .. }, inputs) if layout.fits(inputs) => {
+                Some(OutShape::Borrowed(layout.shape()))
             }
             (Kernel::Concat { axis }, inputs) => {
-                Some(Cow::Owned(kernels::concat_output_shape(inputs, *axis)?))
+                Some(OutShape::owned(kernels::concat_output_shape(inputs, *axis)?))
             }
-            (Kernel::Slice, [data, start, stop, step, rest @ ..]) => {
-                Some(Cow::Owned(kernels::slice_output_shape(data, start, stop, step, rest.first().copied())?))
+            (Kernel::SliceFixed(copy), [data, ..]) if data.shape() == copy.data_shape() => {
+                Some(OutShape::Borrowed(copy.shape()))
+            }
+            (Kernel::Slice, [data, start, stop, step, rest @ ..]) => Some(OutShape::owned(
+                kernels::slice_output_shape(data, start, stop, step, rest.first().copied())?,
+            )),
+            (
+                Kernel::GatherFixed { .. }
+                | Kernel::BroadcastFixed { .. }
+                | Kernel::ConcatFixed { .. }
+                | Kernel::SliceFixed(_),
+                _,
+            ) => {
+                // Inputs of other shapes than the kernel was fixed for: the
+                // general kernel's answer, which cannot borrow from `self`.
+                return Ok(self
+                    .general()
+                    .output_shape(inputs)?
+                    .map(|s| OutShape::Owned(s.iter().copied().collect())));
             }
             (Kernel::Gather { .. } | Kernel::Broadcast(_) | Kernel::Slice, _) => return Err(internal()),
-            _ => Some(Cow::Borrowed(data.shape())),
+            _ => Some(OutShape::Borrowed(data.shape())),
         })
     }
 
@@ -211,13 +352,11 @@ impl Kernel {
             Kernel::Reverse(_) | Kernel::ReverseFixed(_) => "Reverse",
             Kernel::ReverseSequence { .. } => "ReverseSequence",
             Kernel::ShapeOf(_) => "ShapeOf",
-            Kernel::Gather { .. } => "Gather",
-            Kernel::Broadcast(_) => "Broadcast",
-            Kernel::Unsqueeze => "Unsqueeze",
-            Kernel::Squeeze => "Squeeze",
-            Kernel::Reshape { .. } => "Reshape",
-            Kernel::Concat { .. } => "Concat",
-            Kernel::Slice => "Slice",
+            Kernel::Gather { .. } | Kernel::GatherFixed { .. } => "Gather",
+            Kernel::Broadcast(_) | Kernel::BroadcastFixed { .. } => "Broadcast",
+            Kernel::View(view) | Kernel::ViewFixed { view, .. } => view.name(),
+            Kernel::Concat { .. } | Kernel::ConcatFixed { .. } => "Concat",
+            Kernel::Slice | Kernel::SliceFixed(_) => "Slice",
             Kernel::Custom { .. } => "extension op",
         }
     }
@@ -236,7 +375,7 @@ fn custom_output_shape<'t>(
     op: &CustomOpRef,
     output_type: ElementType,
     inputs: &[&Tensor],
-) -> Result<Option<Cow<'t, [usize]>>, KernelError> {
+) -> Result<Option<OutShape<'t>>, KernelError> {
     if !output_type.is_static() {
         return Ok(None);
     }
@@ -246,7 +385,7 @@ fn custom_output_shape<'t>(
     if fact.element_type != output_type {
         return Ok(None);
     }
-    Ok(fact.shape.to_static().map(Cow::Owned))
+    Ok(fact.shape.to_static().map(OutShape::owned))
 }
 
 /// The flags of a Reverse whose axes arrive at run time.
@@ -537,7 +676,10 @@ impl Plan {
 
     /// Specialises a kernel on what is known before the model runs: a
     /// Reverse whose axes are constant and whose data rank is known gets
-    /// its flags now, and an extension op the output type analysis gave.
+    /// its flags now; a Slice, Gather, Broadcast, Concat or view whose small
+    /// inputs are constant and whose input shapes are static becomes its
+    /// fixed form (see [`Kernel`]); an extension op gets the output type
+    /// and shapes analysis gave.
     fn specialize(
         kernel: Kernel,
         args: &[Slot],
@@ -546,29 +688,88 @@ impl Plan {
         model: &Model,
         idx: LayerIdx,
     ) -> Result<Kernel, KernelError> {
-        if let Kernel::Custom { op, .. } = kernel {
-            let fact = info.outputs.get(idx.0).and_then(|o| o.first());
-            let output_type = fact.map_or(ElementType::Dynamic, |f| f.element_type);
-            return Ok(Kernel::Custom { op, output_type });
-        }
-        if let Kernel::Slice = kernel {
-            return Ok(Plan::slice_as_reverse(args, known, info, model, idx)?.unwrap_or(Kernel::Slice));
-        }
-        let Kernel::Reverse(mode) = kernel else { return Ok(kernel) };
-        let axes = args.get(1).and_then(|&s| known.get(s)).and_then(Option::as_ref);
-        let rank = info.input_fact(model, idx, 0).shape.rank();
-        match (axes, rank) {
-            (Some(axes), Some(rank)) => {
-                Ok(Kernel::ReverseFixed(kernels::reverse_axes(axes, kernel_mode(mode), rank)?))
+        let value = |i: usize| args.get(i).and_then(|&s| known.get(s)).and_then(Option::as_ref);
+        let shape = |i: usize| info.input_fact(model, idx, i).shape.to_static();
+        // An input absent from the layer is `Some(None)`; one that is
+        // present but not constant is `None`.
+        let optional = |i: usize| if i < args.len() { value(i).map(Some) } else { Some(None) };
+        Ok(match kernel {
+            Kernel::Custom { op, .. } => {
+                let fact = info.outputs.get(idx.0).and_then(|o| o.first());
+                let output_type = fact.map_or(ElementType::Dynamic, |f| f.element_type);
+                let output = fact.and_then(|f| f.shape.to_static());
+                let inputs: Option<Vec<Vec<usize>>> = (0..args.len()).map(shape).collect();
+                let fixed = match (output_type.is_static(), inputs, output) {
+                    (true, Some(inputs), Some(output)) => Some(Box::new(CustomShapes { inputs, output })),
+                    _ => None,
+                };
+                Kernel::Custom { op, output_type, fixed }
             }
-            _ => Ok(Kernel::Reverse(mode)),
-        }
+            Kernel::Reverse(mode) => match (value(1), info.input_fact(model, idx, 0).shape.rank()) {
+                (Some(axes), Some(rank)) => {
+                    Kernel::ReverseFixed(kernels::reverse_axes(axes, kernel_mode(mode), rank)?)
+                }
+                _ => Kernel::Reverse(mode),
+            },
+            Kernel::Slice => Plan::slice_fixed(args, known, info, model, idx)?.unwrap_or(Kernel::Slice),
+            // The kernels below keep their general form when their fixed
+            // form cannot be made, so that any error shows when the model
+            // runs, as it would without fixing.
+            Kernel::Gather { batch_dims } => {
+                let indices_type = info.input_fact(model, idx, 1).element_type;
+                let layout = match (shape(0), shape(1), value(2)) {
+                    (Some(d), Some(i), Some(axis)) => {
+                        kernels::gather::layout(&d, indices_type, &i, axis, batch_dims).ok()
+                    }
+                    _ => None,
+                };
+                match layout {
+                    Some(layout) => Kernel::GatherFixed { batch_dims, layout: Box::new(layout) },
+                    None => Kernel::Gather { batch_dims },
+                }
+            }
+            Kernel::Broadcast(mode) => {
+                let layout = match (shape(0), value(1), optional(2)) {
+                    (Some(d), Some(target), Some(mapping)) => {
+                        kernels::broadcast::layout(&d, target, mapping, mode).ok()
+                    }
+                    _ => None,
+                };
+                match layout {
+                    Some(layout) => Kernel::BroadcastFixed { mode, layout: Box::new(layout) },
+                    None => Kernel::Broadcast(mode),
+                }
+            }
+            Kernel::View(view) => {
+                let fixed = match (shape(0), optional(1)) {
+                    (Some(d), Some(arg)) => kernels::reshape::view_shape(view, &d, arg).ok().map(|s| (d, s)),
+                    _ => None,
+                };
+                match fixed {
+                    Some((data_shape, shape)) => Kernel::ViewFixed { view, data_shape, shape },
+                    None => Kernel::View(view),
+                }
+            }
+            Kernel::Concat { axis } => {
+                let shapes: Option<Vec<Vec<usize>>> = (0..args.len()).map(shape).collect();
+                let layout = shapes.and_then(|shapes| {
+                    let shapes: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
+                    kernels::concat::layout(&shapes, axis).ok()
+                });
+                match layout {
+                    Some(layout) => Kernel::ConcatFixed { axis, layout: Box::new(layout) },
+                    None => Kernel::Concat { axis },
+                }
+            }
+            other => other,
+        })
     }
 
-    /// A Slice whose bounds are constant and whose data shape is static, and
-    /// which only reverses whole axes (PyTorch's `flip` is converted so),
-    /// runs as a Reverse with its flags fixed now.
-    fn slice_as_reverse(
+    /// A Slice whose bounds are constant and whose data shape is static is
+    /// worked out now: one that only reverses whole axes (PyTorch's `flip`
+    /// is converted so) runs as a Reverse with its flags fixed, any other
+    /// with the elements it copies listed.
+    fn slice_fixed(
         args: &[Slot],
         known: &[Option<Tensor>],
         info: &ModelInfo,
@@ -585,7 +786,10 @@ impl Plan {
             },
             _ => None,
         };
-        Ok(kernels::slice_as_reverse(&shape, start, stop, step, axes)?.map(Kernel::ReverseFixed))
+        Ok(Some(match kernels::slice::fixed(&shape, start, stop, step, axes)? {
+            kernels::slice::Fixed::Reverse(flags) => Kernel::ReverseFixed(flags),
+            kernels::slice::Fixed::Copy(copy) => Kernel::SliceFixed(copy),
+        }))
     }
 
     /// Marks, for every slot computed at run time, the step that reads it

@@ -1,24 +1,32 @@
 //! Broadcast: the data repeated to fill a target shape.
 
-use ovir_shape::rules::{broadcast_shape, int_values};
+use ovir_shape::rules::broadcast_shape;
 use ovir_shape::{BroadcastMode, ShapeErrorKind};
 use ovir_tensor::{Dim, PartialShape, Tensor};
+use smallvec::SmallVec;
 
 use super::blocks::{count, Source, Target};
-use super::KernelError;
+use super::{read_ints, KernelError, SmallInts, Wide};
 
 const OP: &str = "Broadcast";
 
-/// How one Broadcast runs: the output shape, and for each output axis the
-/// step in the data per index along it (0 where the data is repeated).
-struct Layout {
+/// How one Broadcast runs on data of one shape: the output shape, and for
+/// each output axis the step in the data per index along it (0 where the
+/// data is repeated). A plan whose target shape is constant and whose data
+/// shape is static works it out when the model compiles.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    data_shape: Vec<usize>,
     shape: Vec<usize>,
     strides: Vec<usize>,
 }
 
-fn values(t: &Tensor, input: &'static str) -> Result<Vec<i64>, KernelError> {
-    let values =
-        int_values(t).ok_or(ShapeErrorKind::IntegerInput { op: OP, input, found: t.element_type() })?;
+fn values(t: &Tensor, input: &'static str) -> Result<SmallInts, KernelError> {
+    let values = read_ints(t, Wide::Refuse).ok_or(ShapeErrorKind::IntegerInput {
+        op: OP,
+        input,
+        found: t.element_type(),
+    })?;
     if t.rank() != 1 {
         return Err(ShapeErrorKind::InputShape {
             op: OP,
@@ -31,8 +39,9 @@ fn values(t: &Tensor, input: &'static str) -> Result<Vec<i64>, KernelError> {
     Ok(values)
 }
 
-fn layout(
-    data: &Tensor,
+/// The [`Layout`] of a Broadcast of data of shape `data`.
+pub(crate) fn layout(
+    data: &[usize],
     target: &Tensor,
     axes_mapping: Option<&Tensor>,
     mode: BroadcastMode,
@@ -51,7 +60,7 @@ fn layout(
     };
     let shape = broadcast_shape(
         mode,
-        &PartialShape::from_static(data.shape()),
+        &PartialShape::from_static(data),
         Some(&target_dims),
         Some(target.len()),
         mapping.as_deref(),
@@ -64,15 +73,15 @@ fn layout(
     let mut aligned = vec![1usize; rank];
     match mapping {
         Some(m) => {
-            for (&d, &axis) in data.shape().iter().zip(&m) {
+            for (&d, &axis) in data.iter().zip(&m) {
                 if let Some(slot) = usize::try_from(axis).ok().and_then(|a| aligned.get_mut(a)) {
                     *slot = d;
                 }
             }
         }
         None => {
-            let start = rank.checked_sub(data.rank()).ok_or(KernelError::Internal { op: OP })?;
-            aligned[start..].copy_from_slice(data.shape());
+            let start = rank.checked_sub(data.len()).ok_or(KernelError::Internal { op: OP })?;
+            aligned[start..].copy_from_slice(data);
         }
     }
     let mut strides = vec![0usize; rank];
@@ -81,7 +90,7 @@ fn layout(
         strides[k] = if aligned[k] == 1 { 0 } else { step };
         step *= aligned[k];
     }
-    Ok(Layout { shape, strides })
+    Ok(Layout { data_shape: data.to_vec(), shape, strides })
 }
 
 /// The output shape of [`broadcast`] for these inputs.
@@ -91,7 +100,7 @@ pub fn broadcast_output_shape(
     axes_mapping: Option<&Tensor>,
     mode: BroadcastMode,
 ) -> Result<Vec<usize>, KernelError> {
-    Ok(layout(data, target, axes_mapping, mode)?.shape)
+    Ok(layout(data.shape(), target, axes_mapping, mode)?.shape)
 }
 
 /// Broadcast-1 and Broadcast-3: `data` repeated to fill the shape held by
@@ -130,37 +139,59 @@ pub fn broadcast_into(
     mode: BroadcastMode,
     out: &mut Tensor,
 ) -> Result<(), KernelError> {
-    let Layout { shape, strides } = layout(data, target, axes_mapping, mode)?;
-    super::check_output(OP, data.element_type(), &shape, out)?;
-    if out.is_empty() {
-        return Ok(());
+    layout(data.shape(), target, axes_mapping, mode)?.run(data, out)
+}
+
+impl Layout {
+    /// The data shape this layout was worked out for.
+    pub(crate) fn data_shape(&self) -> &[usize] {
+        &self.data_shape
     }
-    // The trailing axes that the data holds whole are copied as one block.
-    // Axes of size 1 hold one index only, so they never break a block.
-    let mut split = shape.len();
-    let mut natural = 1usize;
-    while split > 0 && (shape[split - 1] == 1 || strides[split - 1] == natural) {
-        natural *= shape[split - 1];
-        split -= 1;
+
+    /// The output shape.
+    pub(crate) fn shape(&self) -> &[usize] {
+        &self.shape
     }
-    let block = count(&shape[split..]);
-    let src = Source::of(OP, data)?;
-    let mut dst = Target::of(OP, out)?;
-    let mut index = vec![0usize; split];
-    let mut from = 0usize;
-    let blocks = count(&shape[..split]);
-    for b in 0..blocks {
-        dst.copy(b * block, &src, from, block).ok_or(KernelError::Internal { op: OP })?;
-        // Advance the odometer over the leading axes.
-        for k in (0..split).rev() {
-            index[k] += 1;
-            from += strides[k];
-            if index[k] < shape[k] {
-                break;
-            }
-            from -= strides[k] * index[k];
-            index[k] = 0;
+
+    /// Broadcasts `data`, which must have [`Layout::data_shape`], into
+    /// `out`; allocates nothing for output ranks up to 8.
+    pub(crate) fn run(&self, data: &Tensor, out: &mut Tensor) -> Result<(), KernelError> {
+        let Layout { data_shape, shape, strides } = self;
+        if data.shape() != data_shape.as_slice() {
+            return Err(KernelError::Internal { op: OP });
         }
+        super::check_output(OP, data.element_type(), shape, out)?;
+        if out.is_empty() {
+            return Ok(());
+        }
+        // The trailing axes that the data holds whole are copied as one
+        // block. Axes of size 1 hold one index only, so they never break a
+        // block.
+        let mut split = shape.len();
+        let mut natural = 1usize;
+        while split > 0 && (shape[split - 1] == 1 || strides[split - 1] == natural) {
+            natural *= shape[split - 1];
+            split -= 1;
+        }
+        let block = count(&shape[split..]);
+        let src = Source::of(OP, data)?;
+        let mut dst = Target::of(OP, out)?;
+        let mut index: SmallVec<[usize; 8]> = smallvec::smallvec![0; split];
+        let mut from = 0usize;
+        let blocks = count(&shape[..split]);
+        for b in 0..blocks {
+            dst.copy(b * block, &src, from, block).ok_or(KernelError::Internal { op: OP })?;
+            // Advance the odometer over the leading axes.
+            for k in (0..split).rev() {
+                index[k] += 1;
+                from += strides[k];
+                if index[k] < shape[k] {
+                    break;
+                }
+                from -= strides[k] * index[k];
+                index[k] = 0;
+            }
+        }
+        Ok(())
     }
-    Ok(())
 }

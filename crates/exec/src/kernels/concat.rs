@@ -2,15 +2,16 @@
 
 use ovir_shape::rules::concat_shape;
 use ovir_shape::ShapeErrorKind;
-use ovir_tensor::{PartialShape, Tensor};
+use ovir_tensor::{ElementType, PartialShape, Tensor};
+use smallvec::SmallVec;
 
 use super::blocks::{count, Source, Target};
 use super::KernelError;
 
 const OP: &str = "Concat";
 
-/// The output shape of [`concat`] and the normalised axis.
-fn layout(inputs: &[&Tensor], axis: i64) -> Result<(Vec<usize>, usize), KernelError> {
+/// The element type the inputs share, or which input differs.
+fn common_type(inputs: &[&Tensor]) -> Result<ElementType, KernelError> {
     let first = inputs.first().ok_or(KernelError::Internal { op: OP })?;
     for (k, t) in inputs.iter().enumerate() {
         if t.element_type() != first.element_type() {
@@ -23,17 +24,80 @@ fn layout(inputs: &[&Tensor], axis: i64) -> Result<(Vec<usize>, usize), KernelEr
             .into());
         }
     }
-    let shapes: Vec<PartialShape> = inputs.iter().map(|t| PartialShape::from_static(t.shape())).collect();
-    let (shape, a) = concat_shape(&shapes, axis)?;
-    match (shape.to_static(), a) {
-        (Some(s), Some(a)) => Ok((s, a)),
-        _ => Err(KernelError::Internal { op: OP }),
+    Ok(first.element_type())
+}
+
+/// How one Concat runs on inputs of given shapes. A plan whose inputs all
+/// have static shapes works it out when the model compiles.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    input_shapes: Vec<Vec<usize>>,
+    shape: Vec<usize>,
+    /// The number of indices before the axis.
+    outer: usize,
+    /// Per input, the elements it adds per index before the axis: its
+    /// length along the axis times the size of the axes after it.
+    blocks: Vec<usize>,
+}
+
+/// The [`Layout`] of a Concat of inputs of these shapes along `axis`.
+pub(crate) fn layout(shapes: &[&[usize]], axis: i64) -> Result<Layout, KernelError> {
+    let partial: Vec<PartialShape> = shapes.iter().map(|s| PartialShape::from_static(s)).collect();
+    let (shape, a) = concat_shape(&partial, axis)?;
+    let (Some(shape), Some(a)) = (shape.to_static(), a) else {
+        return Err(KernelError::Internal { op: OP });
+    };
+    Ok(Layout {
+        input_shapes: shapes.iter().map(|s| s.to_vec()).collect(),
+        outer: count(shape.get(..a).unwrap_or_default()),
+        blocks: shapes.iter().map(|s| count(s.get(a..).unwrap_or_default())).collect(),
+        shape,
+    })
+}
+
+/// The layout for these inputs, once their types are checked.
+fn layout_of(inputs: &[&Tensor], axis: i64) -> Result<Layout, KernelError> {
+    common_type(inputs)?;
+    let shapes: Vec<&[usize]> = inputs.iter().map(|t| t.shape()).collect();
+    layout(&shapes, axis)
+}
+
+impl Layout {
+    /// Whether this layout was worked out for inputs of these shapes.
+    pub(crate) fn fits(&self, inputs: &[&Tensor]) -> bool {
+        inputs.len() == self.input_shapes.len()
+            && inputs.iter().zip(&self.input_shapes).all(|(t, s)| t.shape() == s.as_slice())
+    }
+
+    /// The output shape.
+    pub(crate) fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Joins `inputs`, which must fit this layout, into `out`; allocates
+    /// nothing for up to 8 inputs.
+    pub(crate) fn run(&self, inputs: &[&Tensor], out: &mut Tensor) -> Result<(), KernelError> {
+        if !self.fits(inputs) {
+            return Err(KernelError::Internal { op: OP });
+        }
+        let ty = common_type(inputs)?;
+        super::check_output(OP, ty, &self.shape, out)?;
+        let sources = inputs.iter().map(|t| Source::of(OP, t)).collect::<Result<SmallVec<[_; 8]>, _>>()?;
+        let mut dst = Target::of(OP, out)?;
+        let mut at = 0usize;
+        for o in 0..self.outer {
+            for (src, &block) in sources.iter().zip(&self.blocks) {
+                dst.copy(at, src, o * block, block).ok_or(KernelError::Internal { op: OP })?;
+                at += block;
+            }
+        }
+        Ok(())
     }
 }
 
 /// The output shape of [`concat`] for these inputs.
 pub fn concat_output_shape(inputs: &[&Tensor], axis: i64) -> Result<Vec<usize>, KernelError> {
-    Ok(layout(inputs, axis)?.0)
+    Ok(layout_of(inputs, axis)?.shape)
 }
 
 /// Concat-1: the inputs, which share their element type and every
@@ -49,30 +113,14 @@ pub fn concat_output_shape(inputs: &[&Tensor], axis: i64) -> Result<Vec<usize>, 
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn concat(inputs: &[&Tensor], axis: i64) -> Result<Tensor, KernelError> {
-    let (shape, _) = layout(inputs, axis)?;
-    let ty = inputs.first().map(|t| t.element_type()).ok_or(KernelError::Internal { op: OP })?;
-    let mut out = Tensor::zeros(ty, &shape)?;
-    concat_into(inputs, axis, &mut out)?;
+    let layout = layout_of(inputs, axis)?;
+    let ty = common_type(inputs)?;
+    let mut out = Tensor::zeros(ty, &layout.shape)?;
+    layout.run(inputs, &mut out)?;
     Ok(out)
 }
 
 /// [`concat`] into an output of the right type and shape.
 pub fn concat_into(inputs: &[&Tensor], axis: i64, out: &mut Tensor) -> Result<(), KernelError> {
-    let (shape, a) = layout(inputs, axis)?;
-    let ty = inputs.first().map(|t| t.element_type()).ok_or(KernelError::Internal { op: OP })?;
-    super::check_output(OP, ty, &shape, out)?;
-    let outer = count(&shape[..a]);
-    let sources = inputs.iter().map(|t| Source::of(OP, t)).collect::<Result<Vec<_>, _>>()?;
-    // Each input contributes, per index before the axis, one block of its
-    // axis length times the size of the axes after it.
-    let blocks: Vec<usize> = inputs.iter().map(|t| count(t.shape().get(a..).unwrap_or_default())).collect();
-    let mut dst = Target::of(OP, out)?;
-    let mut at = 0usize;
-    for o in 0..outer {
-        for (src, &block) in sources.iter().zip(&blocks) {
-            dst.copy(at, src, o * block, block).ok_or(KernelError::Internal { op: OP })?;
-            at += block;
-        }
-    }
-    Ok(())
+    layout_of(inputs, axis)?.run(inputs, out)
 }

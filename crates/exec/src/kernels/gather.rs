@@ -1,16 +1,22 @@
 //! Gather: slices of the data along one axis, picked by indices.
 
-use ovir_shape::rules::{gather_shape, int_values};
+use ovir_shape::rules::gather_shape;
 use ovir_shape::ShapeErrorKind;
-use ovir_tensor::{PartialShape, Tensor};
+use ovir_tensor::{ElementType, PartialShape, Tensor};
 
 use super::blocks::{count, Source, Target};
-use super::KernelError;
+use super::{read_ints, try_for_each_int, KernelError, Scratch, Wide};
 
 const OP: &str = "Gather";
 
-/// How one Gather runs: the output shape and the flattened sizes.
-struct Layout {
+/// How one Gather runs on data and indices of given shapes: the output
+/// shape and the flattened sizes. A plan whose axis is constant and whose
+/// data and indices shapes are static works it out when the model
+/// compiles; the indices themselves are read on every run.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    data_shape: Vec<usize>,
+    indices_shape: Vec<usize>,
     shape: Vec<usize>,
     /// Product of the first `batch_dims` dimensions.
     batches: usize,
@@ -24,14 +30,20 @@ struct Layout {
     per_batch: usize,
 }
 
-fn layout(data: &Tensor, indices: &Tensor, axis: &Tensor, batch_dims: i64) -> Result<Layout, KernelError> {
-    if !indices.element_type().is_integral() {
-        return Err(
-            ShapeErrorKind::IntegerInput { op: OP, input: "indices", found: indices.element_type() }.into()
-        );
+/// The [`Layout`] of a Gather of data of shape `data` by indices of type
+/// `indices_type` and shape `indices`.
+pub(crate) fn layout(
+    data: &[usize],
+    indices_type: ElementType,
+    indices: &[usize],
+    axis: &Tensor,
+    batch_dims: i64,
+) -> Result<Layout, KernelError> {
+    if !indices_type.is_integral() {
+        return Err(ShapeErrorKind::IntegerInput { op: OP, input: "indices", found: indices_type }.into());
     }
     let axis_type = axis.element_type();
-    let axis_value = match int_values(axis).as_deref() {
+    let axis_value = match read_ints(axis, Wide::Refuse).as_deref() {
         Some([a]) => *a,
         Some(_) => {
             return Err(ShapeErrorKind::InputShape {
@@ -45,8 +57,8 @@ fn layout(data: &Tensor, indices: &Tensor, axis: &Tensor, batch_dims: i64) -> Re
         None => return Err(ShapeErrorKind::IntegerInput { op: OP, input: "axis", found: axis_type }.into()),
     };
     let g = gather_shape(
-        &PartialShape::from_static(data.shape()),
-        &PartialShape::from_static(indices.shape()),
+        &PartialShape::from_static(data),
+        &PartialShape::from_static(indices),
         Some(axis_value),
         batch_dims,
     )?;
@@ -54,14 +66,16 @@ fn layout(data: &Tensor, indices: &Tensor, axis: &Tensor, batch_dims: i64) -> Re
     let (Some(shape), Some(a), Some(b)) = (g.shape.to_static(), g.axis, g.batch_dims) else {
         return Err(internal);
     };
-    let d = data.shape();
+    let d = data;
     Ok(Layout {
+        data_shape: data.to_vec(),
+        indices_shape: indices.to_vec(),
         shape,
         batches: count(d.get(..b).ok_or_else(|| internal.clone())?),
         outer: count(d.get(b..a).ok_or_else(|| internal.clone())?),
         axis_len: d.get(a).copied().ok_or_else(|| internal.clone())?,
         inner: count(d.get(a + 1..).ok_or_else(|| internal.clone())?),
-        per_batch: count(indices.shape().get(b..).ok_or(internal)?),
+        per_batch: count(indices.get(b..).ok_or(internal)?),
     })
 }
 
@@ -72,7 +86,7 @@ pub fn gather_output_shape(
     axis: &Tensor,
     batch_dims: i64,
 ) -> Result<Vec<usize>, KernelError> {
-    Ok(layout(data, indices, axis, batch_dims)?.shape)
+    Ok(layout(data.shape(), indices.element_type(), indices.shape(), axis, batch_dims)?.shape)
 }
 
 /// Gather-8: for each index along `axis` (the value of a one-element
@@ -110,30 +124,78 @@ pub fn gather_into(
     batch_dims: i64,
     out: &mut Tensor,
 ) -> Result<(), KernelError> {
-    let l = layout(data, indices, axis, batch_dims)?;
-    super::check_output(OP, data.element_type(), &l.shape, out)?;
-    let index_values = indices.integer_values().ok_or(KernelError::Internal { op: OP })?;
-    let src = Source::of(OP, data)?;
-    let mut dst = Target::of(OP, out)?;
-    let axis_len = l.axis_len as i128;
-    let mut at = 0usize;
-    for batch in 0..l.batches {
-        let batch_indices = index_values
-            .get(batch * l.per_batch..(batch + 1) * l.per_batch)
-            .ok_or(KernelError::Internal { op: OP })?;
-        for o in 0..l.outer {
-            let base = (batch * l.outer + o) * l.axis_len;
-            for &i in batch_indices {
-                let k = if i < 0 { i + axis_len } else { i };
-                let done = if (0..axis_len).contains(&k) {
-                    dst.copy(at, &src, (base + k as usize) * l.inner, l.inner)
-                } else {
-                    dst.zero(at, l.inner)
-                };
-                done.ok_or(KernelError::Internal { op: OP })?;
-                at += l.inner;
+    gather_into_scratch(data, indices, axis, batch_dims, out, &mut Scratch::new())
+}
+
+/// [`gather_into`] that reads the indices into `scratch`, so that running
+/// it again on indices of the same size allocates nothing.
+pub(crate) fn gather_into_scratch(
+    data: &Tensor,
+    indices: &Tensor,
+    axis: &Tensor,
+    batch_dims: i64,
+    out: &mut Tensor,
+    scratch: &mut Scratch,
+) -> Result<(), KernelError> {
+    layout(data.shape(), indices.element_type(), indices.shape(), axis, batch_dims)?
+        .run(data, indices, out, scratch)
+}
+
+impl Layout {
+    /// Whether this layout was worked out for data and indices of these
+    /// shapes.
+    pub(crate) fn fits(&self, data: &Tensor, indices: &Tensor) -> bool {
+        data.shape() == self.data_shape.as_slice() && indices.shape() == self.indices_shape.as_slice()
+    }
+
+    /// The output shape.
+    pub(crate) fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Gathers from `data` by `indices`, which must fit this layout, into
+    /// `out`, reading the indices into `scratch`.
+    pub(crate) fn run(
+        &self,
+        data: &Tensor,
+        indices: &Tensor,
+        out: &mut Tensor,
+        scratch: &mut Scratch,
+    ) -> Result<(), KernelError> {
+        let internal = || KernelError::Internal { op: OP };
+        if !self.fits(data, indices) {
+            return Err(internal());
+        }
+        super::check_output(OP, data.element_type(), &self.shape, out)?;
+        let index_values = &mut scratch.indices;
+        index_values.clear();
+        let read = try_for_each_int(indices, |i| {
+            index_values.push(i);
+            Ok::<(), KernelError>(())
+        });
+        read.ok_or_else(internal)??;
+        let src = Source::of(OP, data)?;
+        let mut dst = Target::of(OP, out)?;
+        let axis_len = self.axis_len as i128;
+        let mut at = 0usize;
+        for batch in 0..self.batches {
+            let batch_indices = index_values
+                .get(batch * self.per_batch..(batch + 1) * self.per_batch)
+                .ok_or_else(internal)?;
+            for o in 0..self.outer {
+                let base = (batch * self.outer + o) * self.axis_len;
+                for &i in batch_indices {
+                    let k = if i < 0 { i + axis_len } else { i };
+                    let done = if (0..axis_len).contains(&k) {
+                        dst.copy(at, &src, (base + k as usize) * self.inner, self.inner)
+                    } else {
+                        dst.zero(at, self.inner)
+                    };
+                    done.ok_or_else(internal)?;
+                    at += self.inner;
+                }
             }
         }
+        Ok(())
     }
-    Ok(())
 }

@@ -1,17 +1,21 @@
 //! Slice: every `step`-th element between `start` and `stop` along some
 //! axes, with Python's rules for negative and out-of-range bounds.
 
-use ovir_shape::rules::{saturated_ints, slice_axes, slice_lengths, slice_range, slice_steps, SliceRange};
+use ovir_shape::rules::{slice_axes, slice_lengths, slice_range, slice_steps, SliceRange};
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{PartialShape, Tensor};
+use smallvec::SmallVec;
 
 use super::blocks::{Source, Target};
-use super::{ExecOptions, KernelError};
+use super::{read_ints, ExecOptions, KernelError, SmallInts, Wide};
 
 const OP: &str = "Slice";
 
+/// Per-axis values, on the stack up to 8 axes.
+type PerAxis<T> = SmallVec<[T; 8]>;
+
 /// The values of a 1-D integer input of Slice.
-fn read(input: &'static str, t: &Tensor) -> Result<Vec<i64>, KernelError> {
+fn read(input: &'static str, t: &Tensor) -> Result<SmallInts, KernelError> {
     let found = t.element_type();
     if !found.is_integral() {
         return Err(ShapeErrorKind::IntegerInput { op: OP, input, found }.into());
@@ -25,7 +29,7 @@ fn read(input: &'static str, t: &Tensor) -> Result<Vec<i64>, KernelError> {
         }
         .into());
     }
-    saturated_ints(t).ok_or(ShapeErrorKind::UnreadableValues { element_type: found }.into())
+    read_ints(t, Wide::Saturate).ok_or(ShapeErrorKind::UnreadableValues { element_type: found }.into())
 }
 
 /// What one Slice takes from each data axis (every element, in order, for
@@ -36,15 +40,15 @@ fn ranges(
     stop: &Tensor,
     step: &Tensor,
     axes: Option<&Tensor>,
-) -> Result<Vec<SliceRange>, KernelError> {
+) -> Result<PerAxis<SliceRange>, KernelError> {
     let start = read("start", start)?;
     let stop = read("stop", stop)?;
     let step = read("step", step)?;
     let axes = axes.map(|a| read("axes", a)).transpose()?;
-    slice_lengths(start.len(), stop.len(), step.len(), axes.as_ref().map(Vec::len))?;
+    slice_lengths(start.len(), stop.len(), step.len(), axes.as_ref().map(SmallVec::len))?;
     slice_steps(&step)?;
     let listed = slice_axes(shape.len(), start.len(), axes.as_deref())?;
-    let mut out: Vec<SliceRange> =
+    let mut out: PerAxis<SliceRange> =
         shape.iter().map(|&d| SliceRange { first: 0, step: 1, len: d as u64 }).collect();
     for (((&axis, &b), &e), &s) in listed.iter().zip(&start).zip(&stop).zip(&step) {
         let dim = shape.get(axis).copied().ok_or(KernelError::Internal { op: OP })?;
@@ -81,19 +85,31 @@ fn reversal(dims: &[usize], ranges: &[SliceRange]) -> Option<Vec<bool>> {
         .collect()
 }
 
-/// For data of this static shape, the axes to reverse when the slice is a
-/// pure reversal (every axis taken whole, in order or back to front, as
-/// PyTorch's `flip` is converted); `None` when it is any other slice. A
-/// plan uses this to run such a Slice as a Reverse, with no work per
-/// inference beyond the copy.
-pub fn slice_as_reverse(
+/// What a Slice does to data of one shape, worked out once: a plan whose
+/// bounds are constant and whose data shape is static does this when the
+/// model compiles, so that running it reads no bounds.
+#[derive(Clone, Debug)]
+pub(crate) enum Fixed {
+    /// Every axis is taken whole, in order or back to front (PyTorch's
+    /// `flip` is converted so): a Reverse with these flags.
+    Reverse(Vec<bool>),
+    /// Any other slice.
+    Copy(Box<SliceCopy>),
+}
+
+/// [`Fixed`] for data of shape `shape` and these bounds.
+pub(crate) fn fixed(
     shape: &[usize],
     start: &Tensor,
     stop: &Tensor,
     step: &Tensor,
     axes: Option<&Tensor>,
-) -> Result<Option<Vec<bool>>, KernelError> {
-    Ok(reversal(shape, &ranges(shape, start, stop, step, axes)?))
+) -> Result<Fixed, KernelError> {
+    let ranges = ranges(shape, start, stop, step, axes)?;
+    Ok(match reversal(shape, &ranges) {
+        Some(flags) => Fixed::Reverse(flags),
+        None => Fixed::Copy(Box::new(SliceCopy::new(shape, &ranges)?)),
+    })
 }
 
 /// The output shape of [`slice`] for these inputs.
@@ -148,8 +164,9 @@ pub fn slice_with(
     if let Some(flags) = reversal(data.shape(), &ranges) {
         return super::reverse_with(data, &flags, options);
     }
-    let mut out = Tensor::zeros(data.element_type(), &shape_of(&ranges)?)?;
-    copy_ranges(data, &ranges, &mut out)?;
+    let copy = SliceCopy::new(data.shape(), &ranges)?;
+    let mut out = Tensor::zeros(data.element_type(), copy.shape())?;
+    copy.run(data, &mut out)?;
     Ok(out)
 }
 
@@ -181,10 +198,11 @@ pub fn slice_into_with(
     if let Some(flags) = reversal(data.shape(), &ranges) {
         return super::reverse_into_with(data, &flags, out, options);
     }
-    copy_ranges(data, &ranges, out)
+    SliceCopy::new(data.shape(), &ranges)?.run(data, out)
 }
 
 /// One axis walked by the copy loop.
+#[derive(Clone, Copy, Debug)]
 struct Walk {
     first: i128,
     step: i128,
@@ -193,72 +211,127 @@ struct Walk {
     stride: i128,
 }
 
-/// Copies the selected elements in output order. Trailing axes taken
-/// whole and in order, and the axis before them when it steps by 1, form
-/// one contiguous block per copy; the axes before that are walked like an
-/// odometer.
-fn copy_ranges(data: &Tensor, ranges: &[SliceRange], out: &mut Tensor) -> Result<(), KernelError> {
-    let internal = || KernelError::Internal { op: OP };
-    if ranges.iter().any(|r| r.len == 0) {
-        return Ok(());
-    }
-    let dims = data.shape();
-    let mut strides = vec![1i128; dims.len()];
-    let mut acc = 1i128;
-    for (s, &d) in strides.iter_mut().zip(dims).rev() {
-        *s = acc;
-        acc *= d as i128;
-    }
-    let mut walked = ranges.len();
-    let mut block = 1usize;
-    for (r, &d) in ranges.iter().zip(dims).rev() {
-        if r.step == 1 && r.first == 0 && r.len == d as u64 {
-            block *= d;
-            walked -= 1;
-        } else {
-            break;
+/// What a Slice that is not a pure reversal copies from data of one shape,
+/// in output order. Trailing axes taken whole and in order, and the axis
+/// before them when it steps by 1, form one contiguous block per copy; the
+/// axes before that are walked like an odometer.
+#[derive(Clone, Debug)]
+pub(crate) struct SliceCopy {
+    data_shape: Vec<usize>,
+    shape: Vec<usize>,
+    /// The output has no elements, so nothing is copied.
+    empty: bool,
+    /// The offset of the elements not walked: the first element of a
+    /// forward axis that extends the block.
+    base: i128,
+    /// Elements per copy.
+    block: usize,
+    /// The axes walked, slowest first.
+    walks: PerAxis<Walk>,
+}
+
+impl SliceCopy {
+    /// The copy that takes `ranges` (one per axis) from data of shape `dims`.
+    fn new(dims: &[usize], ranges: &[SliceRange]) -> Result<SliceCopy, KernelError> {
+        let internal = || KernelError::Internal { op: OP };
+        let shape = shape_of(ranges)?;
+        let mut copy = SliceCopy {
+            data_shape: dims.to_vec(),
+            empty: ranges.iter().any(|r| r.len == 0),
+            shape,
+            base: 0,
+            block: 1,
+            walks: PerAxis::new(),
+        };
+        if copy.empty {
+            return Ok(copy);
         }
-    }
-    // The offset of the elements not walked: the first element of a
-    // forward axis that extends the block.
-    let mut base = 0i128;
-    if let Some((r, &stride)) = walked.checked_sub(1).and_then(|k| Some((ranges.get(k)?, strides.get(k)?))) {
-        if r.step == 1 {
-            block *= usize::try_from(r.len).map_err(|_| internal())?;
-            base = i128::from(r.first) * stride;
-            walked -= 1;
+        let mut strides: PerAxis<i128> = smallvec::smallvec![1; dims.len()];
+        let mut acc = 1i128;
+        for (s, &d) in strides.iter_mut().zip(dims).rev() {
+            *s = acc;
+            acc *= d as i128;
         }
-    }
-    let walks: Vec<Walk> = ranges
-        .iter()
-        .zip(&strides)
-        .take(walked)
-        .map(|(r, &stride)| Walk { first: i128::from(r.first), step: i128::from(r.step), len: r.len, stride })
-        .collect();
-    let src = Source::of(OP, data)?;
-    let mut dst = Target::of(OP, out)?;
-    let mut index = vec![0u64; walks.len()];
-    let mut at = 0usize;
-    loop {
-        let offset = walks
-            .iter()
-            .zip(&index)
-            .fold(base, |o, (w, &i)| o + (w.first + i128::from(i) * w.step) * w.stride);
-        let from = usize::try_from(offset).map_err(|_| internal())?;
-        dst.copy(at, &src, from, block).ok_or_else(internal)?;
-        at += block;
-        // The next output position: the last walked axis moves fastest.
-        let mut carried = true;
-        for (i, w) in index.iter_mut().zip(&walks).rev() {
-            *i += 1;
-            if *i < w.len {
-                carried = false;
+        let mut walked = ranges.len();
+        for (r, &d) in ranges.iter().zip(dims).rev() {
+            if r.step == 1 && r.first == 0 && r.len == d as u64 {
+                copy.block *= d;
+                walked -= 1;
+            } else {
                 break;
             }
-            *i = 0;
         }
-        if carried {
+        if let Some((r, &stride)) =
+            walked.checked_sub(1).and_then(|k| Some((ranges.get(k)?, strides.get(k)?)))
+        {
+            if r.step == 1 {
+                copy.block *= usize::try_from(r.len).map_err(|_| internal())?;
+                copy.base = i128::from(r.first) * stride;
+                walked -= 1;
+            }
+        }
+        copy.walks = ranges
+            .iter()
+            .zip(&strides)
+            .take(walked)
+            .map(|(r, &stride)| Walk {
+                first: i128::from(r.first),
+                step: i128::from(r.step),
+                len: r.len,
+                stride,
+            })
+            .collect();
+        Ok(copy)
+    }
+
+    /// The data shape this copy was worked out for.
+    pub(crate) fn data_shape(&self) -> &[usize] {
+        &self.data_shape
+    }
+
+    /// The output shape.
+    pub(crate) fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Copies the selected elements of `data`, which must have
+    /// [`SliceCopy::data_shape`], into `out`; allocates nothing for ranks
+    /// up to 8.
+    pub(crate) fn run(&self, data: &Tensor, out: &mut Tensor) -> Result<(), KernelError> {
+        let internal = || KernelError::Internal { op: OP };
+        if data.shape() != self.data_shape.as_slice() {
+            return Err(internal());
+        }
+        super::check_output(OP, data.element_type(), &self.shape, out)?;
+        if self.empty {
             return Ok(());
+        }
+        let src = Source::of(OP, data)?;
+        let mut dst = Target::of(OP, out)?;
+        let mut index: PerAxis<u64> = smallvec::smallvec![0; self.walks.len()];
+        let mut at = 0usize;
+        loop {
+            let offset = self
+                .walks
+                .iter()
+                .zip(&index)
+                .fold(self.base, |o, (w, &i)| o + (w.first + i128::from(i) * w.step) * w.stride);
+            let from = usize::try_from(offset).map_err(|_| internal())?;
+            dst.copy(at, &src, from, self.block).ok_or_else(internal)?;
+            at += self.block;
+            // The next output position: the last walked axis moves fastest.
+            let mut carried = true;
+            for (i, w) in index.iter_mut().zip(&self.walks).rev() {
+                *i += 1;
+                if *i < w.len {
+                    carried = false;
+                    break;
+                }
+                *i = 0;
+            }
+            if carried {
+                return Ok(());
+            }
         }
     }
 }
