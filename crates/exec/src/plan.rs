@@ -340,10 +340,16 @@ impl Kernel {
         })
     }
 
-    /// `true` when the output is the data input itself, so no buffer is
+    /// `true` when the output is the data input itself, so no step is
     /// needed (a Reverse with nothing to reverse).
     fn passes_through(&self) -> bool {
         matches!(self, Kernel::ReverseFixed(flags) if !flags.contains(&true))
+    }
+
+    /// `true` when the output is a view of the data input (it shares its
+    /// storage).
+    fn is_view(&self) -> bool {
+        matches!(self, Kernel::View(_) | Kernel::ViewFixed { .. })
     }
 
     fn name(&self) -> &'static str {
@@ -416,8 +422,16 @@ struct Step {
     kernel: Kernel,
     inputs: Vec<Slot>,
     output: Slot,
-    /// Slots whose last reader is this step: freed right after it.
+    /// Slots whose last reader is this step: their buffers go back to the
+    /// pool right after it.
     release: Vec<Slot>,
+    /// Views whose last reader is this step: dropped right after it, so
+    /// that the buffer they share can go back to the pool.
+    discard: Vec<Slot>,
+    /// The output is a view of a value that stays put between runs (an
+    /// input, or a view of one): it is kept from one run to the next, and
+    /// made again only when that value has changed.
+    keep: bool,
 }
 
 /// A model input as the plan sees it.
@@ -575,6 +589,13 @@ impl Plan {
             slots += layer.outputs.len();
         }
         let slot = |r: OutputRef| slot_of.get(r.layer.0).and_then(|s| s.get(r.port)).copied().unwrap_or(0);
+        // Where each slot's value really lives: a layer that passes its
+        // input through unchanged gets no step, and its readers read that
+        // input instead.
+        let mut alias: Vec<Slot> = (0..slots).collect();
+        // Slots whose value stays put between runs: inputs, and views of
+        // them (constants are in `known`).
+        let mut settled = vec![false; slots];
 
         let mut known: Vec<Option<Tensor>> = vec![None; slots];
         let mut steps = Vec::new();
@@ -583,7 +604,10 @@ impl Plan {
         for &idx in &model.order {
             let layer = model.layer(idx);
             let op = info.op(idx);
-            let arg_slots: Vec<Slot> = (0..layer.inputs.len()).map(|i| slot(model.source(idx, i))).collect();
+            let arg_slots: Vec<Slot> = (0..layer.inputs.len())
+                .map(|i| slot(model.source(idx, i)))
+                .map(|s| alias.get(s).copied().unwrap_or(s))
+                .collect();
             let out = slot(OutputRef { layer: idx, port: 0 });
             match op {
                 Op::Parameter { element_type, shape } => {
@@ -599,6 +623,9 @@ impl Plan {
                         shape: shape.clone(),
                         slot: out,
                     });
+                    if let Some(s) = settled.get_mut(out) {
+                        *s = true;
+                    }
                 }
                 Op::Const => {
                     if let Some(k) = known.get_mut(out) {
@@ -651,25 +678,50 @@ impl Plan {
                                 *k = Some(value);
                             }
                         }
-                        None => steps.push(Step {
-                            layer: model.layer_ref(idx),
-                            kernel: Plan::specialize(kernel, &arg_slots, &known, info, model, idx).map_err(
-                                |source| CompileError::Fold {
+                        None => {
+                            let kernel = Plan::specialize(kernel, &arg_slots, &known, info, model, idx)
+                                .map_err(|source| CompileError::Fold {
                                     layer: model.layer_ref(idx),
                                     source: Box::new(source),
-                                },
-                            )?,
-                            inputs: arg_slots,
-                            output: out,
-                            release: Vec::new(),
-                        }),
+                                })?;
+                            let data = arg_slots.first().copied();
+                            if kernel.passes_through() {
+                                if let (Some(a), Some(data)) = (alias.get_mut(out), data) {
+                                    *a = data;
+                                    continue;
+                                }
+                            }
+                            let is_settled = |s: Slot| {
+                                settled.get(s).copied().unwrap_or(false)
+                                    || known.get(s).is_some_and(Option::is_some)
+                            };
+                            let keep =
+                                matches!(kernel, Kernel::ViewFixed { .. }) && data.is_some_and(is_settled);
+                            if let (true, Some(s)) = (keep, settled.get_mut(out)) {
+                                *s = true;
+                            }
+                            steps.push(Step {
+                                layer: model.layer_ref(idx),
+                                kernel,
+                                inputs: arg_slots,
+                                output: out,
+                                release: Vec::new(),
+                                discard: Vec::new(),
+                                keep,
+                            });
+                        }
                     }
                 }
             }
         }
-        // A set, not a list: a graph can have a million outputs.
-        let pinned: std::collections::HashSet<Slot> =
-            outputs.iter().map(|o| o.slot).chain(inputs.iter().map(|i| i.slot)).collect();
+        // A set, not a list: a graph can have a million outputs. Kept views
+        // hold no memory of their own, and must outlive the run.
+        let pinned: std::collections::HashSet<Slot> = outputs
+            .iter()
+            .map(|o| o.slot)
+            .chain(inputs.iter().map(|i| i.slot))
+            .chain(steps.iter().filter(|s| s.keep).map(|s| s.output))
+            .collect();
         Plan::schedule_releases(&mut steps, &pinned, &known);
         Ok(Plan { steps, inputs, outputs, known })
     }
@@ -806,17 +858,24 @@ impl Plan {
                 last_reader.insert(s, i);
             }
         }
+        let views: std::collections::HashSet<Slot> =
+            steps.iter().filter(|s| s.kernel.is_view()).map(|s| s.output).collect();
         for (slot, step) in last_reader {
             let keep = pinned.contains(&slot) || known.get(slot).is_some_and(Option::is_some);
             if !keep {
                 if let Some(st) = steps.get_mut(step) {
-                    st.release.push(slot);
+                    if views.contains(&slot) {
+                        st.discard.push(slot);
+                    } else {
+                        st.release.push(slot);
+                    }
                 }
             }
         }
         for st in steps.iter_mut() {
             st.release.sort_unstable();
             st.release.dedup();
+            st.discard.sort_unstable();
         }
     }
 
@@ -863,6 +922,11 @@ impl Plan {
         RunState {
             values: self.known.clone(),
             pool: Vec::with_capacity(self.steps.len()),
+            // What waits is a buffer a view still holds, or an output the
+            // caller still holds.
+            waiting: Vec::with_capacity(
+                self.steps.iter().filter(|s| s.kernel.is_view()).count() + self.outputs.len(),
+            ),
             scratch: vec![Scratch::new(); self.steps.len()],
             threads: 1,
             bytes_written: 0,
@@ -892,35 +956,69 @@ impl Plan {
     /// Runs one inference on the inputs stored in `state`.
     ///
     /// Buffers are recycled: an intermediate value's buffer returns to the
-    /// state's pool after its last reader, and the previous run's outputs
-    /// return to it when this run starts (unless the caller still holds a
-    /// clone of them). A later step whose output has the same type and shape
-    /// takes its buffer from the pool, so a model with static shapes
-    /// allocates no tensor memory after its first run.
+    /// state's pool after its last reader (once no view of it is left),
+    /// and the previous run's outputs return to it when this run starts
+    /// (once the caller no longer holds a clone of them). A later step
+    /// whose output has the same type and shape takes its buffer from the
+    /// pool, and a view of an input is kept while the input stays the same,
+    /// so a model with static shapes allocates nothing after its first run
+    /// but for the views (Reshape, Squeeze, Unsqueeze) of values computed
+    /// on every run: a tensor owns its shape, so making such a view
+    /// allocates a copy of the shape.
     pub fn run_state(&self, state: &mut RunState) -> Result<(), RunError> {
         for input in &self.inputs {
             if state.values.get(input.slot).is_none_or(Option::is_none) {
                 return Err(RunError::InputNotSet { name: input.name.clone() });
             }
         }
-        for step in &self.steps {
+        for step in self.steps.iter().filter(|s| !s.keep) {
             if let Some(old) = state.values.get_mut(step.output).and_then(Option::take) {
-                state.recycle(old);
+                // A view is dropped, which frees the buffer it shares.
+                if !step.kernel.is_view() {
+                    state.recycle(old);
+                }
             }
         }
+        state.promote();
         state.bytes_written = 0;
         for (index, step) in self.steps.iter().enumerate() {
-            let out = self.run_step(index, step, state)?;
-            if let Some(v) = state.values.get_mut(step.output) {
-                *v = Some(out);
+            if !(step.keep && Plan::kept_view_holds(step, state)) {
+                let out = self.run_step(index, step, state)?;
+                if let Some(v) = state.values.get_mut(step.output) {
+                    *v = Some(out);
+                }
+            }
+            for &s in &step.discard {
+                if let Some(v) = state.values.get_mut(s) {
+                    *v = None;
+                }
             }
             for &s in &step.release {
                 if let Some(old) = state.values.get_mut(s).and_then(Option::take) {
                     state.recycle(old);
                 }
             }
+            if !(step.release.is_empty() && step.discard.is_empty()) {
+                state.promote();
+            }
         }
         Ok(())
+    }
+
+    /// Whether the view a kept step made on an earlier run is still the
+    /// view of its data input: the same storage, type and shapes.
+    fn kept_view_holds(step: &Step, state: &RunState) -> bool {
+        let Kernel::ViewFixed { data_shape, shape, .. } = &step.kernel else { return false };
+        let value = |s: Slot| state.values.get(s).and_then(Option::as_ref);
+        match (value(step.output), step.inputs.first().and_then(|&s| value(s))) {
+            (Some(view), Some(data)) => {
+                view.shares_storage_with(data)
+                    && view.element_type() == data.element_type()
+                    && data.shape() == data_shape.as_slice()
+                    && view.shape() == shape.as_slice()
+            }
+            _ => false,
+        }
     }
 
     fn run_step(&self, index: usize, step: &Step, state: &mut RunState) -> Result<Tensor, RunError> {
@@ -942,9 +1040,6 @@ impl Plan {
             spilled = (0..n).map(|i| arg(i).ok_or_else(missing)).collect::<Result<_, _>>()?;
             &spilled
         };
-        if step.kernel.passes_through() {
-            return Ok(data.clone());
-        }
         let options = ExecOptions::with_threads(state.threads);
         let Some(shape) = step.kernel.output_shape(args).map_err(kernel_error)? else {
             // The output is a view of the input: nothing is allocated.
@@ -994,6 +1089,10 @@ impl Plan {
 pub struct RunState {
     values: Vec<Option<Tensor>>,
     pool: Vec<Tensor>,
+    /// Buffers released while something else still held them (a view of
+    /// them, or a caller's clone of an output): they join the pool once
+    /// they are free.
+    waiting: Vec<Tensor>,
     /// Per step, what its kernel keeps between runs.
     scratch: Vec<Scratch>,
     threads: usize,
@@ -1002,10 +1101,32 @@ pub struct RunState {
 }
 
 impl RunState {
-    /// Keeps a buffer for reuse, unless someone else still holds it.
+    /// Keeps a buffer for reuse: in the pool when nothing else holds it,
+    /// else among the buffers waiting for that. Both lists got their room
+    /// when the state was made, so keeping allocates nothing; a buffer that
+    /// finds no room is dropped.
     fn recycle(&mut self, t: Tensor) {
-        if t.is_exclusive() && self.pool.len() < self.pool.capacity() {
-            self.pool.push(t);
+        if t.is_exclusive() {
+            if self.pool.len() < self.pool.capacity() {
+                self.pool.push(t);
+            }
+        } else if self.waiting.len() < self.waiting.capacity() {
+            self.waiting.push(t);
+        }
+    }
+
+    /// Moves the waiting buffers that nothing else holds any more to the
+    /// pool.
+    fn promote(&mut self) {
+        let mut i = 0;
+        while i < self.waiting.len() {
+            let free = self.waiting.get(i).is_some_and(Tensor::is_exclusive);
+            if free && self.pool.len() < self.pool.capacity() {
+                let t = self.waiting.swap_remove(i);
+                self.pool.push(t);
+            } else {
+                i += 1;
+            }
         }
     }
 
