@@ -979,8 +979,14 @@ mod x86 {
         };
         let mut done = 0;
         for (o, i) in dst.chunks_exact_mut(row).zip(src.chunks_exact(row)) {
-            let mut q = 0;
-            while q < split {
+            // The head's blocks are taken from its source upwards, so they
+            // are written from the head's end down. Read the other way,
+            // against the rows' direction, a head of most of a 512-byte
+            // row ran 3.5–4× slower than a memory copy; this way it runs
+            // faster than one.
+            let mut q = split;
+            while q > 0 {
+                q -= 16;
                 // SAFETY: `q + 16 <= split <= h <= row`, and `i` and `o` are
                 // `row` bytes long, so the blocks at `h - q - 16` and `q`
                 // lie inside them; with `STREAM` the caller aligned `dst`,
@@ -989,8 +995,8 @@ mod x86 {
                     let v = _mm_loadu_si128(i.as_ptr().add(h - q - 16).cast::<__m128i>());
                     store::<STREAM>(o.as_mut_ptr().add(q), _mm_shuffle_epi8(v, reversal));
                 }
-                q += 16;
             }
+            let mut q = split;
             if t > 0 {
                 // SAFETY: `split < h <= row` and `row` is a multiple of 16,
                 // so the block at `split` lies inside `i` and `o`; the
