@@ -604,3 +604,107 @@ fn a_layer_with_300000_ports_reads_in_linear_time() {
     });
     assert_eq!(inputs, PORTS);
 }
+
+/// A model whose one Parameter, of shape `dims` (f32), feeds `op` (a layer
+/// with id 1 whose first `inputs` inputs are the Parameter) and a Result; `consts` are i64
+/// constants (shape, values) that feed the op's later inputs in order,
+/// laid out in the weights.
+fn overflowing_model(dims: &[u64], op: &str, inputs: usize, consts: &[(&[usize], &[i64])]) -> ovir::Model {
+    let port_dims = |d: &[u64]| d.iter().map(|d| format!("<dim>{d}</dim>")).collect::<String>();
+    let shape = dims.iter().map(u64::to_string).collect::<Vec<_>>().join(",");
+    let pd = port_dims(dims);
+    let mut layers = format!(
+        "<layer id=\"0\" name=\"p\" type=\"Parameter\" version=\"opset1\"><data shape=\"{shape}\" \
+         element_type=\"f32\"/><output><port id=\"0\" precision=\"FP32\">{pd}</port></output></layer>\n"
+    );
+    let mut edges = String::new();
+    // Every data input of the op is the Parameter.
+    for port in 0..inputs {
+        edges.push_str(&format!(
+            "<edge from-layer=\"0\" from-port=\"0\" to-layer=\"1\" to-port=\"{port}\"/>\n"
+        ));
+    }
+    let mut weights = Vec::new();
+    for (k, (cshape, values)) in consts.iter().enumerate() {
+        let id = 10 + k;
+        let s = cshape.iter().map(usize::to_string).collect::<Vec<_>>().join(",");
+        let d: String = cshape.iter().map(|d| format!("<dim>{d}</dim>")).collect();
+        layers.push_str(&format!(
+            "<layer id=\"{id}\" name=\"c{k}\" type=\"Const\" version=\"opset1\"><data element_type=\"i64\" \
+             shape=\"{s}\" offset=\"{}\" size=\"{}\"/><output><port id=\"0\" precision=\"I64\">{d}</port>\
+             </output></layer>\n",
+            weights.len(),
+            values.len() * 8
+        ));
+        for v in values.iter() {
+            weights.extend_from_slice(&v.to_le_bytes());
+        }
+        edges.push_str(&format!(
+            "<edge from-layer=\"{id}\" from-port=\"0\" to-layer=\"1\" to-port=\"{}\"/>\n",
+            inputs + k
+        ));
+    }
+    let ports: String = (0..inputs + consts.len()).map(|p| format!("<port id=\"{p}\"/>")).collect();
+    let out_port = inputs + consts.len();
+    layers.push_str(&format!(
+        "<layer id=\"1\" name=\"op\" {op}><input>{ports}</input><output><port id=\"{out_port}\" \
+         precision=\"FP32\"/></output></layer>\n\
+         <layer id=\"2\" name=\"out\" type=\"Result\" version=\"opset1\"><input><port id=\"0\"/></input></layer>\n"
+    ));
+    edges.push_str(&format!(
+        "<edge from-layer=\"1\" from-port=\"{out_port}\" to-layer=\"2\" to-port=\"0\"/>\n"
+    ));
+    let xml = format!(
+        "<?xml version=\"1.0\"?>\n<net name=\"overflow\" version=\"11\">\n<layers>\n{layers}</layers>\n\
+         <edges>\n{edges}</edges>\n</net>\n"
+    );
+    Model::from_memory(&xml, Some(weights)).unwrap()
+}
+
+#[test]
+fn layouts_of_parameters_whose_element_count_overflows_are_not_worked_out() {
+    // Each declared shape has more than 2^64 elements. Working out the
+    // layout of a Concat, Broadcast, Gather or Slice for it while compiling
+    // once overflowed; the model must compile, and asking for inputs must
+    // fail cleanly.
+    const BIG: u64 = 1 << 32;
+    let cases: Vec<(&str, ovir::Model)> = vec![
+        (
+            "Concat",
+            overflowing_model(&[BIG, BIG], "type=\"Concat\" version=\"opset1\"><data axis=\"0\"/", 2, &[]),
+        ),
+        (
+            "Broadcast",
+            overflowing_model(
+                &[BIG, BIG],
+                "type=\"Broadcast\" version=\"opset3\"><data mode=\"numpy\"/",
+                1,
+                &[(&[2], &[BIG as i64, BIG as i64])],
+            ),
+        ),
+        (
+            "Gather",
+            overflowing_model(
+                &[2, BIG, BIG],
+                "type=\"Gather\" version=\"opset8\"><data batch_dims=\"0\"/",
+                1,
+                &[(&[1], &[1]), (&[], &[0])],
+            ),
+        ),
+        (
+            "Slice",
+            overflowing_model(
+                &[2, BIG, BIG],
+                "type=\"Slice\" version=\"opset8\"",
+                1,
+                &[(&[1], &[0]), (&[1], &[1]), (&[1], &[1]), (&[1], &[0])],
+            ),
+        ),
+    ];
+    for (name, model) in cases {
+        let compiled = within("compiling an overflowing layout", move || model.compile());
+        let compiled = compiled.unwrap_or_else(|e| panic!("{name}: {}", e.render(false)));
+        let err = compiled.example_inputs().unwrap_err();
+        assert!(matches!(err, Error::InputTooLarge { .. }), "{name}: {err:?}");
+    }
+}

@@ -394,6 +394,12 @@ fn custom_output_shape<'t>(
     Ok(fact.shape.to_static().map(OutShape::owned))
 }
 
+/// Whether a tensor of this shape can exist: its element count fits a
+/// `usize`. Fixed forms are only made for such shapes.
+fn fits(shape: &[usize]) -> bool {
+    ovir_tensor::element_count(shape).is_some()
+}
+
 /// The flags of a Reverse whose axes arrive at run time.
 fn runtime_flags(mode: ReverseMode, axes: &Tensor, rank: usize) -> Result<Flags, KernelError> {
     let mut flags: Flags = smallvec::smallvec![false; rank];
@@ -729,9 +735,9 @@ impl Plan {
     /// Specialises a kernel on what is known before the model runs: a
     /// Reverse whose axes are constant and whose data rank is known gets
     /// its flags now; a Slice, Gather, Broadcast, Concat or view whose small
-    /// inputs are constant and whose input shapes are static becomes its
-    /// fixed form (see [`Kernel`]); an extension op gets the output type
-    /// and shapes analysis gave.
+    /// inputs are constant and whose input shapes are static (with element
+    /// counts that fit a `usize`) becomes its fixed form (see [`Kernel`]);
+    /// an extension op gets the output type and shapes analysis gave.
     fn specialize(
         kernel: Kernel,
         args: &[Slot],
@@ -741,7 +747,10 @@ impl Plan {
         idx: LayerIdx,
     ) -> Result<Kernel, KernelError> {
         let value = |i: usize| args.get(i).and_then(|&s| known.get(s)).and_then(Option::as_ref);
-        let shape = |i: usize| info.input_fact(model, idx, i).shape.to_static();
+        // Only shapes whose element count fits: a Parameter may declare
+        // one that does not, no tensor of it can exist, and working out a
+        // layout for it would overflow.
+        let shape = |i: usize| info.input_fact(model, idx, i).shape.to_static().filter(|s| fits(s));
         // An input absent from the layer is `Some(None)`; one that is
         // present but not constant is `None`.
         let optional = |i: usize| if i < args.len() { value(i).map(Some) } else { Some(None) };
@@ -771,7 +780,9 @@ impl Plan {
                 let indices_type = info.input_fact(model, idx, 1).element_type;
                 let layout = match (shape(0), shape(1), value(2)) {
                     (Some(d), Some(i), Some(axis)) => {
-                        kernels::gather::layout(&d, indices_type, &i, axis, batch_dims).ok()
+                        kernels::gather::layout(&d, indices_type, &i, axis, batch_dims)
+                            .ok()
+                            .filter(|l| fits(l.shape()))
                     }
                     _ => None,
                 };
@@ -783,7 +794,7 @@ impl Plan {
             Kernel::Broadcast(mode) => {
                 let layout = match (shape(0), value(1), optional(2)) {
                     (Some(d), Some(target), Some(mapping)) => {
-                        kernels::broadcast::layout(&d, target, mapping, mode).ok()
+                        kernels::broadcast::layout(&d, target, mapping, mode).ok().filter(|l| fits(l.shape()))
                     }
                     _ => None,
                 };
@@ -806,7 +817,7 @@ impl Plan {
                 let shapes: Option<Vec<Vec<usize>>> = (0..args.len()).map(shape).collect();
                 let layout = shapes.and_then(|shapes| {
                     let shapes: Vec<&[usize]> = shapes.iter().map(Vec::as_slice).collect();
-                    kernels::concat::layout(&shapes, axis).ok()
+                    kernels::concat::layout(&shapes, axis).ok().filter(|l| fits(l.shape()))
                 });
                 match layout {
                     Some(layout) => Kernel::ConcatFixed { axis, layout: Box::new(layout) },
@@ -829,7 +840,11 @@ impl Plan {
         idx: LayerIdx,
     ) -> Result<Option<Kernel>, KernelError> {
         let value = |i: usize| args.get(i).and_then(|&s| known.get(s)).and_then(Option::as_ref);
-        let Some(shape) = info.input_fact(model, idx, 0).shape.to_static() else { return Ok(None) };
+        // A data shape whose element count overflows is left to the
+        // general kernel: no tensor of it can exist.
+        let Some(shape) = info.input_fact(model, idx, 0).shape.to_static().filter(|s| fits(s)) else {
+            return Ok(None);
+        };
         let (Some(start), Some(stop), Some(step)) = (value(1), value(2), value(3)) else { return Ok(None) };
         let axes = match args.len() {
             5 => match value(4) {

@@ -85,8 +85,10 @@ impl<'a> Target<'a> {
     }
 }
 
-/// The product of `dims`, which belong to a tensor that exists, so it
-/// cannot overflow.
-pub(crate) fn count(dims: &[usize]) -> usize {
-    dims.iter().product()
+/// The product of `dims`, or `None` when it overflows: the dimensions of
+/// a tensor that exists always fit, but a shape a model declares (a
+/// Parameter's) need not, and a plan works out layouts for those before
+/// any tensor exists.
+pub(crate) fn count(dims: &[usize]) -> Option<usize> {
+    ovir_tensor::element_count(dims)
 }

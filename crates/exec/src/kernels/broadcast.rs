@@ -88,7 +88,7 @@ pub(crate) fn layout(
     let mut step = 1usize;
     for k in (0..rank).rev() {
         strides[k] = if aligned[k] == 1 { 0 } else { step };
-        step *= aligned[k];
+        step = step.checked_mul(aligned[k]).ok_or(KernelError::Internal { op: OP })?;
     }
     Ok(Layout { data_shape: data.to_vec(), shape, strides })
 }
@@ -173,12 +173,12 @@ impl Layout {
             natural *= shape[split - 1];
             split -= 1;
         }
-        let block = count(&shape[split..]);
+        let block = count(&shape[split..]).ok_or(KernelError::Internal { op: OP })?;
         let src = Source::of(OP, data)?;
         let mut dst = Target::of(OP, out)?;
         let mut index: SmallVec<[usize; 8]> = smallvec::smallvec![0; split];
         let mut from = 0usize;
-        let blocks = count(&shape[..split]);
+        let blocks = count(&shape[..split]).ok_or(KernelError::Internal { op: OP })?;
         for b in 0..blocks {
             dst.copy(b * block, &src, from, block).ok_or(KernelError::Internal { op: OP })?;
             // Advance the odometer over the leading axes.

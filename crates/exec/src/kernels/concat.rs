@@ -47,10 +47,12 @@ pub(crate) fn layout(shapes: &[&[usize]], axis: i64) -> Result<Layout, KernelErr
     let (Some(shape), Some(a)) = (shape.to_static(), a) else {
         return Err(KernelError::Internal { op: OP });
     };
+    let internal = || KernelError::Internal { op: OP };
+    let blocks = shapes.iter().map(|s| count(s.get(a..).unwrap_or_default()).ok_or_else(internal));
     Ok(Layout {
         input_shapes: shapes.iter().map(|s| s.to_vec()).collect(),
-        outer: count(shape.get(..a).unwrap_or_default()),
-        blocks: shapes.iter().map(|s| count(s.get(a..).unwrap_or_default())).collect(),
+        outer: count(shape.get(..a).unwrap_or_default()).ok_or_else(internal)?,
+        blocks: blocks.collect::<Result<_, _>>()?,
         shape,
     })
 }

@@ -71,11 +71,11 @@ pub(crate) fn layout(
         data_shape: data.to_vec(),
         indices_shape: indices.to_vec(),
         shape,
-        batches: count(d.get(..b).ok_or_else(|| internal.clone())?),
-        outer: count(d.get(b..a).ok_or_else(|| internal.clone())?),
+        batches: d.get(..b).and_then(count).ok_or_else(|| internal.clone())?,
+        outer: d.get(b..a).and_then(count).ok_or_else(|| internal.clone())?,
         axis_len: d.get(a).copied().ok_or_else(|| internal.clone())?,
-        inner: count(d.get(a + 1..).ok_or_else(|| internal.clone())?),
-        per_batch: count(indices.get(b..).ok_or(internal)?),
+        inner: d.get(a + 1..).and_then(count).ok_or_else(|| internal.clone())?,
+        per_batch: indices.get(b..).and_then(count).ok_or(internal)?,
     })
 }
 

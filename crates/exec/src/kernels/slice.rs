@@ -250,12 +250,12 @@ impl SliceCopy {
         let mut acc = 1i128;
         for (s, &d) in strides.iter_mut().zip(dims).rev() {
             *s = acc;
-            acc *= d as i128;
+            acc = acc.checked_mul(d as i128).ok_or_else(internal)?;
         }
         let mut walked = ranges.len();
         for (r, &d) in ranges.iter().zip(dims).rev() {
             if r.step == 1 && r.first == 0 && r.len == d as u64 {
-                copy.block *= d;
+                copy.block = copy.block.checked_mul(d).ok_or_else(internal)?;
                 walked -= 1;
             } else {
                 break;
@@ -265,8 +265,9 @@ impl SliceCopy {
             walked.checked_sub(1).and_then(|k| Some((ranges.get(k)?, strides.get(k)?)))
         {
             if r.step == 1 {
-                copy.block *= usize::try_from(r.len).map_err(|_| internal())?;
-                copy.base = i128::from(r.first) * stride;
+                let len = usize::try_from(r.len).map_err(|_| internal())?;
+                copy.block = copy.block.checked_mul(len).ok_or_else(internal)?;
+                copy.base = i128::from(r.first).checked_mul(stride).ok_or_else(internal)?;
                 walked -= 1;
             }
         }
