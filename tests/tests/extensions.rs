@@ -226,3 +226,43 @@ fn runtime_lengths_above_the_axis_are_clamped_and_example_inputs_run() {
     }
     request.infer().unwrap();
 }
+
+#[test]
+fn shape_inference_runs_again_on_inputs_of_a_type_analysis_did_not_know() {
+    // `x` has a dynamic element type, so its type is only known when the
+    // model runs: Scale's shape inference checks it then, before the op
+    // sees it, on every run.
+    let core = core_with_scale();
+    let compiled =
+        core.read_model_from_memory(&scale_xml("Scale", "test", "2", "dynamic", false), None).unwrap();
+    let compiled = compiled.compile().unwrap();
+    let mut request = compiled.infer_request();
+    request.set_input("x", Tensor::from_vec(&[3], vec![1.0f32, -2.0, 4.0]).unwrap()).unwrap();
+    request.infer().unwrap();
+    assert_eq!(request.output("y").unwrap().to_vec::<f32>().unwrap(), vec![2.0, -4.0, 8.0]);
+    request.set_input("x", Tensor::from_vec(&[3], vec![1i32, 2, 3]).unwrap()).unwrap();
+    let err = request.infer().unwrap_err().to_string();
+    assert!(err.contains("Scale needs f32 data, but it is i32"), "{err}");
+}
+
+#[test]
+fn negative_runtime_lengths_are_refused_whether_or_not_their_type_is_known() {
+    let dir = samples_dir().join("reverse_subsequences_clamped");
+    let xml = std::fs::read_to_string(dir.join("model.xml")).unwrap();
+    let data = ovir_npy::read_npy_file(&dir.join("in/data.npy")).unwrap();
+    for ty in ["i64", "dynamic"] {
+        let xml = xml.replace(r#"element_type="u64""#, &format!(r#"element_type="{ty}""#));
+        let compiled = Model::from_memory(&xml, None).unwrap().compile().unwrap();
+        let mut request = compiled.infer_request();
+        request.set_input("data", data.clone()).unwrap();
+        // A run on valid lengths first, then on the same shape and type
+        // with a negative one.
+        let lengths = Tensor::from_vec(&[2, 1, 3], vec![5i64, 0, 1, 5, 6, 7]).unwrap();
+        request.set_input("lengths", lengths).unwrap();
+        request.infer().unwrap();
+        let lengths = Tensor::from_vec(&[2, 1, 3], vec![5i64, 0, 1, 5, -2, 7]).unwrap();
+        request.set_input("lengths", lengths).unwrap();
+        let err = request.infer().unwrap_err().to_string();
+        assert!(err.contains("-2, which is negative"), "{ty}: {err}");
+    }
+}

@@ -99,9 +99,10 @@ enum Kernel {
     /// An op added by an extension. `output_type` is the type analysis
     /// inferred, when it is static; with it, the output buffer is
     /// allocated (and reused) by the plan, else by the op. `fixed` holds
-    /// the input shapes and the output shape analysis inferred, when all
-    /// are static, so that a run on inputs of those shapes need not call
-    /// the op's shape inference.
+    /// the input types and shapes and the output shape analysis inferred,
+    /// when all are static, so that a run on inputs of those types and
+    /// shapes need not call the op's shape inference again; any other run
+    /// calls it, as OpenVINO does.
     Custom {
         op: CustomOpRef,
         output_type: ElementType,
@@ -109,12 +110,24 @@ enum Kernel {
     },
 }
 
-/// The shapes an extension op was analysed with: its inputs' and its
-/// output's.
+/// What an extension op was analysed with: its inputs' element types and
+/// shapes, all static, and its output's shape.
 #[derive(Clone, Debug)]
 struct CustomShapes {
-    inputs: Vec<Vec<usize>>,
+    inputs: Vec<(ElementType, Vec<usize>)>,
     output: Vec<usize>,
+}
+
+impl CustomShapes {
+    /// Whether `inputs` have the types and shapes the op was analysed
+    /// with, so that its shape inference would give the same answer.
+    fn fits(&self, inputs: &[&Tensor]) -> bool {
+        inputs.len() == self.inputs.len()
+            && inputs
+                .iter()
+                .zip(&self.inputs)
+                .all(|(t, (ty, s))| t.element_type() == *ty && t.shape() == s.as_slice())
+    }
 }
 
 impl Kernel {
@@ -284,12 +297,8 @@ impl Kernel {
     fn output_shape<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Option<OutShape<'t>>, KernelError> {
         let internal = || KernelError::Internal { op: self.name() };
         if let Kernel::Custom { op, output_type, fixed } = self {
-            if let Some(fixed) = fixed {
-                let fits = inputs.len() == fixed.inputs.len()
-                    && inputs.iter().zip(&fixed.inputs).all(|(t, s)| t.shape() == s.as_slice());
-                if fits {
-                    return Ok(Some(OutShape::Borrowed(&fixed.output)));
-                }
+            if let Some(fixed) = fixed.as_deref().filter(|f| f.fits(inputs)) {
+                return Ok(Some(OutShape::Borrowed(&fixed.output)));
             }
             return custom_output_shape(op, *output_type, inputs);
         }
@@ -374,21 +383,18 @@ fn custom_error(op: &CustomOpRef, e: ExtensionError) -> KernelError {
 }
 
 /// The output shape of an extension op, from its shape inference on the
-/// actual inputs; `None` (the op allocates its output itself) when the
-/// type analysis inferred is not static, or the inferred type or shape is
-/// not fully known.
+/// actual inputs, which may refuse them; `None` (the op allocates its
+/// output itself) when the type analysis inferred is not static, or the
+/// inferred type or shape is not fully known.
 fn custom_output_shape<'t>(
     op: &CustomOpRef,
     output_type: ElementType,
     inputs: &[&Tensor],
 ) -> Result<Option<OutShape<'t>>, KernelError> {
-    if !output_type.is_static() {
-        return Ok(None);
-    }
     // The tensors share their storage, so these facts copy no data.
     let facts: Vec<PortFact> = inputs.iter().map(|t| PortFact::known((*t).clone())).collect();
     let fact = op.0.infer(&facts).map_err(|e| custom_error(op, e))?;
-    if fact.element_type != output_type {
+    if !output_type.is_static() || fact.element_type != output_type {
         return Ok(None);
     }
     Ok(fact.shape.to_static().map(OutShape::owned))
@@ -759,7 +765,14 @@ impl Plan {
                 let fact = info.outputs.get(idx.0).and_then(|o| o.first());
                 let output_type = fact.map_or(ElementType::Dynamic, |f| f.element_type);
                 let output = fact.and_then(|f| f.shape.to_static());
-                let inputs: Option<Vec<Vec<usize>>> = (0..args.len()).map(shape).collect();
+                // Inputs whose types are all static, as the shapes are:
+                // a run on inputs of other types or shapes calls the op's
+                // shape inference again.
+                let input = |i: usize| {
+                    let ty = info.input_fact(model, idx, i).element_type;
+                    ty.is_static().then_some(ty).zip(shape(i))
+                };
+                let inputs: Option<Vec<(ElementType, Vec<usize>)>> = (0..args.len()).map(input).collect();
                 let fixed = match (output_type.is_static(), inputs, output) {
                     (true, Some(inputs), Some(output)) => Some(Box::new(CustomShapes { inputs, output })),
                     _ => None,

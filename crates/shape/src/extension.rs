@@ -131,9 +131,20 @@ pub trait CustomOp: Send + Sync + fmt::Debug {
     /// type or shape): accept what could still turn out valid, and refuse
     /// only what is certainly wrong. When an input's value is known, the
     /// fact carries it.
+    ///
+    /// As in OpenVINO, this runs when the model's types and shapes are
+    /// inferred (as it is read and compiled), and again when the model
+    /// runs only if the inputs' element types or shapes differ from those
+    /// seen then, or were not all known then. A run on inputs
+    /// of the same types and shapes does not call it, so checks on input
+    /// *values* (such as a length that must not be negative) belong in
+    /// [`CustomOp::evaluate`] and [`CustomOp::evaluate_into`] as well.
     fn infer(&self, inputs: &[PortFact]) -> Result<PortFact, ExtensionError>;
 
-    /// Computes the output from the inputs, in input order.
+    /// Computes the output from the inputs, in input order. The inputs
+    /// were checked by [`CustomOp::infer`] for their types and shapes, but
+    /// their values may not have been: refuse values the op cannot take
+    /// with an error.
     fn evaluate(&self, inputs: &[&Tensor]) -> Result<Tensor, ExtensionError>;
 
     /// Computes the output into `out`, which already has the type and shape
