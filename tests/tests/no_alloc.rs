@@ -400,8 +400,7 @@ fn views_of_an_input_allocate_nothing_after_the_first_inference() {
     let axes = net.ints(&[0]);
     let narrow = net.op("Squeeze", "opset1", "", &[wide, axes]);
     net.result(narrow);
-    assert_steady(&net.compile(), |inputs| {
-        let x = &inputs[0];
+    let expected = |x: &Tensor| {
         let flat = kernels::reshape(x, &ints(&[6, -1]), false).unwrap();
         let wide = kernels::unsqueeze(x, &ints(&[0, -1])).unwrap();
         vec![
@@ -409,7 +408,58 @@ fn views_of_an_input_allocate_nothing_after_the_first_inference() {
             wide.clone(),
             kernels::squeeze(&wide, Some(&ints(&[0]))).unwrap(),
         ]
-    });
+    };
+    let compiled = net.compile();
+    assert_steady(&compiled, |inputs| expected(&inputs[0]));
+    // Views of the input are kept between runs: a new input must not leave
+    // them looking at the old one.
+    let mut request = compiled.infer_request();
+    request.set_input(0, compiled.example_inputs().unwrap().remove(0)).unwrap();
+    request.infer().unwrap();
+    request.infer().unwrap();
+    for round in 0..2 {
+        let values: Vec<f32> = (0..24).map(|v| (v * (round + 3)) as f32 - 7.5).collect();
+        let x = Tensor::from_vec(&[2, 3, 4], values).unwrap();
+        request.set_input(0, x.clone()).unwrap();
+        request.infer().unwrap();
+        let outputs: Vec<Tensor> = request.outputs().into_iter().cloned().collect();
+        assert_eq!(outputs, expected(&x), "round {round}");
+    }
+}
+
+#[test]
+fn a_held_view_of_a_computed_value_keeps_its_values_across_runs() {
+    // The output is a Reshape of a buffer the plan computes on every run:
+    // a copy of it held by the caller must not change when the plan runs
+    // again on other inputs.
+    let mut net = Net::default();
+    let x = net.parameter("f32", &[4, 6]);
+    let axes = net.ints(&[0]);
+    let reversed = net.op("Reverse", "opset1", r#"mode="index""#, &[x, axes]);
+    let pattern = net.ints(&[6, 4]);
+    let view = net.op("Reshape", "opset1", r#"special_zero="false""#, &[reversed, pattern]);
+    net.result(view);
+    let compiled = net.compile();
+    let expected = |x: &Tensor| {
+        let reversed = kernels::reverse(x, &[true, false]).unwrap();
+        kernels::reshape(&reversed, &ints(&[6, 4]), false).unwrap()
+    };
+    let input = |k: usize| {
+        let values: Vec<f32> = (0..24).map(|v| (v * (k + 1)) as f32 + 0.25).collect();
+        Tensor::from_vec(&[4, 6], values).unwrap()
+    };
+    let mut request = compiled.infer_request();
+    request.set_input(0, input(0)).unwrap();
+    request.infer().unwrap();
+    let held = request.output(0).unwrap().clone();
+    let want = expected(&input(0));
+    assert_eq!(held, want);
+    for k in 1..4 {
+        request.set_input(0, input(k)).unwrap();
+        request.infer().unwrap();
+        assert_eq!(request.output(0).unwrap(), &expected(&input(k)), "run {k}");
+        assert_eq!(held, want, "the held copy after run {k}");
+    }
 }
 
 #[test]
