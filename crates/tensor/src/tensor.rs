@@ -361,7 +361,13 @@ impl Tensor {
     /// The same elements under another shape with the same element count;
     /// shares the storage.
     pub fn reshaped(&self, shape: &[usize]) -> Option<Tensor> {
-        (element_count(shape)? == self.len()).then(|| Tensor { shape: shape.to_vec(), ..self.clone() })
+        // Only the new shape is allocated: the storage is shared, and the
+        // old shape is not copied.
+        (element_count(shape)? == self.len()).then(|| Tensor {
+            ty: self.ty,
+            shape: shape.to_vec(),
+            data: self.data.clone(),
+        })
     }
 
     /// The raw little-endian bytes of a numeric tensor; `None` for strings.
