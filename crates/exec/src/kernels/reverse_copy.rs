@@ -424,8 +424,7 @@ mod x86 {
     use std::arch::x86_64::{
         __m128i, __m256i, _mm256_broadcastsi128_si256, _mm256_castsi128_si256, _mm256_inserti128_si256,
         _mm256_loadu_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_stream_si256, _mm_loadu_si128,
-        _mm_or_si128, _mm_prefetch, _mm_setr_epi8, _mm_shuffle_epi8, _mm_storeu_si128, _mm_stream_si128,
-        _MM_HINT_T0,
+        _mm_or_si128, _mm_prefetch, _mm_shuffle_epi8, _mm_storeu_si128, _mm_stream_si128, _MM_HINT_T0,
     };
 
     /// Stores `v` at `p` (32 bytes), streaming when `STREAM` is set.
@@ -659,6 +658,14 @@ mod x86 {
         control
     }
 
+    /// The 16-byte `pshufb` control `c` in a register.
+    #[inline(always)]
+    fn control(c: [i8; 16]) -> __m128i {
+        // SAFETY: `c` is 16 bytes long; the load takes any address, and
+        // SSE2, which it belongs to, is part of every x86_64 CPU.
+        unsafe { _mm_loadu_si128(c.as_ptr().cast::<__m128i>()) }
+    }
+
     /// Stores `v` at `p` (16 bytes), streaming when `STREAM` is set.
     ///
     /// # Safety
@@ -710,10 +717,7 @@ mod x86 {
         }
         if row <= 16 && 16 % row == 0 {
             let c = group_reversal::<N>(row);
-            let control = _mm_setr_epi8(
-                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13],
-                c[14], c[15],
-            );
+            let control = control(c);
             let mut done = 0;
             for (o, i) in dst.chunks_exact_mut(64).zip(src.chunks_exact(64)) {
                 for k in 0..4 {
@@ -749,10 +753,7 @@ mod x86 {
             return 0;
         }
         let c = lane_reversal::<N>();
-        let control = _mm_setr_epi8(
-            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14],
-            c[15],
-        );
+        let control = control(c);
         let blocks = row / 16;
         let mut done = 0;
         for (o, i) in dst.chunks_exact_mut(row).zip(src.chunks_exact(row)) {
@@ -960,10 +961,7 @@ mod x86 {
             return 0;
         }
         let c = lane_reversal::<N>();
-        let reversal = _mm_setr_epi8(
-            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14],
-            c[15],
-        );
+        let reversal = control(c);
         // The block the head ends in, when it ends inside one: where it
         // starts and its two controls.
         let split = h / 16 * 16;
@@ -1071,10 +1069,7 @@ mod x86 {
         dst: &mut [u8],
     ) -> usize {
         let c = lane_reversal::<N>();
-        let control = _mm_setr_epi8(
-            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7], c[8], c[9], c[10], c[11], c[12], c[13], c[14],
-            c[15],
-        );
+        let control = control(c);
         let len = src.len();
         let base = src.as_ptr();
         // A long run is read downwards long enough for the hardware
