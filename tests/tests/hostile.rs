@@ -107,17 +107,15 @@ fn xml_nested_a_million_levels_deep_is_refused_at_the_depth_limit() {
     insta::assert_snapshot!("xml_nested_a_million_levels_deep", text);
 }
 
-#[test]
-fn an_attribute_of_100_mb_reads_and_errors_stay_small() {
-    const SIZE: usize = 100 << 20;
-    // A valid model whose Result has a 100 MB name: it must load (OpenVINO
-    // has no limit on names), in bounded time.
-    let (_dir, path) = model_file(|out| {
+/// A Parameter feeding a Result with id `result_id` whose name is `len`
+/// bytes long.
+fn long_named_result(result_id: u32, len: usize) -> (tempfile::TempDir, PathBuf) {
+    model_file(|out| {
         out.write_all(HEADER.as_bytes())?;
         out.write_all(b"<layers>\n")?;
         parameter(out, 0, "2", "f32")?;
-        write!(out, "<layer id=\"1\" name=\"")?;
-        out.write_all(&vec![b'n'; SIZE])?;
+        write!(out, "<layer id=\"{result_id}\" name=\"")?;
+        out.write_all(&vec![b'n'; len])?;
         writeln!(
             out,
             "\" type=\"Result\" version=\"opset1\"><input><port id=\"0\"><dim>2</dim></port></input></layer>"
@@ -125,7 +123,15 @@ fn an_attribute_of_100_mb_reads_and_errors_stay_small() {
         out.write_all(b"</layers>\n<edges>\n")?;
         edge(out, 0, 0, 1)?;
         out.write_all(b"</edges>\n</net>\n")
-    });
+    })
+}
+
+#[test]
+fn an_attribute_of_100_mb_reads_and_errors_stay_small() {
+    const SIZE: usize = 100 << 20;
+    // A valid model whose Result has a 100 MB name: it must load (OpenVINO
+    // has no limit on names), in bounded time.
+    let (_dir, path) = long_named_result(1, SIZE);
     let name_len = within("reading a model with a 100 MB name", move || {
         let model = Model::read(&path).unwrap();
         let compiled = model.compile().unwrap();
@@ -138,21 +144,8 @@ fn an_attribute_of_100_mb_reads_and_errors_stay_small() {
 
     // The same name on a layer that is wrong: the diagnostic shows a
     // window of the line and a shortened name.
-    let (_dir, path) = model_file(|out| {
-        out.write_all(HEADER.as_bytes())?;
-        out.write_all(b"<layers>\n")?;
-        parameter(out, 0, "2", "f32")?;
-        // The id repeats the Parameter's.
-        write!(out, "<layer id=\"0\" name=\"")?;
-        out.write_all(&vec![b'n'; SIZE])?;
-        writeln!(
-            out,
-            "\" type=\"Result\" version=\"opset1\"><input><port id=\"0\"><dim>2</dim></port></input></layer>"
-        )?;
-        out.write_all(b"</layers>\n<edges>\n")?;
-        edge(out, 0, 0, 1)?;
-        out.write_all(b"</edges>\n</net>\n")
-    });
+    // The id repeats the Parameter's.
+    let (_dir, path) = long_named_result(0, SIZE);
     let text = check_fails(path);
     assert!(text.len() < 2_000, "the diagnostic is {} bytes long", text.len());
     insta::assert_snapshot!("attribute_of_100_mb", text);
