@@ -124,17 +124,30 @@ impl Element for bool {
     }
 }
 
-/// Heap storage aligned to 8 bytes, so that any numeric element type can be
-/// viewed in place.
+/// One cache line of a tensor's heap storage. Its alignment is what makes
+/// the whole buffer start on a line.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C, align(64))]
+struct Line([u8; 64]);
+
+/// Heap storage that starts on a 64-byte cache line, so that any numeric
+/// element type can be viewed in place and the copy kernels see the same
+/// line boundaries in every buffer. Rows of a reversal that start part-way
+/// into a line cost the kernels a third line per 128-byte row; measured on
+/// in-cache u8 copies, buffers that start 16 bytes into a line (where the
+/// system allocator puts large blocks) made both a plain copy and a
+/// row-order reversal 15–30% slower.
 #[derive(Clone)]
 struct AlignedBuf {
-    words: Vec<u64>,
+    lines: Vec<Line>,
     len: usize,
 }
 
 impl AlignedBuf {
     fn zeroed(len: usize) -> Self {
-        AlignedBuf { words: vec![0; len.div_ceil(8)], len }
+        // `zeroed_vec` asks the allocator for zeroed memory, which for large
+        // buffers is fresh pages that are not touched until written.
+        AlignedBuf { lines: bytemuck::zeroed_vec(len.div_ceil(64)), len }
     }
 
     fn from_slice(bytes: &[u8]) -> Self {
@@ -144,12 +157,12 @@ impl AlignedBuf {
     }
 
     fn bytes(&self) -> &[u8] {
-        let all: &[u8] = bytemuck::cast_slice(&self.words);
+        let all: &[u8] = bytemuck::cast_slice(&self.lines);
         &all[..self.len]
     }
 
     fn bytes_mut(&mut self) -> &mut [u8] {
-        let all: &mut [u8] = bytemuck::cast_slice_mut(&mut self.words);
+        let all: &mut [u8] = bytemuck::cast_slice_mut(&mut self.lines);
         &mut all[..self.len]
     }
 }
