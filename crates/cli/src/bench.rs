@@ -6,7 +6,7 @@ use std::io::Write;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use ovir::{CompileOptions, Model};
+use ovir::{CompileOptions, ElementType, Model, Tensor};
 use serde::Serialize;
 
 use crate::args::BenchArgs;
@@ -94,22 +94,45 @@ fn progress(total: usize, label: &str) -> ProgressBar {
     bar
 }
 
-/// Times `iterations` copies of `bytes` bytes between two buffers that
-/// were allocated and touched beforehand.
-fn time_memcpy(bytes: usize, iterations: usize, warmup: usize) -> Vec<Duration> {
-    let src = vec![1u8; bytes];
-    let mut dst = vec![0u8; bytes];
-    for _ in 0..warmup {
-        dst.copy_from_slice(black_box(&src));
+/// Inferences and copies are timed in turns of this many each, so that a
+/// stretch when the machine is busier (on a shared machine, other loads
+/// come and go over seconds) slows both alike and leaves their ratio
+/// alone. Turns this long keep each side's buffers in the cache for all
+/// but the first run of a turn.
+const TURN: usize = 50;
+
+/// Copies between two buffers of the same size, allocated as tensors are,
+/// starting on a cache line, so the copy is measured on the same terms as
+/// the inference (the library copy also runs faster on such buffers than
+/// on ones that start part-way into a line).
+struct Memcpy {
+    src: Tensor,
+    dst: Tensor,
+}
+
+impl Memcpy {
+    /// Two buffers of `bytes` bytes, touched `warmup` times by a copy.
+    fn new(bytes: usize, warmup: usize) -> anyhow::Result<Memcpy> {
+        let mut copy = Memcpy {
+            src: Tensor::zeros(ElementType::U8, &[bytes])?,
+            dst: Tensor::zeros(ElementType::U8, &[bytes])?,
+        };
+        for _ in 0..warmup {
+            copy.time();
+        }
+        Ok(copy)
     }
-    (0..iterations)
-        .map(|_| {
-            let start = Instant::now();
-            dst.copy_from_slice(black_box(&src));
-            black_box(&mut dst);
-            start.elapsed()
-        })
-        .collect()
+
+    /// Times one copy.
+    fn time(&mut self) -> Duration {
+        let (Some(src), Some(dst)) = (self.src.bytes(), self.dst.bytes_mut()) else {
+            return Duration::ZERO;
+        };
+        let start = Instant::now();
+        dst.copy_from_slice(black_box(src));
+        black_box(&mut *dst);
+        start.elapsed()
+    }
 }
 
 /// Runs `ovir bench`.
@@ -130,15 +153,24 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
     }
     let bar = progress(iterations, "infer");
     let mut times = Vec::with_capacity(iterations);
-    for _ in 0..iterations {
-        let start = Instant::now();
-        request.infer()?;
-        times.push(start.elapsed());
-        bar.inc(1);
+    let mut memcpy = Vec::with_capacity(iterations);
+    let mut copier = None;
+    while times.len() < iterations {
+        let turn = TURN.min(iterations - times.len());
+        for _ in 0..turn {
+            let start = Instant::now();
+            request.infer()?;
+            times.push(start.elapsed());
+            bar.inc(1);
+        }
+        let copier = match &mut copier {
+            Some(c) => c,
+            None => copier.insert(Memcpy::new(request.bytes_moved(), warmup.max(1))?),
+        };
+        memcpy.extend((0..turn).map(|_| copier.time()));
     }
     bar.finish_and_clear();
     let bytes = request.bytes_moved();
-    let memcpy = time_memcpy(bytes, iterations, warmup.max(1));
 
     let stats = Stats::of(&times).ok_or_else(|| anyhow::anyhow!("--iterations must be at least 1"))?;
     let copy = Stats::of(&memcpy).ok_or_else(|| anyhow::anyhow!("--iterations must be at least 1"))?;

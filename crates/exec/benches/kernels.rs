@@ -69,14 +69,19 @@ fn group<'a>(c: &'a mut Criterion, name: &str, bytes: usize) -> BenchmarkGroup<'
     g
 }
 
-/// The baseline: a copy of `bytes` bytes on `threads` threads (1 or 2).
+/// The baseline: a copy of `bytes` bytes on `threads` threads (1 or 2),
+/// between buffers that start on a cache line, as tensors do.
 fn memcpy(g: &mut BenchmarkGroup<'_, WallTime>, bytes: usize, threads: usize) {
-    let src = vec![3u8; bytes];
-    let mut dst = vec![1u8; bytes];
+    let src = Tensor::from_bytes(ElementType::U8, &[bytes], &vec![3u8; bytes]).expect("a u8 tensor");
+    let mut dst = Tensor::zeros(ElementType::U8, &[bytes]).expect("a u8 tensor");
+    let (Some(src), Some(dst)) = (src.bytes(), dst.bytes_mut()) else {
+        return;
+    };
+    dst.fill(1);
     g.bench_function("memcpy", |b| {
         b.iter(|| {
             if threads <= 1 {
-                dst.copy_from_slice(black_box(&src));
+                dst.copy_from_slice(black_box(src));
             } else {
                 let half = bytes / 2;
                 let (s0, s1) = src.split_at(half);
