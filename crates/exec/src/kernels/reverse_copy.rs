@@ -314,6 +314,25 @@ impl RunWriter<'_> {
         // first and last line may be partial); the stores themselves need
         // 16-byte blocks.
         let stream = self.stream && dst.as_ptr().align_offset(16) == 0 && src.len() >= STREAM_MIN_RUN;
+        if let (true, true, Heads::Same(n)) = (self.copier.avx2, row.is_multiple_of(32), heads) {
+            let h = n.saturating_mul(N);
+            let done = if stream && dst.as_ptr().align_offset(32) == 0 {
+                // SAFETY: `avx2` is only set when the CPU reports AVX2;
+                // `dst` starts on a 32-byte boundary and rows are whole
+                // blocks, so every block is aligned, as the streaming
+                // stores need; the writer fences them when it is dropped and
+                // holds the buffer until then.
+                unsafe { x86::rows_with_same_head_avx2::<N, true>(src, dst, row, h) }
+            } else if !stream {
+                // SAFETY: `avx2` is only set when the CPU reports AVX2.
+                unsafe { x86::rows_with_same_head_avx2::<N, false>(src, dst, row, h) }
+            } else {
+                0
+            };
+            if done > 0 || src.is_empty() {
+                return Some(done);
+            }
+        }
         let done = if stream {
             // SAFETY: `ssse3` is only set when the CPU reports SSSE3; `dst`
             // starts on a 16-byte boundary and rows are whole blocks, so
@@ -1133,10 +1152,8 @@ mod x86 {
                 // reversed part reads the row's first block; alignment as
                 // above.
                 unsafe {
-                    let rev = _mm_shuffle_epi8(_mm_loadu_si128(i.as_ptr().cast::<__m128i>()), hc);
-                    let fwd = _mm_shuffle_epi8(_mm_loadu_si128(i.as_ptr().add(q).cast::<__m128i>()), tc);
-                    store::<STREAM>(o.as_mut_ptr().add(q), _mm_or_si128(rev, fwd));
-                }
+                    head_end_block::<STREAM>(o.as_mut_ptr().add(q), i.as_ptr(), i.as_ptr().add(q), hc, tc)
+                };
                 q += 16;
             }
             while q < row {
@@ -1147,6 +1164,123 @@ mod x86 {
                     store::<STREAM>(o.as_mut_ptr().add(q), v);
                 }
                 q += 16;
+            }
+            done += row;
+        }
+        done
+    }
+
+    /// Stores at `out` a 16-byte block whose first bytes end a reversed
+    /// head and whose others are copied in place: the block at `rev`
+    /// shuffled by a [`HeadControls::HEAD`] entry, merged with the block at
+    /// `fwd` shuffled by the matching [`HeadControls::TAIL`] entry.
+    ///
+    /// # Safety
+    /// The CPU must support SSSE3; `rev` and `fwd` must be valid for
+    /// 16-byte reads and `out` for a 16-byte write, which with `STREAM` set
+    /// must be 16-byte aligned and fenced by the caller before it is read.
+    #[target_feature(enable = "ssse3")]
+    #[inline]
+    unsafe fn head_end_block<const STREAM: bool>(
+        out: *mut u8,
+        rev: *const u8,
+        fwd: *const u8,
+        hc: __m128i,
+        tc: __m128i,
+    ) {
+        // SAFETY: the caller guarantees the reads, the write and its
+        // alignment.
+        unsafe {
+            let rev = _mm_shuffle_epi8(_mm_loadu_si128(rev.cast::<__m128i>()), hc);
+            let fwd = _mm_shuffle_epi8(_mm_loadu_si128(fwd.cast::<__m128i>()), tc);
+            store::<STREAM>(out, _mm_or_si128(rev, fwd));
+        }
+    }
+
+    /// [`rows_with_same_head`] with 32-byte blocks, for rows that are a
+    /// multiple of 32 bytes: half the loads and stores per row, which for
+    /// 1-byte elements held in the cache is what the 16-byte loop was short
+    /// of (1.3× a memory copy on 128-byte rows).
+    ///
+    /// # Safety
+    /// The CPU must support AVX2. With `STREAM` set, `dst` must start on a
+    /// 32-byte boundary, and the caller fences the stores before the bytes
+    /// are read.
+    #[target_feature(enable = "avx2")]
+    pub(super) unsafe fn rows_with_same_head_avx2<const N: usize, const STREAM: bool>(
+        src: &[u8],
+        dst: &mut [u8],
+        row: usize,
+        h: usize,
+    ) -> usize {
+        if row == 0 || !row.is_multiple_of(32) || h > row {
+            return 0;
+        }
+        let reversal = broadcast_control(lane_reversal::<N>());
+        // The 32-byte block the head ends in, when it ends inside one, is
+        // built as two 16-byte halves: the head has `t0` bytes in the first
+        // and `t1` in the second.
+        let split = h / 32 * 32;
+        let t = h - split;
+        let (t0, t1) = (t.min(16), t.saturating_sub(16));
+        let none = [i8::MIN; 16];
+        let table = |t: usize| {
+            let (hc, tc) = (
+                HeadControls::<N>::HEAD.get(t).unwrap_or(&none),
+                HeadControls::<N>::TAIL.get(t).unwrap_or(&none),
+            );
+            (control(*hc), control(*tc))
+        };
+        let ((hc0, tc0), (hc1, tc1)) = (table(t0), table(t1));
+        let mut done = 0;
+        for (o, i) in dst.chunks_exact_mut(row).zip(src.chunks_exact(row)) {
+            // As in `rows_with_same_head`, the head is read upwards.
+            let mut q = split;
+            while q > 0 {
+                q -= 32;
+                // SAFETY: `q + 32 <= split <= h <= row`, and `i` and `o` are
+                // `row` bytes long, so the blocks at `h - q - 32` and `q`
+                // lie inside them; with `STREAM` the caller aligned `dst`,
+                // and `o + q` lies a multiple of 32 bytes after its start.
+                unsafe {
+                    let v = load_swapped(i.as_ptr().add(h - q - 32));
+                    store256::<STREAM>(o.as_mut_ptr().add(q), _mm256_shuffle_epi8(v, reversal));
+                }
+            }
+            let mut q = split;
+            if t > 0 {
+                // The first half takes the head's bytes `t1..t`, reversed,
+                // and the second half its first `t1` bytes.
+                // SAFETY: `split < h <= row` and `row` is a multiple of 32,
+                // so the 32 bytes at `split` lie inside `i` and `o`; `t1 +
+                // 16 <= 32 <= row`, so the block at `t1` does too; with
+                // `STREAM` both halves are 16-byte aligned, as above.
+                unsafe {
+                    head_end_block::<STREAM>(
+                        o.as_mut_ptr().add(q),
+                        i.as_ptr().add(t1),
+                        i.as_ptr().add(q),
+                        hc0,
+                        tc0,
+                    );
+                    head_end_block::<STREAM>(
+                        o.as_mut_ptr().add(q + 16),
+                        i.as_ptr(),
+                        i.as_ptr().add(q + 16),
+                        hc1,
+                        tc1,
+                    );
+                }
+                q += 32;
+            }
+            while q < row {
+                // SAFETY: `q < row`, both multiples of 32, so the block at
+                // `q` lies inside `i` and `o`; alignment as above.
+                unsafe {
+                    let v = _mm256_loadu_si256(i.as_ptr().add(q).cast::<__m256i>());
+                    store256::<STREAM>(o.as_mut_ptr().add(q), v);
+                }
+                q += 32;
             }
             done += row;
         }
@@ -1346,7 +1480,10 @@ mod tests {
                 .into_iter()
                 .filter(|r| r % N == 0)
             {
-                for rev in [row, row / 2 / N * N] {
+                // Heads that end in every byte of the first 48, and half
+                // and whole rows.
+                let short = (0..=row.min(48)).filter(|h| h % N == 0);
+                for rev in short.chain([row / 2 / N * N, row]) {
                     let src = &pool[3..3 + row * (2048 / row)];
                     buf.fill(0x77);
                     let mut w = RunWriter::new(&mut buf, copier, stream);
