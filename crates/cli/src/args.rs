@@ -140,8 +140,8 @@ pub struct ConformanceArgs {
 #[command(after_help = "\
 Inputs are given as for `ovir run`, or generated when no -i is given. The report gives \
 min, median, mean, p90 and max latency, throughput, the bytes the kernels moved and the \
-GB/s achieved, and the median time of a memcpy of the same bytes measured in the same run, \
-with the ratio to it. --json prints one JSON object with the fields median_ms, min_ms, \
+GB/s achieved, and the median time of a memcpy of the same bytes, timed in turns with the \
+inferences in the same run, with the ratio to it. --json prints one JSON object with the fields median_ms, min_ms, \
 mean_ms, p90_ms, max_ms, iterations, threads, bytes_moved and memcpy_median_ms, and more.")]
 pub struct BenchArgs {
     /// The model.
