@@ -949,11 +949,8 @@ mod x86 {
                 // `STREAM` the caller aligned `dst`, and `o + q` lies a
                 // multiple of 16 bytes after its start.
                 unsafe {
-                    let rev = _mm_loadu_si128(i.as_ptr().add(from).cast::<__m128i>());
-                    let fwd = _mm_loadu_si128(i.as_ptr().add(q).cast::<__m128i>());
-                    let rev = _mm_shuffle_epi8(rev, _mm_loadu_si128(hc.as_ptr().cast::<__m128i>()));
-                    let fwd = _mm_shuffle_epi8(fwd, _mm_loadu_si128(tc.as_ptr().cast::<__m128i>()));
-                    store::<STREAM>(o.as_mut_ptr().add(q), _mm_or_si128(rev, fwd));
+                    let (o, rev, fwd) = (o.as_mut_ptr().add(q), i.as_ptr().add(from), i.as_ptr().add(q));
+                    head_end_block::<STREAM>(o, rev, fwd, control(*hc), control(*tc));
                 }
             }
             done += row;
