@@ -100,10 +100,19 @@ struct Run<'a> {
 /// each with its first elements (its head) copied back to front and the
 /// rest in order. Listing many short rows as one run keeps the work per row
 /// down to the copy itself.
+///
+/// The rows of a reversed run are taken last to first within blocks of
+/// `block` rows, the blocks in order: one block is a middle axis reversed,
+/// and more blocks are the same for the outer items that follow it. One
+/// run for all the blocks keeps the work per block down to the copy too,
+/// which on 16 KiB blocks held in the cache was some 8% of the time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Rows<'a> {
     row: usize,
     heads: Heads<'a>,
+    /// Rows per block of a reversed run, at least 1, with the run's rows a
+    /// whole number of blocks; 1 for a run in order.
+    block: usize,
 }
 
 /// How many elements at the start of each row of a rows run are reversed.
@@ -150,15 +159,23 @@ impl Run<'_> {
     /// `count` rows of `row` elements from `src` on, with the first `rev`
     /// of each reversed.
     fn rows(src: usize, row: usize, rev: usize, count: usize) -> Run<'static> {
-        Run { src, len: row * count, reversed: false, rows: Some(Rows { row, heads: Heads::Same(rev) }) }
+        let rows = Rows { row, heads: Heads::Same(rev), block: 1 };
+        Run { src, len: row * count, reversed: false, rows: Some(rows) }
     }
 
     /// `count` rows of `row` elements from `src` on, each copied in order
     /// but taken from the last row to the first: a middle axis reversed.
-    /// Listing them as one run lets the writer fetch the rows ahead, which
-    /// the hardware prefetcher, seeing reads step backwards, does not.
+    /// Listing them as one run lets the writer read the input upwards
+    /// while it writes the rows downwards.
     fn descending_rows(src: usize, row: usize, count: usize) -> Run<'static> {
-        Run { src, len: row * count, reversed: true, rows: Some(Rows { row, heads: Heads::Same(0) }) }
+        Run::descending_blocks(src, row, count, 1)
+    }
+
+    /// `blocks` blocks of `block` rows of `row` elements from `src` on, the
+    /// rows of each block taken from the last to the first.
+    fn descending_blocks(src: usize, row: usize, block: usize, blocks: usize) -> Run<'static> {
+        let rows = Rows { row, heads: Heads::Same(0), block };
+        Run { src, len: row * block * blocks, reversed: true, rows: Some(rows) }
     }
 
     /// The part of this plain run that lands on output elements `keep`
@@ -224,15 +241,22 @@ impl<'a, F: FnMut(Run<'a>) -> Option<()>> Joiner<'a, F> {
                 return Some(());
             }
             // Rows of one pattern that follow one another join as well:
-            // in the input, after the run when rows go in order, before it
-            // when they are taken last to first.
-            if let (Some(a @ Rows { heads: Heads::Same(_), .. }), Some(b)) = (p.rows, run.rows) {
-                if a == b && p.reversed == run.reversed {
-                    if !p.reversed && p.src + p.len == run.src {
+            // in the input, after the run when rows go in order or in
+            // blocks of the same size, before it when both are one block
+            // taken last to first, which then makes one larger block.
+            if let (Some(a @ Rows { heads: Heads::Same(_), .. }), Some(b)) = (&mut p.rows, run.rows) {
+                if (a.row, a.heads) == (b.row, b.heads) && p.reversed == run.reversed {
+                    if a.block == b.block && p.src + p.len == run.src {
                         p.len += run.len;
                         return Some(());
                     }
-                    if p.reversed && run.src + run.len == p.src {
+                    let one_block = |len: usize, rows: &Rows<'_>| len == rows.row * rows.block;
+                    if p.reversed
+                        && one_block(p.len, a)
+                        && one_block(run.len, &b)
+                        && run.src + run.len == p.src
+                    {
+                        a.block += b.block;
                         p.src = run.src;
                         p.len += run.len;
                         return Some(());
@@ -325,13 +349,11 @@ fn play_bytes<const N: usize, P: RunPlan>(
         }
         let (k0, k1) = (lo - from, hi - from);
         let at = (lo - start) * N;
-        let Some(Rows { row, heads }) = run.rows else {
+        let Some(rows) = run.rows else {
             return write_plain::<N>(&mut out, src, run.slice(k0..k1), at);
         };
-        if row == 0 || !run.len.is_multiple_of(row) || !heads.fits(run.len / row, row) {
-            return None;
-        }
-        let rows = RowsRun { base: run.src, row, count: run.len / row, descending: run.reversed, heads };
+        let rows = RowsRun::new(&run, rows)?;
+        let row = rows.row;
         // Whole rows go to the row writer; a row cut by the chunk boundary
         // is written as its two plain parts.
         let (first, last) = (k0.div_ceil(row), k1 / row);
@@ -352,17 +374,44 @@ struct RowsRun<'h> {
     base: usize,
     row: usize,
     count: usize,
-    /// Whether the rows are taken from the last to the first.
+    /// Whether the rows of each block are taken from the last to the
+    /// first.
     descending: bool,
+    /// Rows per block; `count` is a whole number of blocks.
+    block: usize,
     heads: Heads<'h>,
 }
 
-impl RowsRun<'_> {
+impl<'h> RowsRun<'h> {
+    /// The rows `rows` of `run`, checked: `None` unless the run is whole
+    /// rows and whole blocks, and its heads fit its rows.
+    fn new(run: &Run<'_>, rows: Rows<'h>) -> Option<RowsRun<'h>> {
+        let Rows { row, heads, block } = rows;
+        let block_len = row.checked_mul(block)?;
+        if block_len == 0 || !run.len.is_multiple_of(block_len) {
+            return None;
+        }
+        let count = run.len / row;
+        heads.fits(count, row).then_some(RowsRun {
+            base: run.src,
+            row,
+            count,
+            descending: run.reversed,
+            block,
+            heads,
+        })
+    }
+
     /// The input element at which the `r`-th row written starts; `None`
     /// past the last row.
     fn source(&self, r: usize) -> Option<usize> {
-        let k = if self.descending { self.count.checked_sub(r + 1)? } else { r };
-        (k < self.count).then(|| self.base + k * self.row)
+        if r >= self.count {
+            return None;
+        }
+        // Row `r` is row `r % block` of its block, counted from the block's
+        // last row when the rows are taken last to first.
+        let k = if self.descending { r - r % self.block + (self.block - 1 - r % self.block) } else { r };
+        Some(self.base + k * self.row)
     }
 }
 
@@ -383,11 +432,27 @@ fn write_whole_rows<const N: usize>(
         let whole = src.get(from * N..(from + range.len() * row) * N)?;
         return out.rows::<N>(at, whole, row * N, rows.heads.slice(range)?);
     }
-    // The input rows of a descending stretch lie below its first one.
-    let low = rows.source(range.end - 1)?;
-    let whole = src.get(low * N..(low + range.len() * row) * N)?;
     if rows.heads == Heads::Same(0) {
-        return out.descending_rows(at, whole, row * N);
+        // Whole blocks go at once; a block cut by the range is one stretch
+        // of rows, whose input lies below its first output row.
+        let (mut r, mut at) = (range.start, at);
+        while r < range.end {
+            let block_end = (r / rows.block + 1) * rows.block;
+            // The stretch ends at `end` and moves blocks of `block` rows;
+            // its lowest input row is `low`.
+            let (end, block, low) = if r.is_multiple_of(rows.block) && block_end <= range.end {
+                (range.end - (range.end - r) % rows.block, rows.block, r)
+            } else {
+                let end = block_end.min(range.end);
+                (end, end - r, block_end - rows.block + (block_end - end))
+            };
+            let low = rows.base + low * row;
+            let whole = src.get(low * N..(low + (end - r) * row) * N)?;
+            out.descending_rows(at, whole, row * N, block * row * N)?;
+            at += whole.len();
+            r = end;
+        }
+        return Some(());
     }
     // No plan lists descending rows with reversed heads; should one, each
     // row is written on its own.
@@ -447,15 +512,13 @@ fn play_strings<P: RunPlan>(plan: &P, src: &[String], dst: &mut [String]) -> Opt
     plan.for_each_run(0..plan.units(), |run| {
         let from = src.get(run.src..run.src + run.len)?;
         let to = dst.get_mut(at..at + run.len)?;
-        if let Some(Rows { row, heads }) = run.rows {
-            if row == 0 || !run.len.is_multiple_of(row) || !heads.fits(run.len / row, row) {
-                return None;
-            }
-            let count = run.len / row;
+        if let Some(rows) = run.rows {
+            let rows = RowsRun::new(&run, rows)?;
+            let row = rows.row;
             for (r, o) in to.chunks_mut(row).enumerate() {
-                let k = if run.reversed { count - 1 - r } else { r };
-                let i = from.get(k * row..(k + 1) * row)?;
-                let rev = heads.of(r);
+                let k = rows.source(r)? - run.src;
+                let i = from.get(k..k + row)?;
+                let rev = rows.heads.of(r);
                 let (o_head, o_tail) = o.split_at_mut_checked(rev)?;
                 let (i_head, i_tail) = i.split_at_checked(rev)?;
                 for (a, b) in o_head.iter_mut().zip(i_head.iter().rev()) {

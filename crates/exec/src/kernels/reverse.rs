@@ -389,8 +389,8 @@ mod tests {
             // Reverse only ever gives rows the same head, which borrows
             // nothing from the plan.
             let rows = match r.rows {
-                Some(super::super::Rows { row, heads: super::super::Heads::Same(n) }) => {
-                    Some(super::super::Rows { row, heads: super::super::Heads::Same(n) })
+                Some(super::super::Rows { row, heads: super::super::Heads::Same(n), block }) => {
+                    Some(super::super::Rows { row, heads: super::super::Heads::Same(n), block })
                 }
                 Some(_) => panic!("rows with a head per row in a Reverse plan"),
                 None => None,
@@ -408,14 +408,19 @@ mod tests {
     }
 
     #[test]
-    fn middle_axis_gives_one_descending_run_per_outer_item() {
+    fn middle_axis_gives_one_run_of_descending_blocks() {
         // [2, 3, 4] reversing the middle axis: for each of the 2 outer
-        // items, its 3 rows of 4 taken last to first.
+        // items, its 3 rows of 4 taken last to first; the two blocks
+        // follow one another and make one run.
         let r = runs(&[2, 3, 4], &[false, true, false]);
-        assert_eq!(r, Some(vec![Run::descending_rows(0, 4, 3), Run::descending_rows(12, 4, 3)]));
-        // Both outer axes reversed merge, so all six rows make one run.
+        assert_eq!(r, Some(vec![Run::descending_blocks(0, 4, 3, 2)]));
+        // Both outer axes reversed merge, so all six rows make one block.
         let r = runs(&[2, 3, 4], &[true, true, false]);
         assert_eq!(r, Some(vec![Run::descending_rows(0, 4, 6)]));
+        // Reversed blocks inside a reversed outer axis: a run of blocks
+        // per outer item, the last item's first.
+        let r = runs(&[2, 2, 3, 4], &[true, false, true, false]);
+        assert_eq!(r, Some(vec![Run::descending_blocks(24, 4, 3, 2), Run::descending_blocks(0, 4, 3, 2)]));
     }
 
     #[test]
@@ -434,7 +439,8 @@ mod tests {
             part.push(r);
             Some(())
         });
-        assert_eq!(whole, vec![Run::descending_rows(0, 3, 5), Run::descending_rows(15, 3, 5)]);
+        assert_eq!(whole, vec![Run::descending_blocks(0, 3, 5, 2)]);
+        // The cut block is a block of its own.
         assert_eq!(part, vec![Run::descending_rows(0, 3, 2), Run::descending_rows(15, 3, 5)]);
     }
 

@@ -210,9 +210,11 @@ impl<'a> RunWriter<'a> {
 }
 
 impl RunWriter<'_> {
-    /// Writes `src`, rows of `row` bytes each, to the output at byte `at`
-    /// in reverse row order (the last row lands first), each row copied in
-    /// order. `None` when it does not fit or `src` is not whole rows.
+    /// Writes `src`, blocks of `block` bytes each made of rows of `row`
+    /// bytes, to the output at byte `at`, the blocks in order and the rows
+    /// of each in reverse order (its last row lands first), each row copied
+    /// in order. `None` when it does not fit, or `src` is not whole blocks
+    /// of whole rows.
     ///
     /// The source is read upwards, row after row, and the rows are written
     /// downwards. Reading the rows downwards instead, each one upwards,
@@ -222,16 +224,18 @@ impl RunWriter<'_> {
     /// this order runs level with it. Stores going downwards cost little:
     /// streaming stores fill whole lines in any order, and ordinary ones
     /// wait in the store buffer, not in the loop.
-    pub(super) fn descending_rows(&mut self, at: usize, src: &[u8], row: usize) -> Option<()> {
-        if row == 0 || !src.len().is_multiple_of(row) {
+    pub(super) fn descending_rows(&mut self, at: usize, src: &[u8], row: usize, block: usize) -> Option<()> {
+        if row == 0 || block == 0 || !block.is_multiple_of(row) || !src.len().is_multiple_of(block) {
             return None;
         }
         let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
         if row > DESCENDING_MAX_ROW {
             // Rows this long are one copy each, which streams when it can.
-            let last = src.len() - row;
-            for (k, i) in src.chunks_exact(row).enumerate() {
-                self.forward(at + last - k * row, i)?;
+            for (b, i) in src.chunks_exact(block).enumerate() {
+                let last = at + b * block + block - row;
+                for (k, i) in i.chunks_exact(row).enumerate() {
+                    self.forward(last - k * row, i)?;
+                }
             }
             return Some(());
         }
@@ -245,20 +249,22 @@ impl RunWriter<'_> {
             // blocks, so every block is aligned, as the streaming stores
             // need; the writer fences them when it is dropped and holds the
             // buffer until then.
-            unsafe { x86::stream_descending_rows(src, dst, row) };
+            unsafe { x86::stream_descending_rows(src, dst, row, block) };
             return Some(());
         }
         #[cfg(target_arch = "x86_64")]
         if self.copier.avx2 && row.is_multiple_of(32) && row <= INLINE_MAX_ROW {
             // SAFETY: `avx2` is only set when the CPU reports AVX2.
-            unsafe { x86::descending_rows_avx2(src, dst, row) };
+            unsafe { x86::descending_rows_avx2(src, dst, row, block) };
             return Some(());
         }
         // Longer rows: the library's copy, which for data the cache holds
         // is the fastest there is (on 16 KiB rows it beat a loop of
         // 32-byte moves by a third).
-        for (o, i) in dst.rchunks_exact_mut(row).zip(src.chunks_exact(row)) {
-            o.copy_from_slice(i);
+        for (o, i) in dst.chunks_exact_mut(block).zip(src.chunks_exact(block)) {
+            for (o, i) in o.rchunks_exact_mut(row).zip(i.chunks_exact(row)) {
+                o.copy_from_slice(i);
+            }
         }
         Some(())
     }
@@ -958,10 +964,11 @@ mod x86 {
         done
     }
 
-    /// Copies the rows of `row` bytes (a multiple of 16) of `src` into
-    /// `dst` (same length, a whole number of rows) in reverse row order,
-    /// each row in order, with streaming stores; the source is read
-    /// upwards, as [`RunWriter::descending_rows`](super::RunWriter::descending_rows)
+    /// Copies the blocks of `block` bytes of `src` into `dst` (same
+    /// length, a whole number of blocks) in order, the rows of `row` bytes
+    /// (a multiple of 16) of each block in reverse row order, each row in
+    /// order, with streaming stores; the source is read upwards, as
+    /// [`RunWriter::descending_rows`](super::RunWriter::descending_rows)
     /// explains.
     ///
     /// # Safety
@@ -969,11 +976,12 @@ mod x86 {
     /// stores before the bytes are read. (SSE2, which the loop uses, is
     /// part of every x86_64 CPU.)
     #[target_feature(enable = "sse2")]
-    pub(super) unsafe fn stream_descending_rows(src: &[u8], dst: &mut [u8], row: usize) {
-        if row == 0 || !row.is_multiple_of(16) {
+    pub(super) unsafe fn stream_descending_rows(src: &[u8], dst: &mut [u8], row: usize, block: usize) {
+        if row == 0 || !row.is_multiple_of(16) || block == 0 {
             return;
         }
-        for (o, i) in dst.rchunks_exact_mut(row).zip(src.chunks_exact(row)) {
+        let blocks = dst.chunks_exact_mut(block).zip(src.chunks_exact(block));
+        for (o, i) in blocks.flat_map(|(o, i)| o.rchunks_exact_mut(row).zip(i.chunks_exact(row))) {
             // Four blocks a step while they last, so the loop costs little
             // next to the copy even on short rows.
             let mut q = 0;
@@ -1011,19 +1019,36 @@ mod x86 {
     /// # Safety
     /// The CPU must support AVX2.
     #[target_feature(enable = "avx2")]
-    pub(super) unsafe fn descending_rows_avx2(src: &[u8], dst: &mut [u8], row: usize) {
-        if row == 0 || !row.is_multiple_of(32) {
+    pub(super) unsafe fn descending_rows_avx2(src: &[u8], dst: &mut [u8], row: usize, block: usize) {
+        if row == 0 || !row.is_multiple_of(32) || block == 0 {
             return;
         }
-        // SAFETY: the CPU supports AVX2, as this function's contract says.
-        let done = unsafe {
-            match row {
-                32 => descending_groups_avx2::<32>(src, dst),
-                64 => descending_groups_avx2::<64>(src, dst),
-                128 => descending_groups_avx2::<128>(src, dst),
-                _ => 0,
+        // One match for all the blocks, so that each block costs only its
+        // copy.
+        for (o, i) in dst.chunks_exact_mut(block).zip(src.chunks_exact(block)) {
+            // SAFETY: the CPU supports AVX2, as this function's contract
+            // says.
+            unsafe {
+                match row {
+                    32 => descending_block_avx2::<32>(i, o, row),
+                    64 => descending_block_avx2::<64>(i, o, row),
+                    128 => descending_block_avx2::<128>(i, o, row),
+                    _ => descending_block_avx2::<0>(i, o, row),
+                }
             }
-        };
+        }
+    }
+
+    /// One block of [`descending_rows_avx2`], rows of `ROW` bytes, or of
+    /// `row` bytes (any multiple of 32) when `ROW` is 0.
+    ///
+    /// # Safety
+    /// The CPU must support AVX2.
+    #[target_feature(enable = "avx2")]
+    #[inline]
+    unsafe fn descending_block_avx2<const ROW: usize>(src: &[u8], dst: &mut [u8], row: usize) {
+        // SAFETY: the CPU supports AVX2, as this function's contract says.
+        let done = if ROW == 0 { 0 } else { unsafe { descending_groups_avx2::<ROW>(src, dst) } };
         // The rows the groups left are the last of `src`, and they go to
         // the start of `dst`.
         let (Some(src), Some(dst)) = (src.get(done..), dst.get_mut(..dst.len().saturating_sub(done))) else {
@@ -1571,8 +1596,8 @@ mod tests {
     #[test]
     fn descending_rows_match_the_naive_copies_with_and_without_streaming() {
         let long = DESCENDING_MAX_ROW + 48;
-        let pool: Vec<u8> = (0..3 * long as u32).map(|i| (i * 31 + i / 256) as u8).collect();
-        let mut buf = vec![0u8; 3 * long];
+        let pool: Vec<u8> = (0..5 * long as u32).map(|i| (i * 31 + i / 256) as u8).collect();
+        let mut buf = vec![0u8; 5 * long];
         let aligned = buf.as_ptr().align_offset(64);
         // Rows the 16- and 32-byte loops take, rows they leave to the
         // library copy, and rows long enough to be copied one run each; on
@@ -1583,17 +1608,24 @@ mod tests {
                 // Rows the 32-byte loop moves in groups get one more than a
                 // whole number of groups.
                 let count = (8192 / row).max(2) + usize::from((32..=128).contains(&row));
-                let src = &pool[7..7 + row * count];
+                let block = row * count;
                 let copiers =
                     [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()];
-                for (copier, stream) in copiers.into_iter().flat_map(|c| [(c, false), (c, true)]) {
+                let cases = copiers.into_iter().flat_map(|c| [(c, false), (c, true)]);
+                // One block, then two blocks one after the other.
+                for ((copier, stream), blocks) in cases.flat_map(|c| [(c, 1), (c, 2)]) {
+                    let src = &pool[7..7 + block * blocks];
                     buf.fill(0x44);
                     let mut w = RunWriter::new(&mut buf, copier, stream);
-                    assert_eq!(w.descending_rows(at, src, row), Some(()));
-                    assert_eq!(w.descending_rows(at, &src[1..], row.max(2)), None);
+                    assert_eq!(w.descending_rows(at, src, row, block), Some(()));
+                    assert_eq!(w.descending_rows(at, &src[1..], row.max(2), block), None);
+                    assert_eq!(w.descending_rows(at, src, row, block + 1), None);
+                    assert_eq!(w.descending_rows(at, src, row, 0), None);
                     drop(w);
-                    let expected: Vec<u8> = src.chunks(row).rev().flatten().copied().collect();
-                    assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "row {row}, skew {skew}");
+                    let expected: Vec<u8> =
+                        src.chunks(block).flat_map(|b| b.chunks(row).rev()).flatten().copied().collect();
+                    let what = format!("row {row}, skew {skew}, {blocks} blocks");
+                    assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "{what}");
                     assert!(buf[..at].iter().chain(&buf[at + src.len()..]).all(|&b| b == 0x44));
                 }
             }

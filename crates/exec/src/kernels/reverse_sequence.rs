@@ -374,7 +374,7 @@ impl RunPlan for SequencePlan<'_> {
                     src: unit * hi,
                     len: count * hi,
                     reversed: false,
-                    rows: Some(Rows { row: hi, heads }),
+                    rows: Some(Rows { row: hi, heads, block: 1 }),
                 })?;
                 unit += count;
             }

@@ -361,7 +361,7 @@ impl RunPlan for SubsequencePlan<'_> {
             // Lines are rows one after another, each with its own length:
             // the whole range is one rows run.
             let heads = Heads::Each(lens.get(units.clone())?);
-            let rows = Some(Rows { row: size, heads });
+            let rows = Some(Rows { row: size, heads, block: 1 });
             out.push(Run { src: units.start * size, len: units.len() * size, reversed: false, rows })?;
             return out.finish();
         }

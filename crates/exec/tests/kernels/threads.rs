@@ -31,18 +31,21 @@ fn zeros_like(t: &Tensor) -> Tensor {
 
 #[test]
 fn reverse_splits_anywhere_for_every_width_and_axis_set() {
-    let shape = [3, 37, 41];
-    for ty in WIDTH_TYPES {
-        let data = bytes_of(ty, &shape, 5);
-        for mask in 0..8u32 {
-            let flags: Vec<bool> = (0..3).map(|a| mask & (1 << a) != 0).collect();
-            let expected = naive_reverse(&data, &flags);
-            for threads in [2, 3, 7] {
-                let got = ok(reverse_with(&data, &flags, &split(threads)));
-                assert_eq!(got, expected, "{ty} {flags:?} on {threads} threads");
-                let mut out = zeros_like(&data);
-                ok(reverse_into_with(&data, &flags, &mut out, &split(threads)));
-                assert_eq!(out, expected, "{ty} {flags:?} into, on {threads} threads");
+    // Long rows in few blocks, and many blocks of short rows, so that
+    // chunks start inside a row, inside a block and at a block's start.
+    for shape in [[3, 37, 41], [11, 5, 3]] {
+        for ty in WIDTH_TYPES {
+            let data = bytes_of(ty, &shape, 5);
+            for mask in 0..8u32 {
+                let flags: Vec<bool> = (0..3).map(|a| mask & (1 << a) != 0).collect();
+                let expected = naive_reverse(&data, &flags);
+                for threads in [2, 3, 7] {
+                    let got = ok(reverse_with(&data, &flags, &split(threads)));
+                    assert_eq!(got, expected, "{ty} {shape:?} {flags:?} on {threads} threads");
+                    let mut out = zeros_like(&data);
+                    ok(reverse_into_with(&data, &flags, &mut out, &split(threads)));
+                    assert_eq!(out, expected, "{ty} {shape:?} {flags:?} into, on {threads} threads");
+                }
             }
         }
     }
