@@ -323,29 +323,49 @@ impl RunPlan for ReversePlan {
         // another: either way the rows up to the end of that axis make one
         // run, so a tensor of many short rows costs one run per outer row,
         // not one per row.
+        // The axis outside the innermost outer one, when there is one: it
+        // runs forward when the innermost outer axis is reversed.
+        let next_out = outer_dims.len().checked_sub(2);
         let mut out = Joiner::new(emit);
         let mut left = rows.len();
         while left > 0 {
-            // Rows listed at once, all along the innermost outer axis.
+            // Rows listed at once, all along the innermost outer axis, or
+            // whole blocks of them along the next axis out as well.
             let mut step = 1;
+            let mut blocks = 1;
             match (row_reversed, index.last(), outer_dims.last(), outer_flags.last()) {
                 (true, Some(&i), Some(&d), _) => {
                     step = (d - i).min(left);
                     out.push(Run::rows(src, row, row, step))?;
                 }
                 (false, Some(&i), Some(&d), Some(true)) => {
-                    step = (d - i).min(left);
-                    // `src` is the first row written, the highest in the
-                    // input; the others lie below it, one row apart.
-                    out.push(Run::descending_rows(src.checked_sub((step - 1) * row)?, row, step))?;
+                    // From the start of a block, the whole blocks left
+                    // along a forward axis outside follow one another in
+                    // the input and make one run.
+                    let forward_out = next_out.filter(|&a| outer_flags.get(a) == Some(&false));
+                    if let (0, Some(a)) = (i, forward_out) {
+                        blocks = outer_dims.get(a)?.checked_sub(*index.get(a)?)?.min(left / d).max(1);
+                    }
+                    step = if blocks > 1 { blocks * d } else { (d - i).min(left) };
+                    // `src` is the first row written, the highest in its
+                    // block; the others lie below it, one row apart.
+                    let low = src.checked_sub((step / blocks - 1) * row)?;
+                    out.push(Run::descending_blocks(low, row, step / blocks, blocks))?;
                 }
                 (true, ..) => out.push(Run { src, len: row, reversed: true, rows: None })?,
                 (false, ..) => out.push(Run { src, len: row, reversed: false, rows: None })?,
             }
             left -= step;
-            // All but the last of the rows listed move only the innermost
-            // index, which stays inside its axis (`step <= d - i`); the
+            // Whole blocks also move the next axis out to the last block
+            // listed.
+            if let (true, Some(a)) = (blocks > 1, next_out) {
+                *index.get_mut(a)? += blocks - 1;
+                src += (blocks - 1) * strides.get(a)?;
+            }
+            // All but the last of the rows listed (of the last block) move
+            // only the innermost index, which stays inside its axis; the
             // odometer below then takes the last step.
+            let step = step / blocks;
             if let (Some(i), Some(&f), Some(&s)) = (index.last_mut(), outer_flags.last(), strides.last()) {
                 let more = step - 1;
                 *i += more;
@@ -442,6 +462,16 @@ mod tests {
         assert_eq!(whole, vec![Run::descending_blocks(0, 3, 5, 2)]);
         // The cut block is a block of its own.
         assert_eq!(part, vec![Run::descending_rows(0, 3, 2), Run::descending_rows(15, 3, 5)]);
+        // From a block's start to inside a later block: the whole blocks,
+        // then the first rows of the cut one, which lie at its top.
+        let plan = ReversePlan::new(&[4, 3, 2], &[false, true, false]);
+        let Some(plan) = plan else { panic!("nothing to reverse") };
+        let mut cut = Vec::new();
+        plan.for_each_run(3..11, |r| {
+            cut.push(r);
+            Some(())
+        });
+        assert_eq!(cut, vec![Run::descending_blocks(6, 2, 3, 2), Run::descending_rows(20, 2, 2)]);
     }
 
     #[test]
