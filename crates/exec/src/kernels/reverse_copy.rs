@@ -1023,8 +1023,8 @@ mod x86 {
         if row == 0 || !row.is_multiple_of(32) || block == 0 {
             return;
         }
-        // One match for all the blocks, so that each block costs only its
-        // copy.
+        // All the blocks in one call: the match below goes the same way
+        // for every block, so each block costs little more than its copy.
         for (o, i) in dst.chunks_exact_mut(block).zip(src.chunks_exact(block)) {
             // SAFETY: the CPU supports AVX2, as this function's contract
             // says.
