@@ -6,7 +6,7 @@ use ovir_tensor::{Dim, PartialShape, Tensor};
 use smallvec::SmallVec;
 
 use super::blocks::{count, Source, Target};
-use super::{read_ints, KernelError, SmallInts, Wide};
+use super::{input_shape_error, read_ints, KernelError, SmallInts, Wide};
 
 const OP: &str = "Broadcast";
 
@@ -28,13 +28,7 @@ fn values(t: &Tensor, input: &'static str) -> Result<SmallInts, KernelError> {
         found: t.element_type(),
     })?;
     if t.rank() != 1 {
-        return Err(ShapeErrorKind::InputShape {
-            op: OP,
-            input,
-            expected: "a 1-D tensor",
-            shape: PartialShape::from_static(t.shape()),
-        }
-        .into());
+        return Err(input_shape_error(OP, input, "a 1-D tensor", t));
     }
     Ok(values)
 }

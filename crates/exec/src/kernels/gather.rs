@@ -5,7 +5,7 @@ use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 
 use super::blocks::{count, Source, Target};
-use super::{read_ints, try_for_each_int, KernelError, Scratch, Wide};
+use super::{input_shape_error, read_ints, try_for_each_int, KernelError, Scratch, Wide};
 
 const OP: &str = "Gather";
 
@@ -45,15 +45,7 @@ pub(crate) fn layout(
     let axis_type = axis.element_type();
     let axis_value = match read_ints(axis, Wide::Refuse).as_deref() {
         Some([a]) => *a,
-        Some(_) => {
-            return Err(ShapeErrorKind::InputShape {
-                op: OP,
-                input: "axis",
-                expected: "a scalar or a tensor of one element",
-                shape: PartialShape::from_static(axis.shape()),
-            }
-            .into())
-        }
+        Some(_) => return Err(input_shape_error(OP, "axis", "a scalar or a tensor of one element", axis)),
         None => return Err(ShapeErrorKind::IntegerInput { op: OP, input: "axis", found: axis_type }.into()),
     };
     let g = gather_shape(

@@ -597,6 +597,18 @@ fn copy_all(
     .ok_or(internal)
 }
 
+/// The error for input `input` of `op` whose shape `t` has is not what the
+/// operation accepts, `expected`, said in words.
+pub(crate) fn input_shape_error(
+    op: &'static str,
+    input: &'static str,
+    expected: &'static str,
+    t: &Tensor,
+) -> KernelError {
+    let shape = ovir_tensor::PartialShape::from_static(t.shape());
+    ovir_shape::ShapeErrorKind::InputShape { op, input, expected, shape }.into()
+}
+
 /// Values of a small integer input (a target shape, axes, slice bounds) on
 /// the stack, up to 8 of them.
 pub(crate) type SmallInts = smallvec::SmallVec<[i64; 8]>;

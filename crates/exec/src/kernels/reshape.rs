@@ -7,7 +7,7 @@ use ovir_shape::rules::{reshape_shape, squeeze_shape, unsqueeze_shape};
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{PartialShape, Tensor};
 
-use super::{read_ints, KernelError, SmallInts, Wide};
+use super::{input_shape_error, read_ints, KernelError, SmallInts, Wide};
 
 /// The three kernels of this module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -62,13 +62,7 @@ pub(crate) fn view_shape(
 /// The integer values of a 0-D or 1-D input.
 fn values(op: &'static str, input: &'static str, t: &Tensor) -> Result<SmallInts, KernelError> {
     if t.rank() > 1 {
-        return Err(ShapeErrorKind::InputShape {
-            op,
-            input,
-            expected: "a scalar or a 1-D tensor",
-            shape: PartialShape::from_static(t.shape()),
-        }
-        .into());
+        return Err(input_shape_error(op, input, "a scalar or a 1-D tensor", t));
     }
     Ok(read_ints(t, Wide::Refuse).ok_or(ShapeErrorKind::IntegerInput {
         op,

@@ -3,11 +3,11 @@
 
 use ovir_shape::rules::{slice_axes, slice_lengths, slice_range, slice_steps, SliceRange};
 use ovir_shape::ShapeErrorKind;
-use ovir_tensor::{PartialShape, Tensor};
+use ovir_tensor::Tensor;
 use smallvec::SmallVec;
 
 use super::blocks::{Source, Target};
-use super::{read_ints, ExecOptions, KernelError, SmallInts, Wide};
+use super::{input_shape_error, read_ints, ExecOptions, KernelError, SmallInts, Wide};
 
 const OP: &str = "Slice";
 
@@ -21,13 +21,7 @@ fn read(input: &'static str, t: &Tensor) -> Result<SmallInts, KernelError> {
         return Err(ShapeErrorKind::IntegerInput { op: OP, input, found }.into());
     }
     if t.rank() != 1 {
-        return Err(ShapeErrorKind::InputShape {
-            op: OP,
-            input,
-            expected: "a 1-D tensor",
-            shape: PartialShape::from_static(t.shape()),
-        }
-        .into());
+        return Err(input_shape_error(OP, input, "a 1-D tensor", t));
     }
     read_ints(t, Wide::Saturate).ok_or(ShapeErrorKind::UnreadableValues { element_type: found }.into())
 }
