@@ -208,14 +208,22 @@ trait Length: Sized {
     fn check(self, batch: usize, max: usize) -> Result<usize, KernelError>;
 }
 
+/// [`Length::read_le`] for the number type `$t`, which every length type
+/// reads the same way.
+macro_rules! read_le {
+    ($t:ty) => {
+        fn read_le(raw: &[u8]) -> Self {
+            let mut b = [0u8; std::mem::size_of::<$t>()];
+            b.copy_from_slice(raw);
+            <$t>::from_le_bytes(b)
+        }
+    };
+}
+
 macro_rules! integer_length {
     ($($t:ty),*) => {$(
         impl Length for $t {
-            fn read_le(raw: &[u8]) -> Self {
-                let mut b = [0u8; std::mem::size_of::<$t>()];
-                b.copy_from_slice(raw);
-                <$t>::from_le_bytes(b)
-            }
+            read_le!($t);
             // The comparisons against 0 are always false for unsigned types.
             #[allow(unused_comparisons)]
             fn check(self, batch: usize, max: usize) -> Result<usize, KernelError> {
@@ -236,11 +244,7 @@ integer_length!(i8, i16, i32, i64, u8, u16, u32, u64, i128);
 macro_rules! real_length {
     ($($t:ty),*) => {$(
         impl Length for $t {
-            fn read_le(raw: &[u8]) -> Self {
-                let mut b = [0u8; std::mem::size_of::<$t>()];
-                b.copy_from_slice(raw);
-                <$t>::from_le_bytes(b)
-            }
+            read_le!($t);
             fn check(self, batch: usize, max: usize) -> Result<usize, KernelError> {
                 // Every one of these types converts to `f64` exactly.
                 check_real(f64::from(self), batch, max)
