@@ -6,15 +6,17 @@
 //! batch axis only. Both kernels list their output as runs and play them
 //! with the same byte-width players; a line with its own length becomes
 //! one row of a rows run, so a batch of short lines costs little more than
-//! the copy itself.
+//! the copy itself. On any other axis, where neighbouring lines rarely
+//! share a length, runs would be an element long, so the kernel moves the
+//! elements one by one instead, in cache-sized tiles.
 
 use std::ops::Range;
 
 use ovir_tensor::{packed as packing, ElementType, Tensor};
 
 use super::{
-    check_movable, check_output, copy_all, packed, play, product, ExecOptions, Heads, Joiner, KernelError,
-    Rows, Run, RunPlan, Scratch,
+    check_movable, check_output, copy_all, packed, parallel, play, product, ExecOptions, Heads, Joiner,
+    KernelError, Rows, Run, RunPlan, Scratch,
 };
 
 const OP: &str = "ReverseSubsequences";
@@ -76,7 +78,7 @@ pub fn reverse_subsequences_with(
         return Ok(data.clone());
     };
     let mut out = Tensor::zeros(data.element_type(), data.shape())?;
-    play(OP, &plan, data, &mut out, options)?;
+    plan.play(data, &mut out, options)?;
     Ok(out)
 }
 
@@ -118,7 +120,7 @@ pub fn reverse_subsequences_into_scratch(
     }
     check_output(OP, data.element_type(), data.shape(), out)?;
     match prepare(data, lengths, axis, &mut scratch.lengths)? {
-        Some(plan) => play(OP, &plan, data, out, options),
+        Some(plan) => plan.play(data, out, options),
         None => copy_all(OP, data, out, options),
     }
 }
@@ -205,32 +207,36 @@ fn prepare<'a>(
     if lens.len() != lines {
         return Err(KernelError::Internal { op: OP });
     }
-    if inner > 1 {
-        mark_stretches(lens, inner);
-    }
+    let stretches = if inner > 1 { mark_stretches(lens, inner) } else { 0 };
     let (lens, ends) = lens.split_at(lines);
-    Ok(Some(SubsequencePlan { outer, size, inner, lens, ends }))
+    Ok(Some(SubsequencePlan { outer, size, inner, lens, ends, stretches }))
 }
 
 /// Appends to the `n` lengths in `lens`, per block of `inner`, where the
 /// stretch of equal lengths each one belongs to ends (an index within the
 /// block), so that a plan steps over a stretch at once instead of testing
-/// its lengths one by one at every position along the axis.
-fn mark_stretches(lens: &mut Vec<usize>, inner: usize) {
+/// its lengths one by one at every position along the axis. Returns how
+/// many stretches there are.
+fn mark_stretches(lens: &mut Vec<usize>, inner: usize) -> usize {
     let n = lens.len();
     lens.resize(2 * n, 0);
     let (values, ends) = lens.split_at_mut(n);
+    let mut stretches = 0;
     for (row, end) in values.chunks(inner).zip(ends.chunks_mut(inner)) {
         let mut stop = inner;
         for i in (0..row.len()).rev() {
             if row.get(i + 1).is_some_and(|&next| Some(&next) != row.get(i)) {
                 stop = i + 1;
             }
+            if stop == i + 1 {
+                stretches += 1;
+            }
             if let Some(e) = end.get_mut(i) {
                 *e = stop;
             }
         }
     }
+    stretches
 }
 
 /// Reads the lengths into `lens` (emptied first), in the lengths' element
@@ -329,6 +335,121 @@ struct SubsequencePlan<'a> {
     /// When `inner > 1`, per line, the end (within its block) of the
     /// stretch of lines with its length; else empty.
     ends: &'a [usize],
+    /// How many stretches of equal lengths `ends` marks; 0 when `inner`
+    /// is 1.
+    stretches: usize,
+}
+
+/// The shortest average stretch of lines with one length, in elements,
+/// that the run player takes. Below it, where lengths change every few
+/// lines, each element is moved on its own ([`SubsequencePlan::gather`]):
+/// a run costs tens of cycles to list and play, and an element a few.
+const MIN_PLAYED_STRETCH: usize = 16;
+
+/// The bytes of input rows one tile of [`SubsequencePlan::gather`] reads,
+/// sized to stay in the L1 data cache while every position along the
+/// axis is written.
+const GATHER_TILE_BYTES: usize = 32 << 10;
+
+/// The most rows along the axis that [`SubsequencePlan::gather`] reads in
+/// place: the L1 caches of current x86 and Arm cores hold at least 8 lines
+/// of one set, so this many rows cannot evict one another, and copying
+/// them first cost 10–15% on 8 rows.
+const UNBUFFERED_MAX_ROWS: usize = 8;
+
+impl SubsequencePlan<'_> {
+    /// Moves `data` into `out`, which has its type and shape: element by
+    /// element when lengths change every few lines along a non-innermost
+    /// axis, else as runs.
+    fn play(&self, data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), KernelError> {
+        let ty = data.element_type();
+        let scattered = self.inner > 1 && self.stretches.saturating_mul(MIN_PLAYED_STRETCH) > self.lens.len();
+        if !scattered || ty == ElementType::String {
+            return play(OP, self, data, out, options);
+        }
+        let internal = KernelError::Internal { op: OP };
+        let src = data.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
+        let dst = out.bytes_mut().ok_or_else(|| internal.clone())?;
+        let done = match ty.byte_width() {
+            Some(1) => parallel::for_each_chunk(options, dst, 1, |at, part| self.gather::<1>(src, at, part)),
+            Some(2) => parallel::for_each_chunk(options, dst, 2, |at, part| self.gather::<2>(src, at, part)),
+            Some(4) => parallel::for_each_chunk(options, dst, 4, |at, part| self.gather::<4>(src, at, part)),
+            Some(8) => parallel::for_each_chunk(options, dst, 8, |at, part| self.gather::<8>(src, at, part)),
+            _ => return Err(KernelError::UnsupportedType { op: OP, ty }),
+        };
+        done.ok_or(internal)
+    }
+
+    /// Writes output elements `start..` into `dst`, which holds exactly
+    /// those elements of `N` bytes, one element at a time: output `(o, k,
+    /// i)` of the `[outer, size, inner]` view reads `(o, len - 1 - k, i)`
+    /// while `k < len`, the length of line `(o, i)`, else `(o, k, i)`.
+    ///
+    /// Each output row of a block reads from rows all over its input
+    /// block, so the columns go in tiles of at most [`GATHER_TILE_BYTES`]
+    /// of input, each written at every position along the axis before the
+    /// next is begun. When the axis is longer than [`UNBUFFERED_MAX_ROWS`],
+    /// a tile is first copied, row by row, into a buffer on the stack:
+    /// input rows a power of two apart fall in the same few sets of the L1
+    /// cache and would evict one another, while the buffer's rows lie next
+    /// to one another and all stay in it.
+    fn gather<const N: usize>(&self, src: &[u8], start: usize, dst: &mut [u8]) -> Option<()> {
+        let SubsequencePlan { size, inner, lens, .. } = *self;
+        let block = size.checked_mul(inner)?;
+        let end = start.checked_add(dst.len() / N)?;
+        if block == 0 || !dst.len().is_multiple_of(N) {
+            return (start == end && dst.is_empty()).then_some(());
+        }
+        let tile = (GATHER_TILE_BYTES / (size * N)).max(64 / N).min(inner);
+        let mut buffer = [0u8; GATHER_TILE_BYTES];
+        let mut at = start;
+        while at < end {
+            let o = at / block;
+            let first = o * block;
+            let (a, b) = (at - first, (end - first).min(block));
+            let line = lens.get(o * inner..(o + 1) * inner)?;
+            let input = src.get(first * N..(first + block) * N)?;
+            // The positions along the axis that this chunk writes.
+            let (k0, k1) = (a / inner, (b - 1) / inner);
+            for t0 in (0..inner).step_by(tile) {
+                let t1 = (t0 + tile).min(inner);
+                let width = t1 - t0;
+                // The tile's rows, one after another, or the input itself
+                // when they do not fit or are too few to evict one
+                // another.
+                let buffered =
+                    if size > UNBUFFERED_MAX_ROWS { buffer.get_mut(..size * width * N) } else { None };
+                let (rows, pitch, origin) = match buffered {
+                    Some(rows) => {
+                        for (r, row) in rows.chunks_exact_mut(width * N).enumerate() {
+                            let from = (r * inner + t0) * N;
+                            row.copy_from_slice(input.get(from..from + width * N)?);
+                        }
+                        (&*rows, width, t0)
+                    }
+                    None => (input, inner, 0),
+                };
+                for k in k0..=k1 {
+                    let c0 = t0.max(if k == k0 { a % inner } else { 0 });
+                    let c1 = t1.min(if k == k1 { (b - 1) % inner + 1 } else { inner });
+                    if c0 >= c1 {
+                        continue;
+                    }
+                    // Output elements `row + c0..row + c1`, counted from
+                    // `start`, which may lie inside this row.
+                    let row = first + k * inner;
+                    let out = dst.get_mut((row + c0 - start) * N..(row + c1 - start) * N)?;
+                    for ((o, &len), i) in out.chunks_exact_mut(N).zip(line.get(c0..c1)?).zip(c0 - origin..) {
+                        let from = if k < len { len - 1 - k } else { k };
+                        let s = (from * pitch + i) * N;
+                        o.copy_from_slice(rows.get(s..s + N)?);
+                    }
+                }
+            }
+            at = first + b;
+        }
+        Some(())
+    }
 }
 
 impl RunPlan for SubsequencePlan<'_> {

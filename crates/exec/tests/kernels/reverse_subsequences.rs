@@ -241,6 +241,35 @@ fn empty_data_passes_through() {
     assert_eq!(ok(reverse_subsequences(&data, &tensor(&[0, 1], Vec::<u32>::new()), 1)).shape(), &[0, 3]);
 }
 
+/// Lengths that change from one line to the next are moved element by
+/// element, the columns in tiles. Long axes of wide elements make tiles of
+/// a few columns, so each block has several, and the chunks of three
+/// threads start inside a tile and inside a row.
+#[test]
+fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
+    let cases: [(ElementType, [usize; 3]); 3] =
+        [(ElementType::U64, [2, 1024, 20]), (ElementType::U16, [2, 2048, 70]), (ElementType::U8, [3, 5, 7])];
+    for (ty, shape) in cases {
+        let data = iota(ty, &shape);
+        let size = shape[1] as u64;
+        // A spread of lengths from 0 to past the axis size, a new one on
+        // almost every line.
+        let lens: Vec<u64> =
+            (0..(shape[0] * shape[2]) as u64).map(|l| (l * 2_654_435_761) % (size + 3)).collect();
+        let expected = naive(&data, &lens, 1);
+        let lengths = tensor(&lengths_shape(&shape, 1), lens.clone());
+        check(&data, &lens, 1);
+        for threads in [2, 3] {
+            let options = ExecOptions { threads, min_bytes_per_thread: 1 };
+            assert_eq!(
+                ok(reverse_subsequences_with(&data, &lengths, 1, &options)),
+                expected,
+                "{ty:?} {threads}"
+            );
+        }
+    }
+}
+
 /// Data of rank 1 to 5 with arbitrary bytes of one of the four widths, an
 /// axis, and lengths from 0 to two past the axis size.
 fn subsequence_case() -> impl Strategy<Value = (Tensor, usize, Vec<u64>)> {
