@@ -24,12 +24,14 @@
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod axis;
 mod element;
 mod limit;
 pub mod packed;
 mod shape;
 mod tensor;
 
+pub use axis::normalize_axis;
 pub use bytemuck::Pod;
 pub use element::{ElementType, ALL_ELEMENT_TYPES};
 pub use half::{bf16, f16};
