@@ -15,8 +15,7 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use ovir_exec::kernels::{
-    convert_into_with, reverse_into_with, reverse_sequence_into_with, reverse_subsequences_into_scratch,
-    ExecOptions, Scratch,
+    convert_into, reverse_into, reverse_sequence_into, reverse_subsequences_into, ExecOptions, Scratch,
 };
 use ovir_tensor::{ElementType, Tensor};
 
@@ -128,7 +127,15 @@ fn reverse(c: &mut Criterion) {
             memcpy(&mut g, bytes, threads);
             for (name, flags) in configs {
                 g.bench_function(name, |b| {
-                    b.iter(|| reverse_into_with(black_box(&data), &flags, &mut out, &options(threads)))
+                    b.iter(|| {
+                        reverse_into(
+                            black_box(&data),
+                            &flags,
+                            &mut out,
+                            &options(threads),
+                            &mut Scratch::new(),
+                        )
+                    })
                 });
             }
             g.finish();
@@ -151,13 +158,14 @@ fn reverse_sequence(c: &mut Criterion) {
                     let lens = lengths(SHAPE[batch], SHAPE[seq], kind);
                     g.bench_function(format!("{name}/{kind}"), |b| {
                         b.iter(|| {
-                            reverse_sequence_into_with(
+                            reverse_sequence_into(
                                 black_box(&data),
                                 &lens,
                                 batch as i64,
                                 seq as i64,
                                 &mut out,
                                 &options(threads),
+                                &mut Scratch::new(),
                             )
                         })
                     });
@@ -180,13 +188,29 @@ fn short_runs(c: &mut Criterion) {
         let mut g = group(c, &format!("short/f32/{threads}t"), bytes);
         memcpy(&mut g, bytes, threads);
         g.bench_function("reverse_inner", |b| {
-            b.iter(|| reverse_into_with(black_box(&data), &[false, true], &mut out, &options(threads)))
+            b.iter(|| {
+                reverse_into(
+                    black_box(&data),
+                    &[false, true],
+                    &mut out,
+                    &options(threads),
+                    &mut Scratch::new(),
+                )
+            })
         });
         for kind in ["full", "random"] {
             let lens = lengths(shape[0], shape[1], kind);
             g.bench_function(format!("sequence_b0_s1/{kind}"), |b| {
                 b.iter(|| {
-                    reverse_sequence_into_with(black_box(&data), &lens, 0, 1, &mut out, &options(threads))
+                    reverse_sequence_into(
+                        black_box(&data),
+                        &lens,
+                        0,
+                        1,
+                        &mut out,
+                        &options(threads),
+                        &mut Scratch::new(),
+                    )
                 })
             });
         }
@@ -210,7 +234,7 @@ fn convert(c: &mut Criterion) {
             let data = filled(from, &SHAPE);
             let mut out = zeros(to, &SHAPE);
             g.bench_function(name, |b| {
-                b.iter(|| convert_into_with(black_box(&data), to, &mut out, &options(threads)))
+                b.iter(|| convert_into(black_box(&data), to, &mut out, &options(threads)))
             });
         }
         g.finish();
@@ -231,7 +255,9 @@ fn crossover(c: &mut Criterion) {
             ("2t_forced", ExecOptions { threads: 2, min_bytes_per_thread: 1 }),
         ] {
             g.bench_function(name, |b| {
-                b.iter(|| reverse_into_with(black_box(&data), &[false, true], &mut out, &opts))
+                b.iter(|| {
+                    reverse_into(black_box(&data), &[false, true], &mut out, &opts, &mut Scratch::new())
+                })
             });
         }
         g.finish();
@@ -269,20 +295,21 @@ fn subsequences(c: &mut Criterion) {
                 let spread = Tensor::from_vec(&line_shape, spread).unwrap_or_else(|e| unreachable!("{e}"));
                 g.bench_function(format!("sequence/{kind}"), |b| {
                     b.iter(|| {
-                        reverse_sequence_into_with(
+                        reverse_sequence_into(
                             black_box(&data),
                             &lens,
                             batch as i64,
                             seq as i64,
                             &mut out,
                             &options(1),
+                            &mut Scratch::new(),
                         )
                     })
                 });
                 let mut scratch = Scratch::new();
                 g.bench_function(format!("as_sequence/{kind}"), |b| {
                     b.iter(|| {
-                        reverse_subsequences_into_scratch(
+                        reverse_subsequences_into(
                             black_box(&data),
                             &spread,
                             seq as i64,
@@ -298,7 +325,7 @@ fn subsequences(c: &mut Criterion) {
             let mut scratch = Scratch::new();
             g.bench_function("per_line/random", |b| {
                 b.iter(|| {
-                    reverse_subsequences_into_scratch(
+                    reverse_subsequences_into(
                         black_box(&data),
                         &per_line,
                         seq as i64,

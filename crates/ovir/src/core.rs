@@ -5,7 +5,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use ovir_ir::Weights;
-use ovir_shape::{Extension, Extensions};
+use ovir_shape::{Extension, OpRegistry};
 
 use crate::error::Error;
 use crate::model::Model;
@@ -15,7 +15,7 @@ use crate::model::Model;
 ///
 /// [`Core::new`] knows the operations of OpenVINO's opsets that ovir
 /// supports and the extensions built into ovir
-/// ([`ReverseSubsequences`](ovir_exec::extensions::ReverseSubsequences)).
+/// ([`ReverseSubsequences`](ovir_shape::ops::ReverseSubsequences)).
 /// [`Core::add_extension`] adds an operation of your own: a layer whose
 /// `type` (ignoring ASCII case) and `version` (exactly) match it is then
 /// checked by its shape inference and run by its kernel. [`Model::read`]
@@ -96,7 +96,7 @@ use crate::model::Model;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Core {
-    extensions: Arc<Extensions>,
+    ops: Arc<OpRegistry>,
 }
 
 impl Default for Core {
@@ -108,13 +108,13 @@ impl Default for Core {
 impl Core {
     /// A core with ovir's built-in extensions.
     pub fn new() -> Core {
-        Core { extensions: Arc::new(ovir_exec::builtin_extensions()) }
+        Core { ops: Arc::new(OpRegistry::new()) }
     }
 
     /// A core with no extension at all, not even the built-in ones: only
     /// the operations of OpenVINO's opsets.
     pub fn without_extensions() -> Core {
-        Core { extensions: Arc::new(Extensions::new()) }
+        Core { ops: Arc::new(OpRegistry::opsets_only()) }
     }
 
     /// Registers an operation for the models this core reads from now on.
@@ -123,13 +123,14 @@ impl Core {
     /// type or version, when its type and version are already registered,
     /// or when it names a built-in op of an opset that contains it.
     pub fn add_extension(&mut self, extension: impl Extension + 'static) -> Result<(), Error> {
-        Arc::make_mut(&mut self.extensions).add(extension)?;
+        Arc::make_mut(&mut self.ops).add_extension(extension)?;
         Ok(())
     }
 
-    /// The registered extensions.
-    pub fn extensions(&self) -> &Extensions {
-        &self.extensions
+    /// The operations models read by this core may use: OpenVINO's opset
+    /// ops, the extensions built into ovir, and those added.
+    pub fn ops(&self) -> &OpRegistry {
+        &self.ops
     }
 
     /// Reads `xml` and its weights from the file next to it with the
@@ -161,6 +162,6 @@ impl Core {
     /// Validates a graph that was already read, and infers its types and
     /// shapes.
     pub fn validate(&self, ir: ovir_ir::Model) -> Result<Model, Error> {
-        Model::validate_with(ir, &self.extensions)
+        Model::validate_with(ir, &self.ops)
     }
 }

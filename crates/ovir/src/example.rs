@@ -1,29 +1,21 @@
 //! Deterministic example inputs that are valid for a model, so that any IR
 //! runs without hand-made data.
+//!
+//! What values are valid is each op's to say
+//! ([`Operation::input_values`](ovir_shape::Operation::input_values)): an
+//! input that feeds a Reverse's axes gets axis numbers, one that feeds a
+//! ReverseSequence's lengths gets lengths within the sequence axis, and so
+//! on. This module only follows each input to the ops that read it.
 
-use ovir_exec::extensions::ReverseSubsequences;
-use ovir_exec::kernels;
-use ovir_ir::{LayerIdx, Model as IrModel};
-use ovir_shape::{Op, ReverseMode};
 use std::ops::RangeInclusive;
 
+use ovir_exec::kernels;
+use ovir_ir::{LayerIdx, Model as IrModel};
+use ovir_shape::{ModelInfo, PortFact, ValueDomain};
 use ovir_tensor::{packed, Dim, ElementType, PartialShape, Tensor};
 
 use crate::error::Error;
 use crate::model::CompiledModel;
-
-/// What a model input feeds, which decides what values are valid for it.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Role {
-    /// Plain data: any values will do.
-    Data,
-    /// The axes of a `Reverse` in index mode, for data of this rank.
-    Axes { rank: Option<usize> },
-    /// The mask of a `Reverse` in mask mode, for data of this rank.
-    Mask { rank: Option<usize> },
-    /// The lengths of a `ReverseSequence` whose sequence axis has this size.
-    Lengths { seq_dim: Option<u64> },
-}
 
 /// The size chosen for a dimension that is not static: 2 when the bounds
 /// allow it, else the nearest bound.
@@ -34,19 +26,19 @@ fn pick(dim: Dim) -> u64 {
     })
 }
 
-fn resolve(shape: &PartialShape, role: Role) -> Vec<usize> {
+fn resolve(shape: &PartialShape, domain: ValueDomain) -> Vec<usize> {
     let Some(dims) = shape.dims() else {
-        // An unknown rank: a short vector suits every role.
-        return vec![match role {
-            Role::Mask { rank: Some(r) } => r,
+        // An unknown rank: a short vector suits every domain.
+        return vec![match domain {
+            ValueDomain::Mask { rank: Some(r) } => r,
             _ => 1,
         }];
     };
     dims.iter()
-        .map(|&d| match (role, d.get()) {
+        .map(|&d| match (domain, d.get()) {
             (_, Some(n)) => n,
-            (Role::Axes { .. }, None) => d.min().max(1).min(d.max().unwrap_or(u64::MAX)),
-            (Role::Mask { rank: Some(r) }, None) if d.contains(r as u64) => r as u64,
+            (ValueDomain::Axes { .. }, None) => d.min().max(1).min(d.max().unwrap_or(u64::MAX)),
+            (ValueDomain::Mask { rank: Some(r) }, None) if d.contains(r as u64) => r as u64,
             _ => pick(d),
         })
         .map(|n| usize::try_from(n).unwrap_or(usize::MAX))
@@ -54,8 +46,8 @@ fn resolve(shape: &PartialShape, role: Role) -> Vec<usize> {
 }
 
 /// For every layer, the layers its outputs feed and at which input: built
-/// once, so that finding the role of every input costs time linear in the
-/// graph, even for a chain of a million Converts or a million inputs.
+/// once, so that finding the domain of every input costs time linear in
+/// the graph, even for a chain of a million Converts or a million inputs.
 fn consumers_of(model: &IrModel) -> Vec<Vec<(LayerIdx, usize)>> {
     let mut consumers = vec![Vec::new(); model.layers.len()];
     for (li, sources) in model.sources.iter().enumerate() {
@@ -68,14 +60,14 @@ fn consumers_of(model: &IrModel) -> Vec<Vec<(LayerIdx, usize)>> {
     consumers
 }
 
-/// Follows a value through `Convert` layers to find how it is used.
-fn role_of(
+/// The values valid for a model input: what the first op that reads it
+/// asks for, followed through ops that pass their input on (Convert).
+fn domain_of(
     model: &IrModel,
     consumers: &[Vec<(LayerIdx, usize)>],
-    facts: &ovir_shape::ModelInfo,
+    info: &ModelInfo,
     param: LayerIdx,
-) -> Role {
-    let ops = &facts.ops;
+) -> ValueDomain {
     let mut frontier = vec![param];
     let mut steps = 0usize;
     while let Some(producer) = frontier.pop() {
@@ -84,41 +76,30 @@ fn role_of(
             break;
         }
         for &(consumer, input) in consumers.get(producer.0).map_or(&[][..], Vec::as_slice) {
-            let data_fact = facts.input_fact(model, consumer, 0);
-            match (ops.get(consumer.0), input) {
-                (Some(Op::Convert { .. }), 0) => frontier.push(consumer),
-                (Some(Op::Reverse { mode: ReverseMode::Index }), 1) => {
-                    return Role::Axes { rank: data_fact.shape.rank() }
-                }
-                (Some(Op::Reverse { mode: ReverseMode::Mask }), 1) => {
-                    return Role::Mask { rank: data_fact.shape.rank() }
-                }
-                (Some(Op::ReverseSequence { seq_axis, .. }), 1) => {
-                    let seq_dim = data_fact.shape.dims().and_then(|dims| {
-                        let rank = i64::try_from(dims.len()).ok()?;
-                        let axis = if *seq_axis < 0 { seq_axis + rank } else { *seq_axis };
-                        dims.get(usize::try_from(axis).ok()?)?.get()
-                    });
-                    return Role::Lengths { seq_dim };
-                }
-                (Some(Op::Custom(op)), 1) if op.op().op_type() == ReverseSubsequences::TYPE => {
-                    // Lengths above the axis are clamped, so lengths up to
-                    // the largest dimension suit every axis.
-                    let seq_dim =
-                        data_fact.shape.dims().and_then(|dims| dims.iter().filter_map(|d| d.get()).max());
-                    return Role::Lengths { seq_dim };
-                }
-                _ => {}
+            let facts: Vec<&PortFact> = (0..model.layer(consumer).inputs.len())
+                .map(|i| info.input_fact(model, consumer, i))
+                .collect();
+            match info.op(consumer).get().input_values(input, &facts) {
+                ValueDomain::Any => {}
+                ValueDomain::PassedOn => frontier.push(consumer),
+                domain => return domain,
             }
         }
     }
-    Role::Data
+    ValueDomain::Any
 }
 
-fn values(role: Role, count: usize) -> Vec<f64> {
+fn values(domain: ValueDomain, count: usize) -> Vec<f64> {
     (0..count)
-        .map(|i| match role {
-            Role::Data => {
+        .map(|i| match domain {
+            ValueDomain::Axes { rank } => (i % rank.unwrap_or(1).max(1)) as f64,
+            ValueDomain::Mask { .. } => (i % 2 == 0) as u8 as f64,
+            ValueDomain::Lengths { max } => match max {
+                Some(d) if d > 0 => (1 + (i as u64 % d)) as f64,
+                Some(_) => 0.0,
+                None => 1.0,
+            },
+            _ => {
                 // Alternating signs and halves exercise sign and fraction bits
                 // while staying exact in every float type.
                 let v = (i % 251) as f64;
@@ -128,13 +109,6 @@ fn values(role: Role, count: usize) -> Vec<f64> {
                     -v / 2.0
                 }
             }
-            Role::Axes { rank } => (i % rank.unwrap_or(1).max(1)) as f64,
-            Role::Mask { .. } => (i % 2 == 0) as u8 as f64,
-            Role::Lengths { seq_dim } => match seq_dim {
-                Some(d) if d > 0 => (1 + (i as u64 % d)) as f64,
-                Some(_) => 0.0,
-                None => 1.0,
-            },
         })
         .collect()
 }
@@ -146,15 +120,17 @@ fn values(role: Role, count: usize) -> Vec<f64> {
 fn exchange_example(
     ty: ElementType,
     shape: &[usize],
-    role: Role,
+    domain: ValueDomain,
     range: RangeInclusive<i64>,
 ) -> Result<Tensor, packed::PackError> {
     let count = ovir_tensor::element_count(shape).unwrap_or(0);
     let (low, span) = (*range.start(), range.end() - range.start() + 1);
     let wrap = |v: i64| (v - low).rem_euclid(span) + low;
-    let values: Vec<i64> = match role {
-        Role::Data => (0..count).map(|i| wrap(i as i64 + low)).collect(),
-        _ => values(role, count).into_iter().map(|v| wrap(v as i64)).collect(),
+    let values: Vec<i64> = match domain {
+        ValueDomain::Axes { .. } | ValueDomain::Mask { .. } | ValueDomain::Lengths { .. } => {
+            values(domain, count).into_iter().map(|v| wrap(v as i64)).collect()
+        }
+        _ => (0..count).map(|i| wrap(i as i64 + low)).collect(),
     };
     // Two's complement keeps negative i8 values exact in their byte.
     let bytes: Vec<u8> = values.into_iter().map(|v| v as u8).collect();
@@ -165,7 +141,7 @@ fn exchange_example(
 fn example_tensor(
     ty: ElementType,
     shape: &[usize],
-    role: Role,
+    domain: ValueDomain,
     name: &str,
     limit: u64,
 ) -> Result<Tensor, Error> {
@@ -186,13 +162,13 @@ fn example_tensor(
         return Ok(Tensor::from_strings(shape, strings)?);
     }
     if let Some(range) = packed::exchange_range(ty) {
-        return exchange_example(ty, shape, role, range)
+        return exchange_example(ty, shape, domain, range)
             .map_err(|reason| Error::InputValue { name: name.to_string(), reason });
     }
     if ty.byte_width().is_none() {
         return Ok(Tensor::zeros(ty, shape)?);
     }
-    let wide = Tensor::from_vec(shape, values(role, count))?;
+    let wide = Tensor::from_vec(shape, values(domain, count))?;
     kernels::convert(&wide, ty)
         .map_err(|source| Error::ExampleInput { name: name.to_string(), source: Box::new(source) })
 }
@@ -200,11 +176,13 @@ fn example_tensor(
 impl CompiledModel {
     /// Deterministic inputs that are valid for this model, in input order.
     ///
-    /// Dimensions that are not static get size 2 (or the nearest bound);
-    /// inputs that feed a `Reverse` as axes or mask get in-range axes, and
-    /// inputs that feed a `ReverseSequence` as lengths get lengths within
-    /// the sequence axis (within the largest data dimension for a
-    /// `ReverseSubsequences`). Everything else gets a fixed pattern of values.
+    /// Dimensions that are not static get size 2 (or the nearest bound).
+    /// An input gets the values the first op that reads it asks for
+    /// ([`ValueDomain`]), followed through ops that pass it on: in-range
+    /// axes for a `Reverse`'s axes or mask, lengths within the sequence
+    /// axis for a `ReverseSequence` (within the largest data dimension for
+    /// a `ReverseSubsequences`). Everything else gets a fixed pattern of
+    /// values.
     ///
     /// An input larger than the memory limit
     /// ([`CompileOptions::max_tensor_bytes`](crate::CompileOptions::max_tensor_bytes))
@@ -219,9 +197,9 @@ impl CompiledModel {
         ir.parameters()
             .zip(self.inputs())
             .map(|(idx, port)| {
-                let role = role_of(ir, &consumers, info, idx);
-                let shape = resolve(&port.shape, role);
-                example_tensor(port.element_type, &shape, role, port.name(), self.max_tensor_bytes())
+                let domain = domain_of(ir, &consumers, info, idx);
+                let shape = resolve(&port.shape, domain);
+                example_tensor(port.element_type, &shape, domain, port.name(), self.max_tensor_bytes())
             })
             .collect()
     }
@@ -234,12 +212,12 @@ mod tests {
     #[test]
     fn dynamic_dims_pick_two_within_bounds() {
         let s: PartialShape = "?,3,1..1,5..9,..1".parse().unwrap_or_else(|e| unreachable!("{e}"));
-        assert_eq!(resolve(&s, Role::Data), vec![2, 3, 1, 5, 1]);
+        assert_eq!(resolve(&s, ValueDomain::Any), vec![2, 3, 1, 5, 1]);
     }
 
     #[test]
     fn lengths_stay_within_the_sequence_axis() {
-        let v = values(Role::Lengths { seq_dim: Some(3) }, 5);
+        let v = values(ValueDomain::Lengths { max: Some(3) }, 5);
         assert_eq!(v, vec![1.0, 2.0, 3.0, 1.0, 2.0]);
     }
 }

@@ -21,7 +21,7 @@
 //! models with them. The default `Core` that [`Model::read`] uses carries
 //! the extensions built into ovir: DirectML's reverse-subsequences as
 //! `type="ReverseSubsequences" version="ovir"` (see
-//! [`exec::extensions`]).
+//! [`shape::ops::reverse_subsequences`]).
 //!
 //! ```
 //! use ovir::{Model, Tensor};

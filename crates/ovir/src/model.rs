@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use ovir_exec::Plan;
 use ovir_ir::LayerIdx;
-use ovir_shape::{Extensions, ModelInfo};
+use ovir_shape::{ModelInfo, OpRegistry};
 use ovir_tensor::{ElementType, PartialShape, DEFAULT_MAX_TENSOR_BYTES};
 use serde::Serialize;
 
@@ -79,9 +79,9 @@ impl Model {
         Core::new().validate(ir)
     }
 
-    /// [`Model::validate`] with these extensions.
-    pub(crate) fn validate_with(ir: ovir_ir::Model, extensions: &Extensions) -> Result<Model, Error> {
-        match ovir_shape::analyze_with_extensions(&ir, &ovir_exec::ConstantEvaluator, extensions) {
+    /// [`Model::validate`] with these operations.
+    pub(crate) fn validate_with(ir: ovir_ir::Model, ops: &OpRegistry) -> Result<Model, Error> {
+        match ovir_shape::analyze_with_ops(&ir, &ovir_exec::ConstantEvaluator, ops) {
             Ok(info) => Ok(Model { ir: Arc::new(ir), info: Arc::new(info) }),
             Err(e) => Err(Error::Invalid { file: ir.source.clone(), model: Box::new(ir), errors: e.errors }),
         }

@@ -551,6 +551,78 @@ pub enum ShapeErrorKind {
         /// The position of the step.
         index: usize,
     },
+    /// ReverseSubsequences' `axis` attribute is missing.
+    #[error(
+        "ReverseSubsequences: ReverseSubsequences needs the attribute `axis`, but the layer does not have it"
+    )]
+    SubsequencesAxisMissing,
+    /// ReverseSubsequences' `axis` attribute is not an integer.
+    #[error("ReverseSubsequences: attribute `axis` must be an integer, but it is `{value}`")]
+    SubsequencesAxisInvalid {
+        /// The value as written.
+        value: String,
+    },
+    /// ReverseSubsequences' `axis` lies outside `[-rank, rank)`.
+    #[error(
+        "ReverseSubsequences: `axis` is {axis}, which is out of range for rank {rank}; it must lie between \
+         -{rank} and {}",
+        rank.saturating_sub(1)
+    )]
+    SubsequencesAxisOutOfRange {
+        /// The axis as written.
+        axis: i64,
+        /// The data rank.
+        rank: usize,
+    },
+    /// The lengths of ReverseSubsequences are not integers.
+    #[error("ReverseSubsequences: the lengths must be integers (such as u32 or u64), but they are {found}")]
+    SubsequenceLengthsType {
+        /// The lengths' element type.
+        found: ElementType,
+    },
+    /// The data and lengths of ReverseSubsequences differ in rank.
+    #[error(
+        "ReverseSubsequences: the lengths must have the data's rank {data}, but their shape {lengths} has rank \
+         {rank}"
+    )]
+    SubsequenceLengthsRank {
+        /// The data rank.
+        data: usize,
+        /// The lengths' shape.
+        lengths: PartialShape,
+        /// The lengths' rank.
+        rank: usize,
+    },
+    /// ReverseSubsequences' data has a rank outside `1..=max`.
+    #[error("ReverseSubsequences: the data must have rank 1 to {max}, but it has rank {rank}")]
+    SubsequencesRank {
+        /// The data rank.
+        rank: usize,
+        /// The largest rank accepted.
+        max: usize,
+    },
+    /// The lengths of ReverseSubsequences do not have the data's shape with
+    /// 1 at the axis.
+    #[error(
+        "ReverseSubsequences: the lengths must have the data's shape with 1 at axis {axis}, {expected}, but \
+         they have shape {lengths} (the data's shape is {data})"
+    )]
+    SubsequenceLengthsShape {
+        /// The axis, normalised.
+        axis: usize,
+        /// The shape the lengths must have.
+        expected: PartialShape,
+        /// The lengths' shape.
+        lengths: PartialShape,
+        /// The data's shape.
+        data: PartialShape,
+    },
+    /// A known length of ReverseSubsequences is negative.
+    #[error("ReverseSubsequences: the lengths hold {value}, which is negative; a length must be 0 or more")]
+    NegativeSubsequenceLength {
+        /// The first negative length.
+        value: i128,
+    },
     /// The layer does not appear in the model's topological order, so it
     /// was never analysed.
     #[error("the layer is missing from the model's topological order")]

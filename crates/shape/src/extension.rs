@@ -8,21 +8,26 @@
 //!
 //! Layers find their extension the way OpenVINO's IR reader finds an op in
 //! an opset: the `type` is compared without regard to ASCII case, the
-//! `version` exactly. The built-in operations come first: an extension
-//! cannot replace an op of an opset that contains it ([`Extensions::add`]
+//! `version` exactly. An extension is one more entry of the
+//! [`OpRegistry`](crate::OpRegistry), after the built-in operations: it
+//! cannot replace an op of an opset that contains it
+//! ([`OpRegistry::add_extension`](crate::OpRegistry::add_extension)
 //! refuses it).
 //!
 //! A custom op has exactly one output, the layer's only `<output>` port.
+//! Inside ovir a custom op is a [`CustomOperation`], an [`Operation`] like
+//! every built-in one.
 
+use std::borrow::Cow;
 use std::fmt;
 use std::sync::Arc;
 
 use ovir_ir::Layer;
 use ovir_tensor::Tensor;
-use serde::{Serialize, Serializer};
 
-use crate::op::OpKind;
-use crate::PortFact;
+use crate::error::ShapeErrorKind;
+use crate::fact::PortFact;
+use crate::operation::{Input, Operation, Problems};
 
 /// Why an extension refused a layer, its inputs or its registration, in
 /// words that say what is wrong and what was expected.
@@ -62,7 +67,7 @@ impl ExtensionError {
 /// ```
 /// use std::sync::Arc;
 /// use ovir_ir::Layer;
-/// use ovir_shape::{CustomOp, Extension, ExtensionError, Extensions, PortFact};
+/// use ovir_shape::{CustomOp, Extension, ExtensionError, OpRegistry, PortFact};
 /// use ovir_tensor::Tensor;
 ///
 /// /// `Identity` of version `mine`: the output is the input.
@@ -95,10 +100,10 @@ impl ExtensionError {
 ///     }
 /// }
 ///
-/// let mut extensions = Extensions::new();
-/// extensions.add(IdentityExtension)?;
-/// assert!(extensions.find("IDENTITY", "mine").is_some());
-/// assert!(extensions.find("Identity", "opset1").is_none());
+/// let mut registry = OpRegistry::new();
+/// registry.add_extension(IdentityExtension)?;
+/// assert!(registry.has_op("IDENTITY", "mine"));
+/// assert!(!registry.has_op("Identity", "opset1"));
 /// # Ok::<(), ExtensionError>(())
 /// ```
 pub trait Extension: Send + Sync {
@@ -156,6 +161,26 @@ pub trait CustomOp: Send + Sync + fmt::Debug {
         let value = self.evaluate(inputs)?;
         copy_into(self.op_type(), &value, out)
     }
+
+    /// The state one infer request keeps for this op, for an op that needs
+    /// memory of its own between runs (a scratch buffer, a cache); `None`,
+    /// the default, for an op that needs none.
+    ///
+    /// Each infer request asks once and then runs the op through its own
+    /// state, so requests on other threads never share it, never wait for
+    /// each other, and need no lock. Constant folding, which runs once,
+    /// calls [`CustomOp::evaluate`] instead.
+    fn state(&self) -> Option<Box<dyn CustomOpState>> {
+        None
+    }
+}
+
+/// What one infer request keeps for one [`CustomOp`] between runs (see
+/// [`CustomOp::state`]), and runs it with.
+pub trait CustomOpState: Send + Sync + fmt::Debug {
+    /// Computes the output into `out`, as [`CustomOp::evaluate_into`]
+    /// does, with this state at hand.
+    fn evaluate_into(&mut self, inputs: &[&Tensor], out: &mut Tensor) -> Result<(), ExtensionError>;
 }
 
 /// Copies `value` into `out`, which must have its type and shape.
@@ -180,124 +205,51 @@ fn copy_into(op: &str, value: &Tensor, out: &mut Tensor) -> Result<(), Extension
         .ok_or_else(|| ExtensionError::new(format!("the output of {op} could not be copied into its buffer")))
 }
 
-/// The op of a layer that an extension handles, as it sits in
-/// [`Op::Custom`](crate::Op::Custom).
+/// The operation of a layer that an extension handles: the [`CustomOp`]
+/// its extension built, as an [`Operation`].
 ///
 /// Two handles are equal when they share one op, built for one layer.
 #[derive(Clone, Debug)]
-pub struct CustomOpRef(pub Arc<dyn CustomOp>);
+pub struct CustomOperation(pub Arc<dyn CustomOp>);
 
-impl CustomOpRef {
+impl CustomOperation {
     /// The op.
     pub fn op(&self) -> &dyn CustomOp {
         self.0.as_ref()
     }
 }
 
-impl PartialEq for CustomOpRef {
+impl PartialEq for CustomOperation {
     fn eq(&self, other: &Self) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
     }
 }
 
-impl Serialize for CustomOpRef {
-    /// Writes the op's type name (the attributes are the extension's own).
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("CustomOp", 1)?;
-        st.serialize_field("type", self.0.op_type())?;
-        st.end()
+/// An extension's error as a problem of the layer.
+pub(crate) fn extension_problem(op_type: &str, e: ExtensionError) -> Problems {
+    let kind = ShapeErrorKind::Extension { op_type: op_type.to_string(), message: e.message().to_string() };
+    let mut problems = Problems::new();
+    match e.attribute_name() {
+        Some(a) => problems.attr(Cow::Owned(a.to_string()), kind),
+        None => problems.layer(kind),
     }
+    problems
 }
 
-/// The extensions a model is read with, each for one `type` and
-/// `version`.
-#[derive(Clone, Default)]
-pub struct Extensions {
-    list: Vec<Arc<dyn Extension>>,
-}
-
-impl fmt::Debug for Extensions {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_list().entries(self.list.iter().map(|e| (e.op_type(), e.version()))).finish()
-    }
-}
-
-impl Extensions {
-    /// No extensions.
-    pub fn new() -> Self {
-        Extensions::default()
+impl Operation for CustomOperation {
+    fn name(&self) -> &str {
+        self.0.op_type()
     }
 
-    /// Registers an extension.
-    ///
-    /// Refuses an empty type or version, a type and version that a
-    /// registered extension already handles, and a built-in op in an opset
-    /// that contains it (`Reverse` of `opset1`): those layers keep their
-    /// built-in meaning.
-    pub fn add(&mut self, extension: impl Extension + 'static) -> Result<(), ExtensionError> {
-        self.add_shared(Arc::new(extension))
-    }
-
-    /// [`Extensions::add`] for an extension that is already shared.
-    pub fn add_shared(&mut self, extension: Arc<dyn Extension>) -> Result<(), ExtensionError> {
-        let (op_type, version) = (extension.op_type(), extension.version());
-        if op_type.trim().is_empty() || version.trim().is_empty() {
-            return Err(ExtensionError::new(format!(
-                "an extension needs a type and a version, but it has type `{op_type}` and version `{version}`"
-            )));
+    fn infer(&self, inputs: &[Input<'_>]) -> Result<Vec<PortFact>, Problems> {
+        // A fact that is unknown only because an earlier layer failed says
+        // nothing; the op is not asked about it, so that the failure is not
+        // reported twice.
+        if inputs.iter().any(|i| i.tainted && i.fact.shape.rank().is_none()) {
+            return Ok(vec![PortFact::unknown()]);
         }
-        if let Some(kind) = OpKind::from_type(op_type).filter(|k| k.in_version(version)) {
-            return Err(ExtensionError::new(format!(
-                "{op_type} of `{version}` is built into ovir ({} is defined in {}), so an extension cannot \
-                 replace it; register it under another version",
-                kind.name(),
-                kind.opsets_text()
-            )));
-        }
-        if self.find(op_type, version).is_some() {
-            return Err(ExtensionError::new(format!(
-                "an extension for {op_type} of version `{version}` is already registered"
-            )));
-        }
-        self.list.push(extension);
-        Ok(())
-    }
-
-    /// The extension for a layer `type` (ignoring ASCII case) and
-    /// `version` (exactly).
-    pub fn find(&self, op_type: &str, version: &str) -> Option<&Arc<dyn Extension>> {
-        self.list.iter().find(|e| e.op_type().eq_ignore_ascii_case(op_type) && e.version() == version)
-    }
-
-    /// The registered extensions, in registration order.
-    pub fn iter(&self) -> impl Iterator<Item = &Arc<dyn Extension>> + '_ {
-        self.list.iter()
-    }
-
-    /// The number of registered extensions.
-    pub fn len(&self) -> usize {
-        self.list.len()
-    }
-
-    /// `true` when no extension is registered.
-    pub fn is_empty(&self) -> bool {
-        self.list.is_empty()
-    }
-
-    /// The versions under which some extension handles `op_type`.
-    pub(crate) fn versions_of(&self, op_type: &str) -> Vec<&str> {
-        self.list.iter().filter(|e| e.op_type().eq_ignore_ascii_case(op_type)).map(|e| e.version()).collect()
-    }
-
-    /// The registered extensions in words, for messages:
-    /// ``ReverseSubsequences (version `ovir`)``, or `none`.
-    pub fn describe(&self) -> String {
-        if self.list.is_empty() {
-            return "none".to_string();
-        }
-        let names: Vec<String> =
-            self.list.iter().map(|e| format!("{} (version `{}`)", e.op_type(), e.version())).collect();
-        names.join(", ")
+        let facts: Vec<PortFact> = inputs.iter().map(|i| i.fact.clone()).collect();
+        let fact = self.0.infer(&facts).map_err(|e| extension_problem(self.0.op_type(), e))?;
+        Ok(vec![fact])
     }
 }

@@ -15,10 +15,11 @@
 //!   type, the [`PartialShape`] (intervals and dynamic dimensions kept as
 //!   OpenVINO infers them) and, for constants, the value.
 //!
-//! Operations outside OpenVINO's opsets come from [`Extension`]s: with
-//! [`analyze_with_extensions`], a layer whose type and version no built-in
-//! op has is handled by the matching extension, whose [`CustomOp`] infers
-//! the facts of its output and becomes [`Op::Custom`].
+//! Operations outside OpenVINO's opsets come from [`Extension`]s, entries
+//! of the same [`OpRegistry`] as the built-in ops: with
+//! [`analyze_with_ops`], a layer whose type and version no built-in op has
+//! is handled by the matching extension, whose [`CustomOp`] infers the
+//! facts of its output (as a [`CustomOperation`]).
 //!
 //! Analysis does not stop at the first problem. A failing layer's outputs
 //! get a fact with nothing known (dynamic type, dynamic rank), and checks
@@ -35,13 +36,35 @@
 //! parts. The checks on values that OpenVINO makes at run time (Reverse
 //! axes, ReverseSequence lengths) are made at load time when the values
 //! are known, by the same functions the executor calls at run time:
-//! [`reversed_axes`], [`sequence_lengths`] and the shape rules of
-//! [`rules`].
+//! [`reversed_axes`], [`sequence_lengths`] and the shape rules in each
+//! module of [`ops`].
+//!
+//! # Where an operation lives, and how to add one
+//!
+//! Each operation is one module of [`ops`]: a type holding its attributes
+//! (`ops::Convert { to }`), an `OpSpec` row with its type name, opsets and
+//! port counts, a `build` function that reads a layer's `<data>` into the
+//! type, and the [`Operation`] trait, whose [`Operation::infer`] gives the
+//! facts of the outputs from those of the inputs and whose
+//! [`Operation::input_values`] says what values each input must hold (so
+//! that example inputs can be made for any model). Shape rules that the
+//! executor applies again at run time are public functions of the same
+//! module.
+//!
+//! To add an operation:
+//! 1. copy the smallest complete op, `ops/convert.rs`, to `ops/<op>.rs`,
+//!    and give it the new op's attributes, rules and inference;
+//! 2. add `pub mod <op>;` (and the re-export) to `ops/mod.rs`, and its
+//!    `SPEC` to the list in `registry.rs`;
+//! 3. where no existing [`ShapeErrorKind`] says what is wrong, add a
+//!    variant: errors are one typed vocabulary, shared by load-time checks
+//!    here and run-time checks in the executor;
+//! 4. give it a kernel in the executor (see `ovir_exec`'s crate docs).
 //!
 //! ```
 //! use std::sync::Arc;
 //! use ovir_ir::{Attribute, Attributes, Layer, LayerIdx, Model, OutputRef, Port, RtInfo, SourceFile, Span};
-//! use ovir_shape::{analyze, Op, ReverseMode};
+//! use ovir_shape::{analyze, ops::Reverse, ReverseMode};
 //! use ovir_tensor::{ElementType, PartialShape, Tensor};
 //!
 //! fn port(shape: &str) -> Port {
@@ -88,7 +111,7 @@
 //! };
 //!
 //! let info = analyze(&model)?;
-//! assert_eq!(info.op(LayerIdx(2)), &Op::Reverse { mode: ReverseMode::Index });
+//! assert_eq!(info.op(LayerIdx(2)).downcast_ref(), Some(&Reverse { mode: ReverseMode::Index }));
 //! let out = info.output(OutputRef { layer: LayerIdx(2), port: 0 });
 //! assert_eq!(out.element_type, ElementType::F32);
 //! assert_eq!(out.shape.to_string(), "[?,3,1..10]");
@@ -98,255 +121,22 @@
 #![deny(missing_docs)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod analyze;
+mod attrs;
+mod dims;
 mod error;
 mod extension;
-mod infer;
-mod op;
-pub mod rules;
-mod shape_ops;
-mod values;
+mod fact;
+mod operation;
+pub mod ops;
+mod registry;
 
-use ovir_ir::{Layer, LayerIdx, Model, OutputRef};
-use ovir_tensor::{Dim, ElementType, PartialShape, Tensor};
-use serde::{Serialize, Serializer};
-
+pub use analyze::{analyze, analyze_with, analyze_with_ops, Evaluator, ModelInfo, NoEvaluation};
 pub use error::{AnalyzeError, ShapeError, ShapeErrorKind};
-pub use extension::{CustomOp, CustomOpRef, Extension, ExtensionError, Extensions};
-pub use op::{normalize_axis, BroadcastMode, Op, ReverseMode};
-pub use values::{reversed_axes, sequence_lengths};
-
-use infer::{infer_layer, Input};
-
-/// What is known about one output port before the model runs.
-#[derive(Clone, Debug)]
-pub struct PortFact {
-    /// The element type (`dynamic` when not known).
-    pub element_type: ElementType,
-    /// The shape, as far as it is known.
-    pub shape: PartialShape,
-    /// The value, when it is known before the model runs (constants,
-    /// shapes of static inputs, and what an [`Evaluator`] computed).
-    pub value: Option<Tensor>,
-    /// For a 0-D or 1-D integer tensor that holds dimensions (a shape
-    /// computed inside the graph), the interval each element is known to
-    /// lie in, in element order. It is set even when only some elements are
-    /// known, such as the `ShapeOf` of a partly dynamic input.
-    pub value_dims: Option<Vec<Dim>>,
-}
-
-impl PortFact {
-    /// A fact with nothing known: dynamic type, dynamic rank, no value.
-    pub fn unknown() -> Self {
-        PortFact::of(ElementType::Dynamic, PartialShape::dynamic())
-    }
-
-    /// A fact with a type and shape and no known value.
-    pub fn of(element_type: ElementType, shape: PartialShape) -> Self {
-        PortFact { element_type, shape, value: None, value_dims: None }
-    }
-
-    /// The fact of a known value: its type, its static shape and itself.
-    pub fn known(value: Tensor) -> Self {
-        PortFact {
-            element_type: value.element_type(),
-            shape: PartialShape::from_static(value.shape()),
-            value: Some(value),
-            value_dims: None,
-        }
-    }
-}
-
-/// Computes the value of a layer whose inputs are all known, while a model
-/// is analysed; see [`analyze_with`].
-///
-/// The shape crate has no kernels of its own: the executor implements this
-/// trait with its kernels, so that a value is computed by the same code
-/// whether it is folded at load time or computed at run time.
-pub trait Evaluator {
-    /// The output of `op` (the parsed op of `layer`) on `inputs`, or `None`
-    /// to leave it unknown: when the op has no kernel, when computing it
-    /// fails, or when `output` (the inferred fact) says it would be too
-    /// large to be worth holding before the model runs.
-    fn evaluate(&self, layer: &Layer, op: &Op, inputs: &[&Tensor], output: &PortFact) -> Option<Tensor>;
-}
-
-/// The evaluator [`analyze`] uses: it computes nothing.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NoEvaluation;
-
-impl Evaluator for NoEvaluation {
-    fn evaluate(&self, _: &Layer, _: &Op, _: &[&Tensor], _: &PortFact) -> Option<Tensor> {
-        None
-    }
-}
-
-impl Serialize for PortFact {
-    /// Writes the type, the shape and whether the value is known (not the
-    /// value itself, which may be large).
-    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut st = s.serialize_struct("PortFact", 3)?;
-        st.serialize_field("element_type", &self.element_type)?;
-        st.serialize_field("shape", &self.shape)?;
-        st.serialize_field("value_known", &self.value.is_some())?;
-        st.end()
-    }
-}
-
-/// The side table of a model: per layer, indexed like [`Model::layers`],
-/// the operation and the facts of each output port.
-#[derive(Clone, Debug)]
-pub struct ModelInfo {
-    /// The operation of each layer.
-    pub ops: Vec<Op>,
-    /// The facts of each layer's output ports, in `<output>` order.
-    pub outputs: Vec<Vec<PortFact>>,
-}
-
-impl ModelInfo {
-    /// The operation of a layer.
-    ///
-    /// # Panics
-    /// When `layer` is not a layer of the analysed model.
-    pub fn op(&self, layer: LayerIdx) -> &Op {
-        &self.ops[layer.0]
-    }
-
-    /// The facts of an output port.
-    ///
-    /// # Panics
-    /// When `output` is not an output of the analysed model.
-    pub fn output(&self, output: OutputRef) -> &PortFact {
-        &self.outputs[output.layer.0][output.port]
-    }
-
-    /// The facts of what feeds input `input` (by position) of a layer.
-    ///
-    /// # Panics
-    /// When `model` is not the analysed model or the input does not exist.
-    pub fn input_fact(&self, model: &Model, layer: LayerIdx, input: usize) -> &PortFact {
-        self.output(model.source(layer, input))
-    }
-}
-
-/// Validates every layer of a model and infers the facts of every output.
-///
-/// Values are known only for constants, for the `ShapeOf` of a static
-/// shape and for what follows from them without computing anything (such
-/// as a dimension picked out of a known shape). Returns every independent
-/// problem found, not only the first.
-pub fn analyze(model: &Model) -> Result<ModelInfo, AnalyzeError> {
-    analyze_with(model, &NoEvaluation)
-}
-
-/// Like [`analyze`], but also asks `eval` for the value of every layer
-/// whose inputs are all known, so that values computed from constants and
-/// static shapes (a shape built from `ShapeOf`, `Gather` and `Broadcast`)
-/// are known to the checks of the layers after them and to the executor.
-pub fn analyze_with(model: &Model, eval: &dyn Evaluator) -> Result<ModelInfo, AnalyzeError> {
-    analyze_with_extensions(model, eval, &Extensions::new())
-}
-
-/// Like [`analyze_with`], with layers whose type and version no built-in
-/// op has handled by the matching one of `extensions` (see
-/// [`Extension`]). A layer that neither knows is reported with the
-/// supported operations and the registered extensions.
-pub fn analyze_with_extensions(
-    model: &Model,
-    eval: &dyn Evaluator,
-    extensions: &Extensions,
-) -> Result<ModelInfo, AnalyzeError> {
-    let count = model.layers.len();
-    let mut ops: Vec<Option<Op>> = vec![None; count];
-    let mut outputs: Vec<Vec<PortFact>> =
-        model.layers.iter().map(|l| vec![PortFact::unknown(); l.outputs.len()]).collect();
-    // Until a layer succeeds, its outputs count as tainted: a broken order
-    // then yields unknown facts instead of misleading errors.
-    let mut tainted = vec![true; count];
-    let mut visited = vec![false; count];
-    let mut errors = Vec::new();
-
-    for &idx in &model.order {
-        let (Some(layer), Some(seen)) = (model.layers.get(idx.0), visited.get_mut(idx.0)) else {
-            continue;
-        };
-        if std::mem::replace(seen, true) {
-            continue;
-        }
-        let inputs: Vec<Input> = model
-            .sources
-            .get(idx.0)
-            .map(Vec::as_slice)
-            .unwrap_or_default()
-            .iter()
-            .map(|src| Input {
-                fact: outputs
-                    .get(src.layer.0)
-                    .and_then(|o| o.get(src.port))
-                    .cloned()
-                    .unwrap_or_else(PortFact::unknown),
-                tainted: tainted.get(src.layer.0).copied().unwrap_or(true),
-            })
-            .collect();
-        match infer_layer(layer, &inputs, extensions) {
-            Ok((op, mut facts)) => {
-                complete_values(layer, &op, &inputs, &mut facts, eval);
-                if let (Some(slot), Some(out), Some(t)) =
-                    (ops.get_mut(idx.0), outputs.get_mut(idx.0), tainted.get_mut(idx.0))
-                {
-                    *slot = Some(op);
-                    *out = facts;
-                    *t = inputs.iter().any(|i| i.tainted);
-                }
-            }
-            Err(issues) => errors.extend(issues.into_iter().map(|(attribute, kind)| ShapeError {
-                layer: idx,
-                attribute: attribute.map(std::borrow::Cow::into_owned),
-                kind,
-            })),
-        }
-    }
-
-    for (i, seen) in visited.iter().enumerate() {
-        if !seen {
-            errors.push(ShapeError { layer: LayerIdx(i), attribute: None, kind: ShapeErrorKind::NotInOrder });
-        }
-    }
-    if !errors.is_empty() {
-        return Err(AnalyzeError { errors });
-    }
-    // Every layer was visited without error, so every op is known.
-    let ops = ops.into_iter().flatten().collect();
-    Ok(ModelInfo { ops, outputs })
-}
-
-/// Fills in the value of a single-output layer when it can be known before
-/// the model runs: from `eval` when every input is known, or else from
-/// [`PortFact::value_dims`] when every element of a dimension list is
-/// known. A value that does not fit the inferred fact is not used.
-fn complete_values(layer: &Layer, op: &Op, inputs: &[Input], facts: &mut [PortFact], eval: &dyn Evaluator) {
-    let [fact] = facts else { return };
-    if fact.value.is_some() || matches!(op, Op::Parameter { .. } | Op::Const | Op::Result) {
-        return;
-    }
-    let known: Option<Vec<&Tensor>> = inputs.iter().map(|i| i.fact.value.as_ref()).collect();
-    if let Some(args) = known {
-        if let Some(value) = eval.evaluate(layer, op, &args, fact) {
-            let fits = (!fact.element_type.is_static() || fact.element_type == value.element_type())
-                && fact.shape.accepts(value.shape());
-            if fits {
-                let dims = fact.value_dims.take();
-                *fact = PortFact::known(value);
-                fact.value_dims = dims.filter(|d| d.iter().all(|d| d.is_static()));
-                return;
-            }
-        }
-    }
-    let Some(dims) = &fact.value_dims else { return };
-    let Some(values) = dims.iter().map(|d| d.get()).collect::<Option<Vec<u64>>>() else { return };
-    let shape = match fact.shape.to_static() {
-        Some(s) if s.len() <= 1 && s.iter().product::<usize>() == values.len() => s,
-        _ => return,
-    };
-    fact.value = shape_ops::int_tensor(fact.element_type, &shape, &values);
-}
+pub use extension::{CustomOp, CustomOpState, CustomOperation, Extension, ExtensionError};
+pub use fact::PortFact;
+pub use operation::{Input, Op, Operation, Problem, Problems, ValueDomain};
+pub use ops::broadcast::BroadcastMode;
+pub use ops::reverse::{reversed_axes, ReverseMode};
+pub use ops::reverse_sequence::sequence_lengths;
+pub use registry::OpRegistry;

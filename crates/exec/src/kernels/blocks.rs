@@ -43,10 +43,14 @@ impl<'a> Target<'a> {
     pub(crate) fn of(op: &'static str, t: &'a mut Tensor) -> Result<Self, KernelError> {
         let ty = t.element_type();
         if ty == ElementType::String {
-            return t.strings_mut().map(Target::Strings).ok_or(KernelError::Internal { op });
+            return t
+                .strings_mut()
+                .map(Target::Strings)
+                .ok_or(KernelError::Internal { op, what: "an output of type string holds no strings" });
         }
         let width = width(op, ty)?;
-        let data = t.bytes_mut().ok_or(KernelError::Internal { op })?;
+        let data =
+            t.bytes_mut().ok_or(KernelError::Internal { op, what: "a fixed-width output holds no bytes" })?;
         Ok(Target::Bytes { data, width })
     }
 

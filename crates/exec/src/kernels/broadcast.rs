@@ -1,6 +1,6 @@
 //! Broadcast: the data repeated to fill a target shape.
 
-use ovir_shape::rules::broadcast_shape;
+use ovir_shape::ops::broadcast::broadcast_shape;
 use ovir_shape::{BroadcastMode, ShapeErrorKind};
 use ovir_tensor::{Dim, PartialShape, Tensor};
 use smallvec::SmallVec;
@@ -60,7 +60,7 @@ pub(crate) fn layout(
         mapping.as_deref(),
     )?
     .to_static()
-    .ok_or(KernelError::Internal { op: OP })?;
+    .ok_or(KernelError::Internal { op: OP, what: "the broadcast of static shapes gave a dynamic shape" })?;
     // The data's dimensions placed on the output axes they line up with;
     // the other axes have size 1.
     let rank = shape.len();
@@ -74,7 +74,9 @@ pub(crate) fn layout(
             }
         }
         None => {
-            let start = rank.checked_sub(data.len()).ok_or(KernelError::Internal { op: OP })?;
+            let start = rank
+                .checked_sub(data.len())
+                .ok_or(KernelError::Internal { op: OP, what: "the output has a lower rank than the data" })?;
             aligned[start..].copy_from_slice(data);
         }
     }
@@ -82,7 +84,10 @@ pub(crate) fn layout(
     let mut step = 1usize;
     for k in (0..rank).rev() {
         strides[k] = if aligned[k] == 1 { 0 } else { step };
-        step = step.checked_mul(aligned[k]).ok_or(KernelError::Internal { op: OP })?;
+        step = step.checked_mul(aligned[k]).ok_or(KernelError::Internal {
+            op: OP,
+            what: "the element count of the aligned data shape overflows",
+        })?;
     }
     Ok(Layout { data_shape: data.to_vec(), shape, strides })
 }
@@ -152,7 +157,10 @@ impl Layout {
     pub(crate) fn run(&self, data: &Tensor, out: &mut Tensor) -> Result<(), KernelError> {
         let Layout { data_shape, shape, strides } = self;
         if data.shape() != data_shape.as_slice() {
-            return Err(KernelError::Internal { op: OP });
+            return Err(KernelError::Internal {
+                op: OP,
+                what: "the data's shape is not the one the layout was made for",
+            });
         }
         super::check_output(OP, data.element_type(), shape, out)?;
         if out.is_empty() {
@@ -167,14 +175,19 @@ impl Layout {
             natural *= shape[split - 1];
             split -= 1;
         }
-        let block = count(&shape[split..]).ok_or(KernelError::Internal { op: OP })?;
+        let block = count(&shape[split..])
+            .ok_or(KernelError::Internal { op: OP, what: "the element count of a block overflows" })?;
         let src = Source::of(OP, data)?;
         let mut dst = Target::of(OP, out)?;
         let mut index: SmallVec<[usize; 8]> = smallvec::smallvec![0; split];
         let mut from = 0usize;
-        let blocks = count(&shape[..split]).ok_or(KernelError::Internal { op: OP })?;
+        let blocks = count(&shape[..split])
+            .ok_or(KernelError::Internal { op: OP, what: "the number of blocks overflows" })?;
         for b in 0..blocks {
-            dst.copy(b * block, &src, from, block).ok_or(KernelError::Internal { op: OP })?;
+            dst.copy(b * block, &src, from, block).ok_or(KernelError::Internal {
+                op: OP,
+                what: "a block lies outside the data or the output",
+            })?;
             // Advance the odometer over the leading axes.
             for k in (0..split).rev() {
                 index[k] += 1;

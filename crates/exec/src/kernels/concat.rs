@@ -1,6 +1,6 @@
 //! Concat: tensors joined along one axis.
 
-use ovir_shape::rules::concat_shape;
+use ovir_shape::ops::concat::concat_shape;
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 use smallvec::SmallVec;
@@ -12,7 +12,7 @@ const OP: &str = "Concat";
 
 /// The element type the inputs share, or which input differs.
 fn common_type(inputs: &[&Tensor]) -> Result<ElementType, KernelError> {
-    let first = inputs.first().ok_or(KernelError::Internal { op: OP })?;
+    let first = inputs.first().ok_or(KernelError::Internal { op: OP, what: "there are no inputs" })?;
     for (k, t) in inputs.iter().enumerate() {
         if t.element_type() != first.element_type() {
             return Err(ShapeErrorKind::InputTypes {
@@ -45,9 +45,12 @@ pub(crate) fn layout(shapes: &[&[usize]], axis: i64) -> Result<Layout, KernelErr
     let partial: Vec<PartialShape> = shapes.iter().map(|s| PartialShape::from_static(s)).collect();
     let (shape, a) = concat_shape(&partial, axis)?;
     let (Some(shape), Some(a)) = (shape.to_static(), a) else {
-        return Err(KernelError::Internal { op: OP });
+        return Err(KernelError::Internal {
+            op: OP,
+            what: "the concatenation of static shapes gave a dynamic shape",
+        });
     };
-    let internal = || KernelError::Internal { op: OP };
+    let internal = || KernelError::Internal { op: OP, what: "the element count of an input block overflows" };
     let blocks = shapes.iter().map(|s| count(s.get(a..).unwrap_or_default()).ok_or_else(internal));
     Ok(Layout {
         input_shapes: shapes.iter().map(|s| s.to_vec()).collect(),
@@ -80,7 +83,10 @@ impl Layout {
     /// nothing for up to 8 inputs.
     pub(crate) fn run(&self, inputs: &[&Tensor], out: &mut Tensor) -> Result<(), KernelError> {
         if !self.fits(inputs) {
-            return Err(KernelError::Internal { op: OP });
+            return Err(KernelError::Internal {
+                op: OP,
+                what: "the inputs' shapes are not the ones the layout was made for",
+            });
         }
         let ty = common_type(inputs)?;
         super::check_output(OP, ty, &self.shape, out)?;
@@ -89,7 +95,10 @@ impl Layout {
         let mut at = 0usize;
         for o in 0..self.outer {
             for (src, &block) in sources.iter().zip(&self.blocks) {
-                dst.copy(at, src, o * block, block).ok_or(KernelError::Internal { op: OP })?;
+                dst.copy(at, src, o * block, block).ok_or(KernelError::Internal {
+                    op: OP,
+                    what: "a block lies outside an input or the output",
+                })?;
                 at += block;
             }
         }

@@ -43,31 +43,21 @@ const OP: &str = "Convert";
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn convert(data: &Tensor, to: ElementType) -> Result<Tensor, KernelError> {
-    convert_with(data, to, &ExecOptions::single_thread())
-}
-
-/// [`convert`] that may split a large output across threads as `options`
-/// allow; the result is the same.
-pub fn convert_with(data: &Tensor, to: ElementType, options: &ExecOptions) -> Result<Tensor, KernelError> {
     check_type(data.element_type())?;
     check_type(to)?;
     if data.element_type() == to {
         return Ok(data.clone());
     }
     let mut out = Tensor::zeros(to, data.shape())?;
-    run(data, &mut out, options)?;
+    run(data, &mut out, &ExecOptions::single_thread())?;
     Ok(out)
 }
 
 /// [`convert`] writing into `out`, which must already have element type `to`
-/// and `data`'s shape; its buffer is reused when `out` holds it alone.
-pub fn convert_into(data: &Tensor, to: ElementType, out: &mut Tensor) -> Result<(), KernelError> {
-    convert_into_with(data, to, out, &ExecOptions::single_thread())
-}
-
-/// [`convert_into`] that may split a large output across threads as
-/// `options` allow.
-pub fn convert_into_with(
+/// and `data`'s shape (its buffer is reused when `out` holds it alone); a
+/// large output is split across threads as `options` allow, with the same
+/// result.
+pub fn convert_into(
     data: &Tensor,
     to: ElementType,
     out: &mut Tensor,
@@ -165,7 +155,10 @@ macro_rules! with_type {
 }
 
 fn run(data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), KernelError> {
-    let internal = KernelError::Internal { op: OP };
+    let internal = KernelError::Internal {
+        op: OP,
+        what: "the output holds no fixed-width bytes, or a chunk left the input",
+    };
     let from = data.element_type();
     let src = data.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty: from })?;
     let to = out.element_type();
@@ -195,7 +188,10 @@ fn convert_chunk(from: ElementType, to: ElementType, src: &[u8], dst: &mut [u8])
         // times slower than a copy; the vector form below is as exact.
         let done = x86::f32_to_i32(src, dst);
         let (Some(src), Some(dst)) = (src.get(done..), dst.get_mut(done..)) else {
-            return Err(KernelError::Internal { op: OP });
+            return Err(KernelError::Internal {
+                op: OP,
+                what: "the vector conversion went past the buffers",
+            });
         };
         return convert_bytes::<f32, i32>(src, dst);
     }
@@ -215,7 +211,13 @@ fn convert_f16_slices(
     if cfg!(target_endian = "big") {
         return None;
     }
-    let same_len = |a: usize, b: usize| if a == b { Ok(()) } else { Err(KernelError::Internal { op: OP }) };
+    let same_len = |a: usize, b: usize| {
+        if a == b {
+            Ok(())
+        } else {
+            Err(KernelError::Internal { op: OP, what: "the input and output hold other numbers of elements" })
+        }
+    };
     match (from, to) {
         (ElementType::F32, ElementType::F16) => {
             let s: &[f32] = bytemuck::try_cast_slice(src).ok()?;
@@ -248,7 +250,10 @@ fn convert_one<S: Scalar, D: Scalar>(v: S) -> D {
 fn convert_bytes<S: Scalar, D: Scalar>(src: &[u8], dst: &mut [u8]) -> Result<(), KernelError> {
     let (sw, dw) = (S::WIDTH, D::WIDTH);
     if src.len() / sw != dst.len() / dw {
-        return Err(KernelError::Internal { op: OP });
+        return Err(KernelError::Internal {
+            op: OP,
+            what: "the input and output hold other numbers of elements",
+        });
     }
     // Typed slices let the compiler vectorise the loop; they need aligned
     // bytes in native (little-endian) order.

@@ -1,27 +1,7 @@
 //! The error every kernel returns.
 
-use std::fmt;
-
-use ovir_shape::ShapeErrorKind;
+use ovir_shape::{ReverseMode, ShapeErrorKind};
 use ovir_tensor::{ElementType, TensorError};
-
-/// How Reverse reads its second input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub enum ReverseMode {
-    /// The second input lists the axes to reverse (any integer type).
-    Index,
-    /// The second input holds one boolean flag per data axis.
-    Mask,
-}
-
-impl fmt::Display for ReverseMode {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            ReverseMode::Index => "index",
-            ReverseMode::Mask => "mask",
-        })
-    }
-}
 
 /// Why a kernel refused its inputs.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -210,12 +190,25 @@ pub enum KernelError {
         /// The output tensor's shape.
         found_shape: Vec<usize>,
     },
-    /// A kernel's offsets left its tensors' bounds. Inputs cannot cause
-    /// this; it marks a bug in ovir.
-    #[error("internal error in the {op} kernel: an offset left the tensor's bounds")]
-    Internal {
+    /// A kernel was given another number of inputs than its operation
+    /// takes.
+    #[error("{op} takes {expected} inputs, but the kernel was given {found}")]
+    InputCount {
         /// The operation.
         op: &'static str,
+        /// The inputs it takes (the fewest, for an op with optional ones).
+        expected: usize,
+        /// The inputs given.
+        found: usize,
+    },
+    /// Something that checked inputs cannot cause went wrong inside a
+    /// kernel or the plan: a bug in ovir.
+    #[error("internal error in {op}: {what}")]
+    Internal {
+        /// The operation (or `plan`).
+        op: &'static str,
+        /// What went wrong.
+        what: &'static str,
     },
     /// A dimension does not fit the integer type a shape is written in.
     #[error("{op} cannot write the dimension {dim} as {ty}")]

@@ -1,6 +1,6 @@
 //! Gather: slices of the data along one axis, picked by indices.
 
-use ovir_shape::rules::gather_shape;
+use ovir_shape::ops::gather::gather_shape;
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 
@@ -54,7 +54,10 @@ pub(crate) fn layout(
         Some(axis_value),
         batch_dims,
     )?;
-    let internal = KernelError::Internal { op: OP };
+    let internal = KernelError::Internal {
+        op: OP,
+        what: "the layout of static shapes left the shape, axis or batch_dims unknown",
+    };
     let (Some(shape), Some(a), Some(b)) = (g.shape.to_static(), g.axis, g.batch_dims) else {
         return Err(internal);
     };
@@ -104,24 +107,14 @@ pub fn gather(
 ) -> Result<Tensor, KernelError> {
     let shape = gather_output_shape(data, indices, axis, batch_dims)?;
     let mut out = Tensor::zeros(data.element_type(), &shape)?;
-    gather_into(data, indices, axis, batch_dims, &mut out)?;
+    gather_into(data, indices, axis, batch_dims, &mut out, &mut Scratch::new())?;
     Ok(out)
 }
 
-/// [`gather`] into an output of the right type and shape.
+/// [`gather`] into an output of the right type and shape, reading the
+/// indices into `scratch`, so that running it again on indices of the same
+/// size allocates nothing.
 pub fn gather_into(
-    data: &Tensor,
-    indices: &Tensor,
-    axis: &Tensor,
-    batch_dims: i64,
-    out: &mut Tensor,
-) -> Result<(), KernelError> {
-    gather_into_scratch(data, indices, axis, batch_dims, out, &mut Scratch::new())
-}
-
-/// [`gather_into`] that reads the indices into `scratch`, so that running
-/// it again on indices of the same size allocates nothing.
-pub(crate) fn gather_into_scratch(
     data: &Tensor,
     indices: &Tensor,
     axis: &Tensor,
@@ -154,7 +147,8 @@ impl Layout {
         out: &mut Tensor,
         scratch: &mut Scratch,
     ) -> Result<(), KernelError> {
-        let internal = || KernelError::Internal { op: OP };
+        let internal =
+            || KernelError::Internal { op: OP, what: "the indices do not fit the layout or the output" };
         if !self.fits(data, indices) {
             return Err(internal());
         }

@@ -1,5 +1,12 @@
-//! CPU kernels: one pure function per operation, each with an `_into` form
-//! that writes into a caller-provided output.
+//! CPU kernels: one pure function per operation, in two forms.
+//!
+//! - `op(…)` is the convenience: it allocates the output (or returns the
+//!   input itself when nothing moves) on the calling thread.
+//! - `op_into(…, out, …)` writes into an output the caller owns, of the
+//!   type and shape the op produces, and takes what the kernel can use
+//!   besides: the [`ExecOptions`] of a kernel that can split its work
+//!   across threads, and the [`Scratch`] of one that keeps memory between
+//!   calls, so that a caller running it again allocates nothing.
 //!
 //! Data-movement kernels share one design. A kernel first turns its
 //! attributes and shape into a *run plan*: the output, in order, as a list
@@ -20,20 +27,13 @@ mod reverse_copy;
 mod reverse_sequence;
 mod reverse_subsequences;
 
-pub use convert::{convert, convert_into, convert_into_with, convert_with};
-pub use error::{KernelError, ReverseMode};
+pub use convert::{convert, convert_into};
+pub use error::KernelError;
 pub use parallel::ExecOptions;
-pub use reverse::{
-    reverse, reverse_axes, reverse_axes_from_index, reverse_axes_from_mask, reverse_axes_into, reverse_into,
-    reverse_into_scratch, reverse_into_with, reverse_with,
-};
-pub use reverse_sequence::{
-    reverse_sequence, reverse_sequence_into, reverse_sequence_into_scratch, reverse_sequence_into_with,
-    reverse_sequence_with,
-};
+pub use reverse::{reverse, reverse_axes, reverse_axes_into, reverse_into};
+pub use reverse_sequence::{reverse_sequence, reverse_sequence_into};
 pub use reverse_subsequences::{
-    reverse_subsequences, reverse_subsequences_into, reverse_subsequences_into_scratch,
-    reverse_subsequences_with, subsequence_lengths_shape, MAX_SUBSEQUENCE_RANK,
+    reverse_subsequences, reverse_subsequences_into, subsequence_lengths_shape, MAX_SUBSEQUENCE_RANK,
 };
 
 use std::ops::Range;
@@ -289,7 +289,10 @@ fn play<P: RunPlan>(
     options: &ExecOptions,
 ) -> Result<(), KernelError> {
     let ty = data.element_type();
-    let internal = KernelError::Internal { op };
+    let internal = KernelError::Internal {
+        op,
+        what: "the output's storage does not match the data, or a run left the data or the output",
+    };
     if ty == ElementType::String {
         let src = data.strings().ok_or(KernelError::UnsupportedType { op, ty })?;
         let dst = out.strings_mut().ok_or_else(|| internal.clone())?;
@@ -576,7 +579,7 @@ fn copy_all(
     out: &mut Tensor,
     options: &ExecOptions,
 ) -> Result<(), KernelError> {
-    let internal = KernelError::Internal { op };
+    let internal = KernelError::Internal { op, what: "the output's storage does not match the data's" };
     if let Some(src) = data.strings() {
         let dst = out.strings_mut().ok_or_else(|| internal.clone())?;
         if dst.len() != src.len() {
@@ -726,7 +729,7 @@ pub use concat::{concat, concat_into, concat_output_shape};
 pub use gather::{gather, gather_into, gather_output_shape};
 pub use reshape::{reshape, squeeze, unsqueeze};
 pub use shape_of::{shape_of, shape_of_into};
-pub use slice::{slice, slice_into, slice_into_with, slice_output_shape, slice_with};
+pub use slice::{slice, slice_into, slice_output_shape};
 
 #[cfg(test)]
 mod tests {

@@ -36,20 +36,20 @@ fn unpack(op: &'static str, data: &Tensor) -> Result<Tensor, KernelError> {
 /// Packs the moved codes back into `out`, which has the packed type.
 fn pack_into(op: &'static str, codes: &Tensor, out: &mut Tensor) -> Result<(), KernelError> {
     let ty = out.element_type();
-    let src = codes.bytes().ok_or(KernelError::Internal { op })?;
-    let dst = out.bytes_mut().ok_or(KernelError::Internal { op })?;
+    let src = codes.bytes().ok_or(KernelError::Internal { op, what: "the unpacked codes hold no bytes" })?;
+    let dst = out.bytes_mut().ok_or(KernelError::Internal { op, what: "a packed output holds no bytes" })?;
     packed::pack_into(src, ty, dst).map_err(|e| internal(op, e))
 }
 
 /// The tensors were checked when they were made, and the codes come from
 /// unpacking, so packing cannot fail on input; a failure is a bug.
 fn internal(op: &'static str, _cause: PackError) -> KernelError {
-    KernelError::Internal { op }
+    KernelError::Internal { op, what: "codes from unpacking could not be packed again" }
 }
 
 /// Runs `move_codes` on the unpacked data and packs its result; when
 /// nothing moved, the result is `data` itself.
-fn run(
+pub(super) fn run(
     op: &'static str,
     data: &Tensor,
     move_codes: impl FnOnce(&Tensor) -> Result<Tensor, KernelError>,
@@ -103,13 +103,14 @@ fn fits(codes: &Tensor, shape: &[usize]) -> bool {
 fn unpack_into(op: &'static str, data: &Tensor, codes: &mut Tensor) -> Result<(), KernelError> {
     let ty = data.element_type();
     let bytes = data.bytes().ok_or(KernelError::UnsupportedType { op, ty })?;
-    let dst = codes.bytes_mut().ok_or(KernelError::Internal { op })?;
+    let dst =
+        codes.bytes_mut().ok_or(KernelError::Internal { op, what: "the code buffer holds no bytes" })?;
     packed::unpack_into(bytes, ty, dst).map_err(|e| internal(op, e))
 }
 
 /// Reverse on packed data; see [`super::reverse`].
-pub(super) fn reverse(data: &Tensor, axes: &[bool], options: &ExecOptions) -> Result<Tensor, KernelError> {
-    run("Reverse", data, |codes| super::reverse_with(codes, axes, options))
+pub(super) fn reverse(data: &Tensor, axes: &[bool]) -> Result<Tensor, KernelError> {
+    run("Reverse", data, |codes| super::reverse(codes, axes))
 }
 
 /// Reverse on packed data into `out`; see [`super::reverse_into`].
@@ -120,8 +121,8 @@ pub(super) fn reverse_into(
     options: &ExecOptions,
     scratch: &mut Scratch,
 ) -> Result<(), KernelError> {
-    run_into("Reverse", data, out, scratch, |codes, moved, _| {
-        super::reverse_into_with(codes, axes, moved, options)
+    run_into("Reverse", data, out, scratch, |codes, moved, scratch| {
+        super::reverse_into(codes, axes, moved, options, scratch)
     })
 }
 
@@ -131,11 +132,8 @@ pub(super) fn reverse_sequence(
     lengths: &Tensor,
     batch_axis: i64,
     seq_axis: i64,
-    options: &ExecOptions,
 ) -> Result<Tensor, KernelError> {
-    run("ReverseSequence", data, |codes| {
-        super::reverse_sequence_with(codes, lengths, batch_axis, seq_axis, options)
-    })
+    run("ReverseSequence", data, |codes| super::reverse_sequence(codes, lengths, batch_axis, seq_axis))
 }
 
 /// ReverseSequence on packed data into `out`; see
@@ -150,6 +148,6 @@ pub(super) fn reverse_sequence_into(
     scratch: &mut Scratch,
 ) -> Result<(), KernelError> {
     run_into("ReverseSequence", data, out, scratch, |codes, moved, scratch| {
-        super::reverse_sequence_into_scratch(codes, lengths, batch_axis, seq_axis, moved, options, scratch)
+        super::reverse_sequence_into(codes, lengths, batch_axis, seq_axis, moved, options, scratch)
     })
 }

@@ -8,8 +8,8 @@
 
 /// How a kernel may run: for now, how many threads it may use.
 ///
-/// The plain kernel functions (such as [`reverse`](super::reverse)) run on
-/// the calling thread; their `_with` forms take these options. Outputs
+/// The allocating kernel functions (such as [`reverse`](super::reverse))
+/// run on the calling thread; their `_into` forms take these options. Outputs
 /// smaller than `threads * min_bytes_per_thread` use fewer threads, down to
 /// the calling thread alone, because starting a thread costs more than it
 /// saves on small copies.
@@ -21,11 +21,13 @@
 /// bookkeeping), so only single-threaded runs are free of allocations.
 ///
 /// ```
-/// use ovir_exec::kernels::{reverse_with, ExecOptions};
+/// use ovir_exec::kernels::{reverse_into, ExecOptions, Scratch};
 /// use ovir_tensor::Tensor;
 ///
 /// let data = Tensor::from_vec(&[2, 3], vec![0u8, 1, 2, 3, 4, 5])?;
-/// let out = reverse_with(&data, &[false, true], &ExecOptions::with_threads(2))?;
+/// let mut out = Tensor::zeros(data.element_type(), data.shape())?;
+/// let options = ExecOptions { threads: 2, min_bytes_per_thread: 1 };
+/// reverse_into(&data, &[false, true], &mut out, &options, &mut Scratch::new())?;
 /// assert_eq!(out.to_vec::<u8>()?, vec![2, 1, 0, 5, 4, 3]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -3,7 +3,9 @@
 //! None of them moves an element: the output shares the input's storage,
 //! so they cost no copy, whatever the size of the data.
 
-use ovir_shape::rules::{reshape_shape, squeeze_shape, unsqueeze_shape};
+use ovir_shape::ops::reshape::reshape_shape;
+use ovir_shape::ops::squeeze::squeeze_shape;
+use ovir_shape::ops::unsqueeze::unsqueeze_shape;
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{PartialShape, Tensor};
 
@@ -54,9 +56,13 @@ pub(crate) fn view_shape(
             let axes = axes.map(|a| values(op, "axes", a)).transpose()?;
             squeeze_shape(&data, axes.as_deref())?
         }
-        (View::Reshape { .. } | View::Unsqueeze, None) => return Err(KernelError::Internal { op }),
+        (View::Reshape { .. } | View::Unsqueeze, None) => {
+            return Err(KernelError::Internal { op, what: "the second input is missing" })
+        }
     };
-    shape.to_static().ok_or(KernelError::Internal { op })
+    shape
+        .to_static()
+        .ok_or(KernelError::Internal { op, what: "the view of a static shape gave a dynamic shape" })
 }
 
 /// The integer values of a 0-D or 1-D input.
@@ -74,7 +80,10 @@ fn values(op: &'static str, input: &'static str, t: &Tensor) -> Result<SmallInts
 /// `data` viewed as `view` with second input `arg` makes it.
 pub(crate) fn view(view: View, data: &Tensor, arg: Option<&Tensor>) -> Result<Tensor, KernelError> {
     let shape = view_shape(view, data.shape(), arg)?;
-    data.reshaped(&shape).ok_or(KernelError::Internal { op: view.name() })
+    data.reshaped(&shape).ok_or(KernelError::Internal {
+        op: view.name(),
+        what: "the view's shape has another element count than the data",
+    })
 }
 
 /// Reshape-1: `data` with the shape held by `pattern` (a 0-D or 1-D

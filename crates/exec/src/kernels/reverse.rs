@@ -1,13 +1,14 @@
 //! Reverse-1: reverse a tensor along a set of axes.
 
+use ovir_shape::ReverseMode;
 use ovir_tensor::{ElementType, Tensor};
 use smallvec::SmallVec;
 
 use std::ops::Range;
 
 use super::{
-    check_movable, check_output, copy_all, packed, play, product, ExecOptions, Joiner, KernelError,
-    ReverseMode, Run, RunPlan, Scratch,
+    check_movable, check_output, copy_all, packed, play, product, ExecOptions, Joiner, KernelError, Run,
+    RunPlan, Scratch,
 };
 
 const OP: &str = "Reverse";
@@ -20,20 +21,13 @@ const INLINE_RANK: usize = 8;
 /// Per-axis values, on the stack up to [`INLINE_RANK`] axes.
 type PerAxis<T> = SmallVec<[T; INLINE_RANK]>;
 
-/// Turns Reverse's second input in `index` mode into one flag per data axis.
+/// Reads Reverse's second input in `index` mode into `flags`, one per
+/// data axis, which must all be `false`.
 ///
-/// `axes` must be 1-D and hold any whole-byte integer type (`i8` to `u64`).
-/// A negative axis counts from the end (`-1` is the last axis); an axis
-/// outside `[-rank, rank - 1]` is an error. Axes form a set, as in
-/// OpenVINO: naming an axis twice reverses it once.
-pub fn reverse_axes_from_index(axes: &Tensor, rank: usize) -> Result<Vec<bool>, KernelError> {
-    let mut flags = vec![false; rank];
-    index_into(axes, &mut flags)?;
-    Ok(flags)
-}
-
-/// [`reverse_axes_from_index`] into `flags`, one per data axis, which
-/// must all be `false`.
+/// `axes` must be 1-D and hold any integer type. A negative axis counts
+/// from the end (`-1` is the last axis); an axis outside `[-rank, rank -
+/// 1]` is an error. Axes form a set, as in OpenVINO: naming an axis twice
+/// reverses it once.
 fn index_into(axes: &Tensor, flags: &mut [bool]) -> Result<(), KernelError> {
     let ty = axes.element_type();
     if axes.rank() != 1 {
@@ -80,10 +74,8 @@ fn index_into(axes: &Tensor, flags: &mut [bool]) -> Result<(), KernelError> {
 /// holds every `i64` and `u64` exactly, costs nothing.
 fn mark_axes(axes: impl Iterator<Item = i128>, flags: &mut [bool]) -> Result<(), KernelError> {
     let rank = flags.len();
-    let signed_rank = i128::try_from(rank).unwrap_or(i128::MAX);
     for axis in axes {
-        let normalised = if axis < 0 { axis + signed_rank } else { axis };
-        match usize::try_from(normalised).ok().and_then(|i| flags.get_mut(i)) {
+        match ovir_tensor::normalize_axis(axis, rank).and_then(|i| flags.get_mut(i)) {
             Some(flag) => *flag = true,
             None => return Err(KernelError::AxisOutOfRange { axis, rank }),
         }
@@ -91,16 +83,9 @@ fn mark_axes(axes: impl Iterator<Item = i128>, flags: &mut [bool]) -> Result<(),
     Ok(())
 }
 
-/// Turns Reverse's second input in `mask` mode into one flag per data axis.
-///
-/// `mask` must be a 1-D `boolean` tensor with exactly `rank` elements.
-pub fn reverse_axes_from_mask(mask: &Tensor, rank: usize) -> Result<Vec<bool>, KernelError> {
-    let mut flags = vec![false; rank];
-    mask_into(mask, &mut flags)?;
-    Ok(flags)
-}
-
-/// [`reverse_axes_from_mask`] into `flags`, one per data axis.
+/// Reads Reverse's second input in `mask` mode into `flags`, one per data
+/// axis: `mask` must be a 1-D `boolean` tensor with exactly `rank`
+/// elements.
 fn mask_into(mask: &Tensor, flags: &mut [bool]) -> Result<(), KernelError> {
     let (ty, rank) = (mask.element_type(), flags.len());
     if mask.rank() != 1 {
@@ -114,7 +99,10 @@ fn mask_into(mask: &Tensor, flags: &mut [bool]) -> Result<(), KernelError> {
     }
     let bytes = mask.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
     if bytes.len() != rank {
-        return Err(KernelError::Internal { op: OP });
+        return Err(KernelError::Internal {
+            op: OP,
+            what: "the boolean mask holds another number of bytes than elements",
+        });
     }
     // A boolean is one byte, and any non-zero byte is `true`.
     for (flag, &b) in flags.iter_mut().zip(bytes) {
@@ -123,8 +111,12 @@ fn mask_into(mask: &Tensor, flags: &mut [bool]) -> Result<(), KernelError> {
     Ok(())
 }
 
-/// Reads Reverse's second input in the given mode; see
-/// [`reverse_axes_from_index`] and [`reverse_axes_from_mask`].
+/// Reads Reverse's second input in the given mode as one flag per data
+/// axis. In `index` mode `axes` is 1-D and holds any integer type; a
+/// negative axis counts from the end (`-1` is the last axis), an axis
+/// outside `[-rank, rank - 1]` is an error, and axes form a set, as in
+/// OpenVINO: naming an axis twice reverses it once. In `mask` mode it is a
+/// 1-D `boolean` tensor with exactly `rank` elements.
 pub fn reverse_axes(axes: &Tensor, mode: ReverseMode, rank: usize) -> Result<Vec<bool>, KernelError> {
     let mut flags = vec![false; rank];
     reverse_axes_into(axes, mode, &mut flags)?;
@@ -136,7 +128,8 @@ pub fn reverse_axes(axes: &Tensor, mode: ReverseMode, rank: usize) -> Result<Vec
 /// the flags on the stack can read axes that arrive at run time for free.
 ///
 /// ```
-/// use ovir_exec::kernels::{reverse_axes_into, ReverseMode};
+/// use ovir_exec::kernels::reverse_axes_into;
+/// use ovir_shape::ReverseMode;
 /// use ovir_tensor::Tensor;
 ///
 /// let axes = Tensor::from_vec(&[2], vec![0i32, -1])?;
@@ -174,47 +167,37 @@ pub fn reverse_axes_into(axes: &Tensor, mode: ReverseMode, flags: &mut [bool]) -
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn reverse(data: &Tensor, axes: &[bool]) -> Result<Tensor, KernelError> {
-    reverse_with(data, axes, &ExecOptions::single_thread())
-}
-
-/// [`reverse`] that may split a large output across threads as `options`
-/// allow; the result is the same.
-pub fn reverse_with(data: &Tensor, axes: &[bool], options: &ExecOptions) -> Result<Tensor, KernelError> {
+    let options = ExecOptions::single_thread();
     if packed::applies(data.element_type()) {
-        return packed::reverse(data, axes, options);
+        return packed::reverse(data, axes);
     }
-    let plan = prepare(data, axes)?;
-    let Some(plan) = plan else {
+    let Some(plan) = prepare(data, axes)? else {
         return Ok(data.clone());
     };
     let mut out = Tensor::zeros(data.element_type(), data.shape())?;
-    play(OP, &plan, data, &mut out, options)?;
+    play(OP, &plan, data, &mut out, &options)?;
     Ok(out)
 }
 
 /// [`reverse`] writing into `out`, which must already have `data`'s element
-/// type and shape; its buffer is reused when `out` holds it alone.
-pub fn reverse_into(data: &Tensor, axes: &[bool], out: &mut Tensor) -> Result<(), KernelError> {
-    reverse_into_with(data, axes, out, &ExecOptions::single_thread())
-}
-
-/// [`reverse_into`] that may split a large output across threads as
-/// `options` allow.
-pub fn reverse_into_with(
-    data: &Tensor,
-    axes: &[bool],
-    out: &mut Tensor,
-    options: &ExecOptions,
-) -> Result<(), KernelError> {
-    reverse_into_scratch(data, axes, out, options, &mut Scratch::new())
-}
-
-/// [`reverse_into_with`] that keeps what packed sub-byte data needs between
-/// calls (the data unpacked to one byte per element) in `scratch`, so that
-/// running it again on data of the same shape allocates nothing; other
-/// types need no scratch. The result does not depend on what the scratch
-/// held before.
-pub fn reverse_into_scratch(
+/// type and shape (its buffer is reused when `out` holds it alone). A
+/// large output is split across threads as `options` allow. Packed
+/// sub-byte data is moved unpacked, one element per byte, and `scratch`
+/// keeps those bytes between calls, so that running it again on data of
+/// the same shape allocates nothing; other types need no scratch. The
+/// result does not depend on what the scratch held before.
+///
+/// ```
+/// use ovir_exec::kernels::{reverse_into, ExecOptions, Scratch};
+/// use ovir_tensor::Tensor;
+///
+/// let data = Tensor::from_vec(&[2, 3], vec![0u8, 1, 2, 3, 4, 5])?;
+/// let mut out = Tensor::zeros(data.element_type(), data.shape())?;
+/// reverse_into(&data, &[false, true], &mut out, &ExecOptions::with_threads(2), &mut Scratch::new())?;
+/// assert_eq!(out.to_vec::<u8>()?, vec![2, 1, 0, 5, 4, 3]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn reverse_into(
     data: &Tensor,
     axes: &[bool],
     out: &mut Tensor,

@@ -47,62 +47,26 @@ pub fn reverse_sequence(
     batch_axis: i64,
     seq_axis: i64,
 ) -> Result<Tensor, KernelError> {
-    reverse_sequence_with(data, lengths, batch_axis, seq_axis, &ExecOptions::single_thread())
-}
-
-/// [`reverse_sequence`] that may split a large output across threads as
-/// `options` allow; the result is the same.
-pub fn reverse_sequence_with(
-    data: &Tensor,
-    lengths: &Tensor,
-    batch_axis: i64,
-    seq_axis: i64,
-    options: &ExecOptions,
-) -> Result<Tensor, KernelError> {
     if packed::applies(data.element_type()) {
-        return packed::reverse_sequence(data, lengths, batch_axis, seq_axis, options);
+        return packed::reverse_sequence(data, lengths, batch_axis, seq_axis);
     }
     let mut lens = Vec::new();
     let Some(plan) = prepare(data, lengths, batch_axis, seq_axis, &mut lens)? else {
         return Ok(data.clone());
     };
     let mut out = Tensor::zeros(data.element_type(), data.shape())?;
-    play(OP, &plan, data, &mut out, options)?;
+    play(OP, &plan, data, &mut out, &ExecOptions::single_thread())?;
     Ok(out)
 }
 
 /// [`reverse_sequence`] writing into `out`, which must already have
-/// `data`'s element type and shape; its buffer is reused when `out` holds it
-/// alone.
+/// `data`'s element type and shape (its buffer is reused when `out` holds
+/// it alone). A large output is split across threads as `options` allow.
+/// The lengths are read into `scratch` instead of a fresh buffer, so that
+/// a caller running the same model again and again (a plan keeps one
+/// scratch per step) allocates nothing once the scratch has grown to the
+/// batch size. The result does not depend on what the scratch held before.
 pub fn reverse_sequence_into(
-    data: &Tensor,
-    lengths: &Tensor,
-    batch_axis: i64,
-    seq_axis: i64,
-    out: &mut Tensor,
-) -> Result<(), KernelError> {
-    reverse_sequence_into_with(data, lengths, batch_axis, seq_axis, out, &ExecOptions::single_thread())
-}
-
-/// [`reverse_sequence_into`] that may split a large output across threads
-/// as `options` allow.
-pub fn reverse_sequence_into_with(
-    data: &Tensor,
-    lengths: &Tensor,
-    batch_axis: i64,
-    seq_axis: i64,
-    out: &mut Tensor,
-    options: &ExecOptions,
-) -> Result<(), KernelError> {
-    reverse_sequence_into_scratch(data, lengths, batch_axis, seq_axis, out, options, &mut Scratch::new())
-}
-
-/// [`reverse_sequence_into_with`] that reads the lengths into `scratch`
-/// instead of a fresh buffer, so that a caller running the same model again
-/// and again (a plan keeps one scratch per step) allocates nothing once the
-/// scratch has grown to the batch size. The result does not depend on what
-/// the scratch held before.
-pub fn reverse_sequence_into_scratch(
     data: &Tensor,
     lengths: &Tensor,
     batch_axis: i64,
@@ -122,12 +86,7 @@ pub fn reverse_sequence_into_scratch(
 }
 
 fn normalise_axis(attribute: &'static str, axis: i64, rank: usize) -> Result<usize, KernelError> {
-    let signed_rank = i64::try_from(rank).unwrap_or(i64::MAX);
-    let normalised = if axis < 0 { axis.checked_add(signed_rank) } else { Some(axis) };
-    normalised
-        .and_then(|a| usize::try_from(a).ok())
-        .filter(|&a| a < rank)
-        .ok_or(KernelError::AttributeOutOfRange { attribute, axis, rank })
+    ovir_tensor::normalize_axis(axis, rank).ok_or(KernelError::AttributeOutOfRange { attribute, axis, rank })
 }
 
 /// Reads and checks the lengths into `lens` (emptied first): for each
@@ -174,7 +133,7 @@ fn read_lengths(
     if lens.len() == batch {
         Ok(())
     } else {
-        Err(KernelError::Internal { op: OP })
+        Err(KernelError::Internal { op: OP, what: "the lengths read do not match the batch size" })
     }
 }
 

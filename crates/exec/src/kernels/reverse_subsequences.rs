@@ -12,7 +12,7 @@
 
 use std::ops::Range;
 
-use ovir_tensor::{packed as packing, ElementType, Tensor};
+use ovir_tensor::{ElementType, Tensor};
 
 use super::{
     check_movable, check_output, copy_all, packed, parallel, play, product, ExecOptions, Heads, Joiner,
@@ -21,8 +21,7 @@ use super::{
 
 const OP: &str = "ReverseSubsequences";
 
-/// The highest data rank the operation accepts, as in DirectML.
-pub const MAX_SUBSEQUENCE_RANK: usize = 8;
+pub use ovir_shape::ops::reverse_subsequences::MAX_SUBSEQUENCE_RANK;
 
 /// Reverses, along `axis`, the first `lengths[p]` elements of every line
 /// `p` of `data`, and copies the rest of each line unchanged.
@@ -59,53 +58,25 @@ pub const MAX_SUBSEQUENCE_RANK: usize = 8;
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn reverse_subsequences(data: &Tensor, lengths: &Tensor, axis: i64) -> Result<Tensor, KernelError> {
-    reverse_subsequences_with(data, lengths, axis, &ExecOptions::single_thread())
-}
-
-/// [`reverse_subsequences`] that may split a large output across threads
-/// as `options` allow; the result is the same.
-pub fn reverse_subsequences_with(
-    data: &Tensor,
-    lengths: &Tensor,
-    axis: i64,
-    options: &ExecOptions,
-) -> Result<Tensor, KernelError> {
     if packed::applies(data.element_type()) {
-        return packed_subsequences(data, lengths, axis, options);
+        return packed::run(OP, data, |codes| reverse_subsequences(codes, lengths, axis));
     }
     let mut lens = Vec::new();
     let Some(plan) = prepare(data, lengths, axis, &mut lens)? else {
         return Ok(data.clone());
     };
     let mut out = Tensor::zeros(data.element_type(), data.shape())?;
-    plan.play(data, &mut out, options)?;
+    plan.play(data, &mut out, &ExecOptions::single_thread())?;
     Ok(out)
 }
 
 /// [`reverse_subsequences`] writing into `out`, which must already have
-/// `data`'s element type and shape.
+/// `data`'s element type and shape. A large output is split across threads
+/// as `options` allow, and the lengths are read into `scratch` instead of
+/// a fresh buffer, so that running it again on inputs of the same size
+/// allocates nothing. The result does not depend on what the scratch held
+/// before.
 pub fn reverse_subsequences_into(
-    data: &Tensor,
-    lengths: &Tensor,
-    axis: i64,
-    out: &mut Tensor,
-) -> Result<(), KernelError> {
-    reverse_subsequences_into_scratch(
-        data,
-        lengths,
-        axis,
-        out,
-        &ExecOptions::single_thread(),
-        &mut Scratch::new(),
-    )
-}
-
-/// [`reverse_subsequences_into`] that may use threads as `options` allow,
-/// and reads the lengths into `scratch` instead of a fresh buffer, so that
-/// running it again on inputs of the same size allocates nothing (for
-/// whole-byte and string data). The result does not depend on what the
-/// scratch held before.
-pub fn reverse_subsequences_into_scratch(
     data: &Tensor,
     lengths: &Tensor,
     axis: i64,
@@ -115,7 +86,7 @@ pub fn reverse_subsequences_into_scratch(
 ) -> Result<(), KernelError> {
     if packed::applies(data.element_type()) {
         return packed::run_into(OP, data, out, scratch, |codes, moved, scratch| {
-            reverse_subsequences_into_scratch(codes, lengths, axis, moved, options, scratch)
+            reverse_subsequences_into(codes, lengths, axis, moved, options, scratch)
         });
     }
     check_output(OP, data.element_type(), data.shape(), out)?;
@@ -125,46 +96,10 @@ pub fn reverse_subsequences_into_scratch(
     }
 }
 
-/// Packed sub-byte data shares bytes between elements: it is unpacked to
-/// one code per byte, moved by the 1-byte player and packed again.
-fn packed_subsequences(
-    data: &Tensor,
-    lengths: &Tensor,
-    axis: i64,
-    options: &ExecOptions,
-) -> Result<Tensor, KernelError> {
-    let ty = data.element_type();
-    // The codes come from a tensor that was checked when it was made, so
-    // unpacking and packing them again cannot fail on input.
-    let internal = |_| KernelError::Internal { op: OP };
-    let bytes = data.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
-    let codes = Tensor::from_vec(data.shape(), packing::unpack(bytes, ty, data.len()).map_err(internal)?)?;
-    let moved = reverse_subsequences_with(&codes, lengths, axis, options)?;
-    if moved.shares_storage_with(&codes) {
-        return Ok(data.clone());
-    }
-    let src = moved.bytes().ok_or(KernelError::Internal { op: OP })?;
-    let mut out = Tensor::zeros(ty, data.shape())?;
-    let dst = out.bytes_mut().ok_or(KernelError::Internal { op: OP })?;
-    packing::pack_into(src, ty, dst).map_err(internal)?;
-    Ok(out)
-}
-
 /// The shape `lengths` must have for data of shape `data` reversed along
 /// `axis`: the data's, with 1 at `axis`.
 pub fn subsequence_lengths_shape(data: &[usize], axis: usize) -> Vec<usize> {
     data.iter().enumerate().map(|(i, &d)| if i == axis { 1 } else { d }).collect()
-}
-
-/// Checks `axis` against the rank: `[-rank, rank)`, negative counting from
-/// the end.
-fn normalise_axis(axis: i64, rank: usize) -> Result<usize, KernelError> {
-    let signed_rank = i64::try_from(rank).unwrap_or(i64::MAX);
-    let normalised = if axis < 0 { axis.checked_add(signed_rank) } else { Some(axis) };
-    normalised
-        .and_then(|a| usize::try_from(a).ok())
-        .filter(|&a| a < rank)
-        .ok_or(KernelError::AttributeOutOfRange { attribute: "axis", axis, rank })
 }
 
 /// Validates the inputs, reads the lengths into `lens` and builds the
@@ -180,7 +115,11 @@ fn prepare<'a>(
     if !(1..=MAX_SUBSEQUENCE_RANK).contains(&rank) {
         return Err(KernelError::RankOutOfRange { op: OP, rank, min: 1, max: MAX_SUBSEQUENCE_RANK });
     }
-    let axis = normalise_axis(axis, rank)?;
+    let axis = ovir_tensor::normalize_axis(axis, rank).ok_or(KernelError::AttributeOutOfRange {
+        attribute: "axis",
+        axis,
+        rank,
+    })?;
     check_movable(OP, data.element_type())?;
     let fits = lengths.rank() == rank
         && lengths
@@ -205,7 +144,10 @@ fn prepare<'a>(
     let inner = shape.get(axis + 1..).map_or(1, product);
     let lines = outer * inner;
     if lens.len() != lines {
-        return Err(KernelError::Internal { op: OP });
+        return Err(KernelError::Internal {
+            op: OP,
+            what: "the lengths read do not match the number of lines",
+        });
     }
     let stretches = if inner > 1 { mark_stretches(lens, inner) } else { 0 };
     let (lens, ends) = lens.split_at(lines);
@@ -295,7 +237,7 @@ fn read_lengths(lengths: &Tensor, size: usize, lens: &mut Vec<usize>) -> Result<
     if lens.len() == lengths.len() {
         Ok(())
     } else {
-        Err(KernelError::Internal { op: OP })
+        Err(KernelError::Internal { op: OP, what: "the lengths read do not match the lengths input" })
     }
 }
 
@@ -367,7 +309,10 @@ impl SubsequencePlan<'_> {
         if !scattered || ty == ElementType::String {
             return play(OP, self, data, out, options);
         }
-        let internal = KernelError::Internal { op: OP };
+        let internal = KernelError::Internal {
+            op: OP,
+            what: "the output holds no bytes, or a line left the data or the output",
+        };
         let src = data.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
         let dst = out.bytes_mut().ok_or_else(|| internal.clone())?;
         let done = match ty.byte_width() {

@@ -24,7 +24,7 @@ pub fn shape_of(data: &Tensor, output_type: ElementType) -> Result<Tensor, Kerne
 pub fn shape_of_into(data: &Tensor, output_type: ElementType, out: &mut Tensor) -> Result<(), KernelError> {
     const OP: &str = "ShapeOf";
     super::check_output(OP, output_type, &[data.rank()], out)?;
-    let bytes = out.bytes_mut().ok_or(KernelError::Internal { op: OP })?;
+    let bytes = out.bytes_mut().ok_or(KernelError::Internal { op: OP, what: "the output holds no bytes" })?;
     match output_type {
         ElementType::I64 => {
             for (chunk, &d) in bytes.chunks_exact_mut(8).zip(data.shape()) {

@@ -1,7 +1,7 @@
 //! Slice: every `step`-th element between `start` and `stop` along some
 //! axes, with Python's rules for negative and out-of-range bounds.
 
-use ovir_shape::rules::{slice_axes, slice_lengths, slice_range, slice_steps, SliceRange};
+use ovir_shape::ops::slice::{slice_axes, slice_lengths, slice_range, slice_steps, SliceRange};
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::Tensor;
 use smallvec::SmallVec;
@@ -45,8 +45,12 @@ fn ranges(
     let mut out: PerAxis<SliceRange> =
         shape.iter().map(|&d| SliceRange { first: 0, step: 1, len: d as u64 }).collect();
     for (((&axis, &b), &e), &s) in listed.iter().zip(&start).zip(&stop).zip(&step) {
-        let dim = shape.get(axis).copied().ok_or(KernelError::Internal { op: OP })?;
-        let range = slice_range(dim as u64, b, e, s).ok_or(KernelError::Internal { op: OP })?;
+        let dim = shape
+            .get(axis)
+            .copied()
+            .ok_or(KernelError::Internal { op: OP, what: "a sliced axis lies outside the data" })?;
+        let range = slice_range(dim as u64, b, e, s)
+            .ok_or(KernelError::Internal { op: OP, what: "a step of 0 reached the copy" })?;
         if let Some(r) = out.get_mut(axis) {
             *r = range;
         }
@@ -56,7 +60,15 @@ fn ranges(
 
 /// The output shape for these ranges.
 fn shape_of(ranges: &[SliceRange]) -> Result<Vec<usize>, KernelError> {
-    ranges.iter().map(|r| usize::try_from(r.len).map_err(|_| KernelError::Internal { op: OP })).collect()
+    ranges
+        .iter()
+        .map(|r| {
+            usize::try_from(r.len).map_err(|_| KernelError::Internal {
+                op: OP,
+                what: "an output dimension does not fit a usize",
+            })
+        })
+        .collect()
 }
 
 /// The axes to reverse when the slice takes every axis whole, either in
@@ -141,22 +153,9 @@ pub fn slice(
     step: &Tensor,
     axes: Option<&Tensor>,
 ) -> Result<Tensor, KernelError> {
-    slice_with(data, start, stop, step, axes, &ExecOptions::single_thread())
-}
-
-/// [`slice`] that may split a reversal of whole axes across threads as
-/// `options` allow; the result is the same.
-pub fn slice_with(
-    data: &Tensor,
-    start: &Tensor,
-    stop: &Tensor,
-    step: &Tensor,
-    axes: Option<&Tensor>,
-    options: &ExecOptions,
-) -> Result<Tensor, KernelError> {
     let ranges = ranges(data.shape(), start, stop, step, axes)?;
     if let Some(flags) = reversal(data.shape(), &ranges) {
-        return super::reverse_with(data, &flags, options);
+        return super::reverse(data, &flags);
     }
     let copy = SliceCopy::new(data.shape(), &ranges)?;
     let mut out = Tensor::zeros(data.element_type(), copy.shape())?;
@@ -164,21 +163,9 @@ pub fn slice_with(
     Ok(out)
 }
 
-/// [`slice`] into an output of the right type and shape.
+/// [`slice`] into an output of the right type and shape; a reversal of
+/// whole axes is split across threads as `options` allow.
 pub fn slice_into(
-    data: &Tensor,
-    start: &Tensor,
-    stop: &Tensor,
-    step: &Tensor,
-    axes: Option<&Tensor>,
-    out: &mut Tensor,
-) -> Result<(), KernelError> {
-    slice_into_with(data, start, stop, step, axes, out, &ExecOptions::single_thread())
-}
-
-/// [`slice_into`] that may split a reversal of whole axes across threads
-/// as `options` allow.
-pub fn slice_into_with(
     data: &Tensor,
     start: &Tensor,
     stop: &Tensor,
@@ -190,7 +177,7 @@ pub fn slice_into_with(
     let ranges = ranges(data.shape(), start, stop, step, axes)?;
     super::check_output(OP, data.element_type(), &shape_of(&ranges)?, out)?;
     if let Some(flags) = reversal(data.shape(), &ranges) {
-        return super::reverse_into_with(data, &flags, out, options);
+        return super::reverse_into(data, &flags, out, options, &mut super::Scratch::new());
     }
     SliceCopy::new(data.shape(), &ranges)?.run(data, out)
 }
@@ -227,7 +214,7 @@ pub(crate) struct SliceCopy {
 impl SliceCopy {
     /// The copy that takes `ranges` (one per axis) from data of shape `dims`.
     fn new(dims: &[usize], ranges: &[SliceRange]) -> Result<SliceCopy, KernelError> {
-        let internal = || KernelError::Internal { op: OP };
+        let internal = || KernelError::Internal { op: OP, what: "the copy left the data or the output" };
         let shape = shape_of(ranges)?;
         let mut copy = SliceCopy {
             data_shape: dims.to_vec(),
@@ -293,7 +280,7 @@ impl SliceCopy {
     /// [`SliceCopy::data_shape`], into `out`; allocates nothing for ranks
     /// up to 8.
     pub(crate) fn run(&self, data: &Tensor, out: &mut Tensor) -> Result<(), KernelError> {
-        let internal = || KernelError::Internal { op: OP };
+        let internal = || KernelError::Internal { op: OP, what: "the copy left the data or the output" };
         if data.shape() != self.data_shape.as_slice() {
             return Err(internal());
         }

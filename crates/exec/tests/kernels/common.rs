@@ -22,6 +22,11 @@ pub fn ok<T>(r: Result<T, KernelError>) -> T {
     r.unwrap_or_else(|e| unreachable!("kernel failed: {e}"))
 }
 
+/// A tensor of zeros with `t`'s type and shape.
+pub fn zeros_like(t: &Tensor) -> Tensor {
+    Tensor::zeros(t.element_type(), t.shape()).unwrap_or_else(|e| unreachable!("{e}"))
+}
+
 pub fn tensor<T: ovir_tensor::Element>(shape: &[usize], values: Vec<T>) -> Tensor {
     Tensor::from_vec(shape, values).unwrap_or_else(|e| unreachable!("{e}"))
 }

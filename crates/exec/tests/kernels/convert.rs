@@ -1,4 +1,4 @@
-use ovir_exec::kernels::{convert, convert_into, KernelError};
+use ovir_exec::kernels::{convert, convert_into, ExecOptions, KernelError};
 use ovir_tensor::{bf16, f16, ElementType, Tensor};
 
 use crate::common::{iota, ok, tensor};
@@ -207,16 +207,16 @@ fn into_checks_the_output_and_reuses_its_buffer() {
     let data = tensor(&[3], vec![1.5f32, -2.5, 7.0]);
     let mut wrong = Tensor::zeros(ElementType::F32, &[3]).unwrap_or_else(|e| unreachable!("{e}"));
     assert!(matches!(
-        convert_into(&data, ElementType::I32, &mut wrong),
+        convert_into(&data, ElementType::I32, &mut wrong, &ExecOptions::single_thread()),
         Err(KernelError::OutputMismatch { expected_ty: ElementType::I32, found_ty: ElementType::F32, .. })
     ));
     let mut out = Tensor::zeros(ElementType::I32, &[3]).unwrap_or_else(|e| unreachable!("{e}"));
     let before = out.bytes().map(<[u8]>::as_ptr);
-    ok(convert_into(&data, ElementType::I32, &mut out));
+    ok(convert_into(&data, ElementType::I32, &mut out, &ExecOptions::single_thread()));
     assert_eq!(out.bytes().map(<[u8]>::as_ptr), before);
     assert_eq!(out.to_vec::<i32>().ok(), Some(vec![1, -2, 7]));
     let mut same = Tensor::zeros(ElementType::F32, &[3]).unwrap_or_else(|e| unreachable!("{e}"));
-    ok(convert_into(&data, ElementType::F32, &mut same));
+    ok(convert_into(&data, ElementType::F32, &mut same, &ExecOptions::single_thread()));
     assert_eq!(same, data);
 }
 

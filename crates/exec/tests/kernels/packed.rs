@@ -6,11 +6,13 @@
 //! code with `ovir_tensor::packed`, and moves the codes with the naive
 //! one-byte references of `common`.
 
-use ovir_exec::kernels::{reverse, reverse_into, reverse_sequence, reverse_sequence_into};
+use ovir_exec::kernels::{
+    reverse, reverse_into, reverse_sequence, reverse_sequence_into, ExecOptions, Scratch,
+};
 use ovir_tensor::{ElementType, Tensor};
 use proptest::prelude::*;
 
-use crate::common::{naive_reverse, naive_reverse_sequence};
+use crate::common::{naive_reverse, naive_reverse_sequence, zeros_like};
 
 const PACKED_TYPES: [ElementType; 8] = [
     ElementType::U1,
@@ -85,10 +87,6 @@ fn data(min_rank: usize) -> impl Strategy<Value = (Tensor, Tensor)> {
     )
 }
 
-fn zeros_like(t: &Tensor) -> Tensor {
-    Tensor::zeros(t.element_type(), t.shape()).unwrap_or_else(|e| unreachable!("{e}"))
-}
-
 #[test]
 fn the_reference_layout_reads_openvino_bytes() {
     // Written by OpenVINO 2026.4's serializer for u3 [1, 2, …, 7, 0, 5, 3]
@@ -115,7 +113,7 @@ proptest! {
         let got = reverse(&data, flags);
         prop_assert_eq!(got.as_ref().ok(), Some(&expected));
         let mut out = zeros_like(&data);
-        prop_assert!(reverse_into(&data, flags, &mut out).is_ok());
+        prop_assert!(reverse_into(&data, flags, &mut out, &ExecOptions::single_thread(), &mut Scratch::new()).is_ok());
         prop_assert_eq!(&out, &expected);
     }
 
@@ -139,7 +137,7 @@ proptest! {
         let got = reverse_sequence(&data, &lengths, b, s);
         prop_assert_eq!(got.as_ref().ok(), Some(&expected));
         let mut out = zeros_like(&data);
-        prop_assert!(reverse_sequence_into(&data, &lengths, b, s, &mut out).is_ok());
+        prop_assert!(reverse_sequence_into(&data, &lengths, b, s, &mut out, &ExecOptions::single_thread(), &mut Scratch::new()).is_ok());
         prop_assert_eq!(&out, &expected);
     }
 }

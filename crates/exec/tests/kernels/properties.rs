@@ -1,8 +1,10 @@
-use ovir_exec::kernels::{reverse, reverse_into, reverse_sequence, reverse_sequence_into};
+use ovir_exec::kernels::{
+    reverse, reverse_into, reverse_sequence, reverse_sequence_into, ExecOptions, Scratch,
+};
 use ovir_tensor::{ElementType, Tensor};
 use proptest::prelude::*;
 
-use crate::common::{naive_reverse, naive_reverse_sequence};
+use crate::common::{naive_reverse, naive_reverse_sequence, zeros_like};
 
 const WIDTH_TYPES: [ElementType; 4] = [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::U64];
 
@@ -26,17 +28,15 @@ fn strings(min_rank: usize) -> impl Strategy<Value = Tensor> {
     })
 }
 
-fn zeros_like(t: &Tensor) -> Tensor {
-    Tensor::zeros(t.element_type(), t.shape()).unwrap_or_else(|e| unreachable!("{e}"))
-}
-
 fn check_reverse(data: &Tensor, flags: &[bool]) -> Result<(), TestCaseError> {
     let flags = &flags[..data.rank()];
     let expected = naive_reverse(data, flags);
     let got = reverse(data, flags);
     prop_assert_eq!(got.as_ref().ok(), Some(&expected));
     let mut out = zeros_like(data);
-    prop_assert!(reverse_into(data, flags, &mut out).is_ok());
+    prop_assert!(
+        reverse_into(data, flags, &mut out, &ExecOptions::single_thread(), &mut Scratch::new()).is_ok()
+    );
     prop_assert_eq!(&out, &expected);
     Ok(())
 }
@@ -67,7 +67,16 @@ fn check_sequence(
     let got = reverse_sequence(data, &lengths, b, s);
     prop_assert_eq!(got.as_ref().ok(), Some(&expected));
     let mut out = zeros_like(data);
-    prop_assert!(reverse_sequence_into(data, &lengths, b, s, &mut out).is_ok());
+    prop_assert!(reverse_sequence_into(
+        data,
+        &lengths,
+        b,
+        s,
+        &mut out,
+        &ExecOptions::single_thread(),
+        &mut Scratch::new()
+    )
+    .is_ok());
     prop_assert_eq!(&out, &expected);
     Ok(())
 }

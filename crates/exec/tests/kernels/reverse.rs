@@ -1,9 +1,7 @@
 use std::sync::Arc;
 
-use ovir_exec::kernels::{
-    reverse, reverse_axes, reverse_axes_from_index, reverse_axes_from_mask, reverse_into, KernelError,
-    ReverseMode,
-};
+use ovir_exec::kernels::{reverse, reverse_axes, reverse_into, ExecOptions, KernelError, Scratch};
+use ovir_shape::ReverseMode;
 use ovir_tensor::{ElementType, Tensor};
 
 use crate::common::{iota, naive_reverse, ok, tensor, REFERENCE_TYPES};
@@ -72,24 +70,24 @@ fn index_axes_of_every_integer_width_are_read() {
         tensor(&[2], vec![2u64, 0]),
     ];
     for axes in cases {
-        assert_eq!(ok(reverse_axes_from_index(&axes, 3)), expected, "{axes:?}");
+        assert_eq!(ok(reverse_axes(&axes, ReverseMode::Index, 3)), expected, "{axes:?}");
     }
 }
 
 #[test]
 fn duplicate_axes_reverse_once() {
     let axes = tensor(&[3], vec![1i32, 1, -2]);
-    assert_eq!(ok(reverse_axes_from_index(&axes, 3)), vec![false, true, false]);
+    assert_eq!(ok(reverse_axes(&axes, ReverseMode::Index, 3)), vec![false, true, false]);
 }
 
 #[test]
 fn nothing_reversed_is_zero_copy() {
     let data = iota(ElementType::F32, &[2, 3, 4]);
     let empty = tensor::<i64>(&[0], vec![]);
-    let flags = ok(reverse_axes_from_index(&empty, 3));
+    let flags = ok(reverse_axes(&empty, ReverseMode::Index, 3));
     assert!(ok(reverse(&data, &flags)).shares_storage_with(&data));
     let mask = tensor(&[3], vec![false; 3]);
-    let flags = ok(reverse_axes_from_mask(&mask, 3));
+    let flags = ok(reverse_axes(&mask, ReverseMode::Mask, 3));
     assert!(ok(reverse(&data, &flags)).shares_storage_with(&data));
     // Axes of size 1 move nothing either.
     let data = iota(ElementType::I16, &[1, 5, 1]);
@@ -104,27 +102,30 @@ fn scalar_and_empty_tensors() {
     assert!(ok(reverse(&scalar, &[])).shares_storage_with(&scalar));
     let empty = iota(ElementType::F64, &[3, 0, 2]);
     assert_eq!(ok(reverse(&empty, &[true, true, true])), empty);
-    let err = reverse_axes_from_index(&tensor(&[1], vec![0i32]), 0);
+    let err = reverse_axes(&tensor(&[1], vec![0i32]), ReverseMode::Index, 0);
     assert_eq!(err, Err(KernelError::AxisOutOfRange { axis: 0, rank: 0 }));
 }
 
 #[test]
 fn axis_out_of_range_names_axis_and_rank() {
     let axes = tensor(&[3], vec![0i64, 3, 2]);
-    let err = reverse_axes_from_index(&axes, 3);
+    let err = reverse_axes(&axes, ReverseMode::Index, 3);
     assert_eq!(err, Err(KernelError::AxisOutOfRange { axis: 3, rank: 3 }));
     let message = err.err().map(|e| e.to_string()).unwrap_or_default();
     assert_eq!(message, "axis 3 is out of bounds for rank 3 (allowed: -3..=2)");
     let axes = tensor(&[1], vec![-4i8]);
-    assert_eq!(reverse_axes_from_index(&axes, 3), Err(KernelError::AxisOutOfRange { axis: -4, rank: 3 }));
+    assert_eq!(
+        reverse_axes(&axes, ReverseMode::Index, 3),
+        Err(KernelError::AxisOutOfRange { axis: -4, rank: 3 })
+    );
     let axes = tensor(&[1], vec![u64::MAX]);
     assert_eq!(
-        reverse_axes_from_index(&axes, 3),
+        reverse_axes(&axes, ReverseMode::Index, 3),
         Err(KernelError::AxisOutOfRange { axis: i128::from(u64::MAX), rank: 3 })
     );
     let axes = tensor(&[1], vec![i64::MIN]);
     assert_eq!(
-        reverse_axes_from_index(&axes, 3),
+        reverse_axes(&axes, ReverseMode::Index, 3),
         Err(KernelError::AxisOutOfRange { axis: i128::from(i64::MIN), rank: 3 })
     );
 }
@@ -132,27 +133,27 @@ fn axis_out_of_range_names_axis_and_rank() {
 #[test]
 fn axes_input_must_be_one_dimensional() {
     let scalar = tensor(&[], vec![0i32]);
-    assert_eq!(reverse_axes_from_index(&scalar, 2), Err(KernelError::AxesRank { rank: 0 }));
+    assert_eq!(reverse_axes(&scalar, ReverseMode::Index, 2), Err(KernelError::AxesRank { rank: 0 }));
     let matrix = tensor(&[1, 1], vec![0i32]);
-    assert_eq!(reverse_axes_from_index(&matrix, 2), Err(KernelError::AxesRank { rank: 2 }));
+    assert_eq!(reverse_axes(&matrix, ReverseMode::Index, 2), Err(KernelError::AxesRank { rank: 2 }));
     let mask = tensor(&[1, 2], vec![true, false]);
-    assert_eq!(reverse_axes_from_mask(&mask, 2), Err(KernelError::AxesRank { rank: 2 }));
+    assert_eq!(reverse_axes(&mask, ReverseMode::Mask, 2), Err(KernelError::AxesRank { rank: 2 }));
 }
 
 #[test]
 fn axes_type_must_match_the_mode() {
     let real = tensor(&[1], vec![0.0f32]);
     assert_eq!(
-        reverse_axes_from_index(&real, 2),
+        reverse_axes(&real, ReverseMode::Index, 2),
         Err(KernelError::AxesType { ty: ElementType::F32, mode: ReverseMode::Index })
     );
     let boolean = tensor(&[2], vec![true, false]);
     assert_eq!(
-        reverse_axes_from_index(&boolean, 2),
+        reverse_axes(&boolean, ReverseMode::Index, 2),
         Err(KernelError::AxesType { ty: ElementType::Boolean, mode: ReverseMode::Index })
     );
     let ints = tensor(&[2], vec![1u8, 0]);
-    let err = reverse_axes_from_mask(&ints, 2);
+    let err = reverse_axes(&ints, ReverseMode::Mask, 2);
     assert_eq!(err, Err(KernelError::AxesType { ty: ElementType::U8, mode: ReverseMode::Mask }));
     let message = err.err().map(|e| e.to_string()).unwrap_or_default();
     assert_eq!(message, "Reverse in mask mode needs boolean axes, but they are u8");
@@ -161,7 +162,7 @@ fn axes_type_must_match_the_mode() {
 #[test]
 fn mask_length_must_equal_rank() {
     let mask = tensor(&[2], vec![true, false]);
-    assert_eq!(reverse_axes_from_mask(&mask, 3), Err(KernelError::MaskLength { len: 2, rank: 3 }));
+    assert_eq!(reverse_axes(&mask, ReverseMode::Mask, 3), Err(KernelError::MaskLength { len: 2, rank: 3 }));
     let data = iota(ElementType::I32, &[2, 2]);
     assert_eq!(reverse(&data, &[true]).err(), Some(KernelError::MaskLength { len: 1, rank: 2 }));
 }
@@ -183,7 +184,7 @@ fn packed_types_reverse_inside_the_byte() {
     let codes = ovir_tensor::packed::to_exchange(&ok(reverse(&data, &[true]))).to_vec::<u8>();
     assert_eq!(codes.ok(), Some(vec![0, 7, 6, 5, 4, 3, 2, 1]));
     let mut out = Tensor::zeros(ElementType::U3, &[8]).unwrap_or_else(|e| unreachable!("{e}"));
-    ok(reverse_into(&data, &[true], &mut out));
+    ok(reverse_into(&data, &[true], &mut out, &ExecOptions::single_thread(), &mut Scratch::new()));
     assert_eq!(out.bytes(), Some(&[0x39, 0x39, 0x78][..]));
 }
 
@@ -254,25 +255,26 @@ fn unaligned_borrowed_bytes_are_read() {
 fn into_checks_the_output_and_reuses_its_buffer() {
     let data = iota(ElementType::I32, &[2, 3]);
     let mut wrong = Tensor::zeros(ElementType::F32, &[2, 3]).unwrap_or_else(|e| unreachable!("{e}"));
-    let err = reverse_into(&data, &[true, false], &mut wrong);
+    let err =
+        reverse_into(&data, &[true, false], &mut wrong, &ExecOptions::single_thread(), &mut Scratch::new());
     assert!(matches!(err, Err(KernelError::OutputMismatch { found_ty: ElementType::F32, .. })), "{err:?}");
     let mut wrong = Tensor::zeros(ElementType::I32, &[3, 2]).unwrap_or_else(|e| unreachable!("{e}"));
     assert!(matches!(
-        reverse_into(&data, &[true, false], &mut wrong),
+        reverse_into(&data, &[true, false], &mut wrong, &ExecOptions::single_thread(), &mut Scratch::new()),
         Err(KernelError::OutputMismatch { .. })
     ));
 
     let mut out = Tensor::zeros(ElementType::I32, &[2, 3]).unwrap_or_else(|e| unreachable!("{e}"));
     let before = out.bytes().map(<[u8]>::as_ptr);
-    ok(reverse_into(&data, &[true, true], &mut out));
+    ok(reverse_into(&data, &[true, true], &mut out, &ExecOptions::single_thread(), &mut Scratch::new()));
     assert_eq!(out.bytes().map(<[u8]>::as_ptr), before);
     assert_eq!(out.to_vec::<i32>().ok(), Some(vec![5, 4, 3, 2, 1, 0]));
-    ok(reverse_into(&data, &[false, false], &mut out));
+    ok(reverse_into(&data, &[false, false], &mut out, &ExecOptions::single_thread(), &mut Scratch::new()));
     assert_eq!(out, data);
     assert!(!out.shares_storage_with(&data));
 
     let strings = iota(ElementType::String, &[3]);
     let mut out = Tensor::zeros(ElementType::String, &[3]).unwrap_or_else(|e| unreachable!("{e}"));
-    ok(reverse_into(&strings, &[true], &mut out));
+    ok(reverse_into(&strings, &[true], &mut out, &ExecOptions::single_thread(), &mut Scratch::new()));
     assert_eq!(out.strings().map(|s| s.join(",")), Some("s2,s1,s0".to_owned()));
 }

@@ -1,7 +1,4 @@
-use ovir_exec::kernels::{
-    reverse_sequence, reverse_sequence_into, reverse_sequence_into_scratch, reverse_sequence_into_with,
-    ExecOptions, KernelError, Scratch,
-};
+use ovir_exec::kernels::{reverse_sequence, reverse_sequence_into, ExecOptions, KernelError, Scratch};
 use ovir_tensor::{bf16, f16, ElementType, Tensor};
 
 use crate::common::{iota, naive_reverse_sequence, ok, tensor};
@@ -206,7 +203,15 @@ fn packed_types_reverse_inside_the_byte() {
     // [3, 2, 1, 4] and [-1, 7, 6, 5].
     assert_eq!(got.bytes(), Some(&[0x23, 0x41, 0x7f, 0x56][..]));
     let mut out = Tensor::zeros(ElementType::I4, &[2, 4]).unwrap_or_else(|e| unreachable!("{e}"));
-    ok(reverse_sequence_into(&data, &lengths, 0, 1, &mut out));
+    ok(reverse_sequence_into(
+        &data,
+        &lengths,
+        0,
+        1,
+        &mut out,
+        &ExecOptions::single_thread(),
+        &mut Scratch::new(),
+    ));
     assert_eq!(out, got);
     // Lengths of a packed integer type work too.
     let lengths = Tensor::from_bytes(ElementType::U4, &[2], &[0x43]).unwrap_or_else(|e| unreachable!("{e}"));
@@ -251,16 +256,40 @@ fn into_checks_the_output_and_reuses_its_buffer() {
     let lengths = tensor(&[2], vec![3i32, 0]);
     let mut wrong = Tensor::zeros(ElementType::I16, &[6]).unwrap_or_else(|e| unreachable!("{e}"));
     assert!(matches!(
-        reverse_sequence_into(&data, &lengths, 0, 1, &mut wrong),
+        reverse_sequence_into(
+            &data,
+            &lengths,
+            0,
+            1,
+            &mut wrong,
+            &ExecOptions::single_thread(),
+            &mut Scratch::new()
+        ),
         Err(KernelError::OutputMismatch { .. })
     ));
     let mut out = Tensor::zeros(ElementType::I16, &[2, 3]).unwrap_or_else(|e| unreachable!("{e}"));
     let before = out.bytes().map(<[u8]>::as_ptr);
-    ok(reverse_sequence_into(&data, &lengths, 0, 1, &mut out));
+    ok(reverse_sequence_into(
+        &data,
+        &lengths,
+        0,
+        1,
+        &mut out,
+        &ExecOptions::single_thread(),
+        &mut Scratch::new(),
+    ));
     assert_eq!(out.bytes().map(<[u8]>::as_ptr), before);
     assert_eq!(out.to_vec::<i16>().ok(), Some(vec![2, 1, 0, 3, 4, 5]));
     let ones = tensor(&[2], vec![1i32, 1]);
-    ok(reverse_sequence_into(&data, &ones, 0, 1, &mut out));
+    ok(reverse_sequence_into(
+        &data,
+        &ones,
+        0,
+        1,
+        &mut out,
+        &ExecOptions::single_thread(),
+        &mut Scratch::new(),
+    ));
     assert_eq!(out, data);
 }
 
@@ -281,7 +310,7 @@ fn rows_of_different_lengths_match_the_reference() {
             // fall inside a row.
             let options = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
             let mut out = Tensor::zeros(ty, &[rows, row]).unwrap_or_else(|e| unreachable!("{e}"));
-            ok(reverse_sequence_into_with(&data, &lengths, 0, 1, &mut out, &options));
+            ok(reverse_sequence_into(&data, &lengths, 0, 1, &mut out, &options, &mut Scratch::new()));
             assert_eq!(out, expected, "{ty} row {row}, 3 threads");
         }
     }
@@ -298,15 +327,15 @@ fn a_reused_scratch_gives_the_same_results() {
     let long = tensor(&[8], vec![5u8; 8]);
     let swapped = iota(ElementType::F32, &[8, 5]);
     let mut wide = Tensor::zeros(ElementType::F32, &[8, 5]).unwrap_or_else(|e| unreachable!("{e}"));
-    ok(reverse_sequence_into_scratch(&swapped, &long, 0, 1, &mut wide, &options, &mut scratch));
+    ok(reverse_sequence_into(&swapped, &long, 0, 1, &mut wide, &options, &mut scratch));
     assert_eq!(wide, naive_reverse_sequence(&swapped, &[5; 8], 0, 1));
     let short = tensor(&[5], vec![2.9f32, 8.0, 0.0, 1.0, 7.5]);
-    ok(reverse_sequence_into_scratch(&data, &short, 0, 1, &mut out, &options, &mut scratch));
+    ok(reverse_sequence_into(&data, &short, 0, 1, &mut out, &options, &mut scratch));
     assert_eq!(out, naive_reverse_sequence(&data, &[2, 8, 0, 1, 7], 0, 1));
     // Errors are the same as without a scratch.
     let negative = tensor(&[5], vec![1i8, -3, 0, 0, 0]);
     assert!(matches!(
-        reverse_sequence_into_scratch(&data, &negative, 0, 1, &mut out, &options, &mut scratch),
+        reverse_sequence_into(&data, &negative, 0, 1, &mut out, &options, &mut scratch),
         Err(KernelError::NegativeSeqLength { batch: 1, value: -3, .. })
     ));
 }

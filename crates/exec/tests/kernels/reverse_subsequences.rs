@@ -4,13 +4,12 @@
 //! against ReverseSequence.
 
 use ovir_exec::kernels::{
-    reverse_sequence, reverse_subsequences, reverse_subsequences_into, reverse_subsequences_into_scratch,
-    reverse_subsequences_with, ExecOptions, KernelError, Scratch,
+    reverse_sequence, reverse_subsequences, reverse_subsequences_into, ExecOptions, KernelError, Scratch,
 };
 use ovir_tensor::{ElementType, Tensor};
 use proptest::prelude::*;
 
-use crate::common::{gather_reference, iota, ok, ravel, tensor};
+use crate::common::{gather_reference, iota, ok, ravel, tensor, zeros_like};
 
 /// The reference: output element `index` reads position
 /// `len - 1 - index[axis]` of its line while `index[axis] < len`, with
@@ -35,10 +34,6 @@ fn lengths_shape(shape: &[usize], axis: usize) -> Vec<usize> {
     shape.iter().enumerate().map(|(i, &d)| if i == axis { 1 } else { d }).collect()
 }
 
-fn zeros_like(t: &Tensor) -> Tensor {
-    Tensor::zeros(t.element_type(), t.shape()).unwrap()
-}
-
 /// Checks every form of the kernel against the reference.
 fn check(data: &Tensor, lengths: &[u64], axis: usize) {
     let expected = naive(data, lengths, axis);
@@ -47,7 +42,14 @@ fn check(data: &Tensor, lengths: &[u64], axis: usize) {
     let negative = axis as i64 - data.rank() as i64;
     assert_eq!(ok(reverse_subsequences(data, &lens, negative)), expected);
     let mut out = zeros_like(data);
-    ok(reverse_subsequences_into(data, &lens, axis as i64, &mut out));
+    ok(reverse_subsequences_into(
+        data,
+        &lens,
+        axis as i64,
+        &mut out,
+        &ExecOptions::single_thread(),
+        &mut Scratch::new(),
+    ));
     assert_eq!(out, expected);
 }
 
@@ -161,7 +163,14 @@ fn packed_elements_move_inside_their_bytes() {
         let expected = naive(&plain, &[4, 2, 3], 1);
         assert_eq!(ovir_tensor::packed::to_exchange(&out).bytes(), expected.bytes(), "{ty}");
         let mut into = zeros_like(&data);
-        ok(reverse_subsequences_into(&data, &lengths, 1, &mut into));
+        ok(reverse_subsequences_into(
+            &data,
+            &lengths,
+            1,
+            &mut into,
+            &ExecOptions::single_thread(),
+            &mut Scratch::new(),
+        ));
         assert_eq!(into, out, "{ty}");
     }
 }
@@ -227,7 +236,15 @@ fn an_output_of_the_wrong_type_or_shape_is_refused() {
     let data = iota(ElementType::F32, &[2, 3]);
     let lengths = tensor(&[2, 1], vec![2u32, 3]);
     let mut out = Tensor::zeros(ElementType::I32, &[2, 3]).unwrap();
-    let err = reverse_subsequences_into(&data, &lengths, 1, &mut out).unwrap_err();
+    let err = reverse_subsequences_into(
+        &data,
+        &lengths,
+        1,
+        &mut out,
+        &ExecOptions::single_thread(),
+        &mut Scratch::new(),
+    )
+    .unwrap_err();
     assert!(matches!(err, KernelError::OutputMismatch { .. }), "{err}");
 }
 
@@ -261,11 +278,9 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         check(&data, &lens, 1);
         for threads in [2, 3] {
             let options = ExecOptions { threads, min_bytes_per_thread: 1 };
-            assert_eq!(
-                ok(reverse_subsequences_with(&data, &lengths, 1, &options)),
-                expected,
-                "{ty:?} {threads}"
-            );
+            let mut out = zeros_like(&data);
+            ok(reverse_subsequences_into(&data, &lengths, 1, &mut out, &options, &mut Scratch::new()));
+            assert_eq!(out, expected, "{ty:?} {threads}");
         }
     }
 }
@@ -317,11 +332,13 @@ proptest! {
         // Twice through one scratch: what it held before does not matter.
         for _ in 0..2 {
             let options = ExecOptions::single_thread();
-            ok(reverse_subsequences_into_scratch(&data, &lengths, axis as i64, &mut out, &options, &mut scratch));
+            ok(reverse_subsequences_into(&data, &lengths, axis as i64, &mut out, &options, &mut scratch));
             prop_assert_eq!(&out, &expected);
         }
         let threads = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
-        prop_assert_eq!(&ok(reverse_subsequences_with(&data, &lengths, axis as i64, &threads)), &expected);
+        let mut out = zeros_like(&data);
+        ok(reverse_subsequences_into(&data, &lengths, axis as i64, &mut out, &threads, &mut Scratch::new()));
+        prop_assert_eq!(&out, &expected);
     }
 
     /// ReverseSequence is the special case whose lengths vary along one

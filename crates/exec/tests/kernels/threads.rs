@@ -1,16 +1,16 @@
-//! The `_with` kernels on several threads give the single-thread results,
+//! The `_into` kernels on several threads give the single-thread results,
 //! wherever the chunk boundaries fall (inside reversed runs included).
 
 use std::sync::Arc;
 
 use ovir_exec::kernels::{
-    convert, convert_into_with, convert_with, reverse_into_with, reverse_sequence_into_with,
-    reverse_sequence_with, reverse_with, ExecOptions,
+    convert, convert_into, reverse, reverse_into, reverse_sequence, reverse_sequence_into, ExecOptions,
+    Scratch,
 };
 use ovir_tensor::{ElementType, Tensor};
 use proptest::prelude::*;
 
-use crate::common::{naive_reverse, naive_reverse_sequence, ok, tensor};
+use crate::common::{naive_reverse, naive_reverse_sequence, ok, tensor, zeros_like};
 
 const WIDTH_TYPES: [ElementType; 4] = [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::U64];
 
@@ -25,8 +25,25 @@ fn bytes_of(ty: ElementType, shape: &[usize], seed: usize) -> Tensor {
     Tensor::from_bytes(ty, shape, &bytes).unwrap_or_else(|e| unreachable!("{e}"))
 }
 
-fn zeros_like(t: &Tensor) -> Tensor {
-    Tensor::zeros(t.element_type(), t.shape()).unwrap_or_else(|e| unreachable!("{e}"))
+/// Reverse into a new output on `threads` threads.
+fn reverse_on(data: &Tensor, flags: &[bool], threads: usize) -> Tensor {
+    let mut out = zeros_like(data);
+    ok(reverse_into(data, flags, &mut out, &split(threads), &mut Scratch::new()));
+    out
+}
+
+/// ReverseSequence into a new output on `threads` threads.
+fn reverse_sequence_on(data: &Tensor, lengths: &Tensor, b: i64, s: i64, threads: usize) -> Tensor {
+    let mut out = zeros_like(data);
+    ok(reverse_sequence_into(data, lengths, b, s, &mut out, &split(threads), &mut Scratch::new()));
+    out
+}
+
+/// Convert into a new output on `threads` threads.
+fn convert_on(data: &Tensor, to: ElementType, threads: usize) -> Tensor {
+    let mut out = Tensor::zeros(to, data.shape()).unwrap_or_else(|e| unreachable!("{e}"));
+    ok(convert_into(data, to, &mut out, &split(threads)));
+    out
 }
 
 #[test]
@@ -40,11 +57,8 @@ fn reverse_splits_anywhere_for_every_width_and_axis_set() {
                 let flags: Vec<bool> = (0..3).map(|a| mask & (1 << a) != 0).collect();
                 let expected = naive_reverse(&data, &flags);
                 for threads in [2, 3, 7] {
-                    let got = ok(reverse_with(&data, &flags, &split(threads)));
+                    let got = reverse_on(&data, &flags, threads);
                     assert_eq!(got, expected, "{ty} {shape:?} {flags:?} on {threads} threads");
-                    let mut out = zeros_like(&data);
-                    ok(reverse_into_with(&data, &flags, &mut out, &split(threads)));
-                    assert_eq!(out, expected, "{ty} {shape:?} {flags:?} into, on {threads} threads");
                 }
             }
         }
@@ -63,11 +77,8 @@ fn reverse_sequence_splits_anywhere_for_every_width_and_axis_pair() {
                 let expected = naive_reverse_sequence(&data, &lens, batch, seq);
                 let (b, s) = (batch as i64, seq as i64);
                 for threads in [2, 3, 7] {
-                    let got = ok(reverse_sequence_with(&data, &lengths, b, s, &split(threads)));
+                    let got = reverse_sequence_on(&data, &lengths, b, s, threads);
                     assert_eq!(got, expected, "{ty} batch {batch} seq {seq} on {threads} threads");
-                    let mut out = zeros_like(&data);
-                    ok(reverse_sequence_into_with(&data, &lengths, b, s, &mut out, &split(threads)));
-                    assert_eq!(out, expected, "{ty} batch {batch} seq {seq} into, on {threads} threads");
                 }
             }
         }
@@ -83,25 +94,25 @@ fn unaligned_borrowed_bytes_are_read_on_threads() {
     let data = Tensor::from_shared(ElementType::F32, &[3, 50], owner, 1..601)
         .unwrap_or_else(|e| unreachable!("{e}"));
     let expected = naive_reverse(&data, &[true, true]);
-    assert_eq!(ok(reverse_with(&data, &[true, true], &split(3))), expected);
+    assert_eq!(reverse_on(&data, &[true, true], 3), expected);
     let expected = naive_reverse(&data, &[false, true]);
-    assert_eq!(ok(reverse_with(&data, &[false, true], &split(3))), expected);
-    let halves = ok(convert_with(&data, ElementType::F16, &split(3)));
+    assert_eq!(reverse_on(&data, &[false, true], 3), expected);
+    let halves = convert_on(&data, ElementType::F16, 3);
     assert_eq!(halves, ok(convert(&data, ElementType::F16)));
 }
 
 #[test]
-fn nothing_to_move_is_zero_copy_on_threads() {
+fn nothing_to_move_is_zero_copy_and_copied_on_threads() {
     let data = bytes_of(ElementType::F32, &[4, 6, 8], 1);
-    assert!(ok(reverse_with(&data, &[false, false, false], &split(4))).shares_storage_with(&data));
+    assert!(ok(reverse(&data, &[false, false, false])).shares_storage_with(&data));
     let lengths = tensor(&[4], vec![0i64, 1, 1, 0]);
-    assert!(ok(reverse_sequence_with(&data, &lengths, 0, 1, &split(4))).shares_storage_with(&data));
-    assert!(ok(reverse_sequence_with(&data, &lengths, 0, 2, &split(4))).shares_storage_with(&data));
-    assert!(ok(convert_with(&data, ElementType::F32, &split(4))).shares_storage_with(&data));
+    assert!(ok(reverse_sequence(&data, &lengths, 0, 1)).shares_storage_with(&data));
+    assert!(ok(reverse_sequence(&data, &lengths, 0, 2)).shares_storage_with(&data));
+    assert!(ok(convert(&data, ElementType::F32)).shares_storage_with(&data));
     // The `_into` forms copy the input when nothing moves, on threads too.
-    let mut out = zeros_like(&data);
-    ok(reverse_sequence_into_with(&data, &lengths, 0, 1, &mut out, &split(3)));
-    assert_eq!(out, data);
+    assert_eq!(reverse_sequence_on(&data, &lengths, 0, 1, 3), data);
+    assert_eq!(reverse_on(&data, &[false, false, false], 4), data);
+    assert_eq!(convert_on(&data, ElementType::F32, 4), data);
 }
 
 #[test]
@@ -124,10 +135,7 @@ fn convert_on_threads_matches_one_thread() {
         for to in types {
             let expected = ok(convert(&data, to));
             for threads in [2, 5] {
-                assert_eq!(ok(convert_with(&data, to, &split(threads))), expected, "{from} to {to}");
-                let mut out = ok(Tensor::zeros(to, data.shape()).map_err(Into::into));
-                ok(convert_into_with(&data, to, &mut out, &split(threads)));
-                assert_eq!(out, expected, "{from} to {to}, into");
+                assert_eq!(convert_on(&data, to, threads), expected, "{from} to {to}");
             }
         }
     }
@@ -155,7 +163,7 @@ proptest! {
         threads in 2usize..6,
     ) {
         let flags = &flags[..data.rank()];
-        prop_assert_eq!(ok(reverse_with(&data, flags, &split(threads))), naive_reverse(&data, flags));
+        prop_assert_eq!(reverse_on(&data, flags, threads), naive_reverse(&data, flags));
     }
 
     #[test]
@@ -172,7 +180,7 @@ proptest! {
         threads in 2usize..6,
     ) {
         let lengths = tensor(&[lens.len()], lens.iter().map(|&v| v as u32).collect());
-        let got = ok(reverse_sequence_with(&data, &lengths, batch as i64, seq as i64, &split(threads)));
+        let got = reverse_sequence_on(&data, &lengths, batch as i64, seq as i64, threads);
         prop_assert_eq!(got, naive_reverse_sequence(&data, &lens, batch, seq));
     }
 }

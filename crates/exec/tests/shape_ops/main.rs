@@ -6,7 +6,7 @@
 
 use ovir_exec::kernels::{
     broadcast, broadcast_into, concat, gather, gather_into, reshape, shape_of, slice, slice_into, squeeze,
-    unsqueeze, KernelError,
+    unsqueeze, ExecOptions, KernelError, Scratch,
 };
 use ovir_shape::{BroadcastMode, ShapeErrorKind};
 use ovir_tensor::{ElementType, Tensor};
@@ -135,7 +135,7 @@ fn gather_into_overwrites_a_reused_buffer() {
     let data = iota(&[4, 2]);
     let indices = t(&[2], vec![3i64, 9]);
     let mut out = t(&[2, 2], vec![-1i32; 4]);
-    gather_into(&data, &indices, &scalar(0), 0, &mut out).unwrap();
+    gather_into(&data, &indices, &scalar(0), 0, &mut out, &mut Scratch::new()).unwrap();
     assert_eq!(out.to_vec::<i32>().unwrap(), vec![6, 7, 0, 0]);
 }
 
@@ -433,11 +433,11 @@ fn slice_checks_inputs_and_moves_every_width() {
         assert_eq!((out.element_type(), out.shape()), (ty, &[3usize, 2][..]));
     }
     let mut buf = t(&[2], vec![-1i32; 2]);
-    slice_into(&data, &v(&[3]), &v(&[0]), &v(&[-2]), None, &mut buf).unwrap();
+    slice_into(&data, &v(&[3]), &v(&[0]), &v(&[-2]), None, &mut buf, &ExecOptions::single_thread()).unwrap();
     assert_eq!(buf.to_vec::<i32>().unwrap(), vec![3, 1]);
     let mut wrong = t(&[3], vec![0i32; 3]);
     assert!(matches!(
-        slice_into(&data, &v(&[3]), &v(&[0]), &v(&[-2]), None, &mut wrong),
+        slice_into(&data, &v(&[3]), &v(&[0]), &v(&[-2]), None, &mut wrong, &ExecOptions::single_thread()),
         Err(KernelError::OutputMismatch { .. })
     ));
 }

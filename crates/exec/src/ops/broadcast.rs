@@ -1,0 +1,77 @@
+//! Broadcast: the [`kernels::broadcast`] kernel, with the layout worked out
+//! at compile time when the target shape is constant and the data shape
+//! static.
+
+use ovir_shape::ops::Broadcast;
+use ovir_shape::BroadcastMode;
+use ovir_tensor::Tensor;
+
+use crate::kernels::{self, broadcast::Layout, KernelError};
+use crate::step::{fits, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
+
+pub(crate) fn plan(op: &Broadcast, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
+    let general = BroadcastKernel { mode: op.mode };
+    let layout = match (cx.shape(0), cx.value(1), cx.optional_value(2)) {
+        (Some(d), Some(target), Some(mapping)) => {
+            kernels::broadcast::layout(&d, target, mapping, op.mode).ok().filter(|l| fits(l.shape()))
+        }
+        _ => None,
+    };
+    Ok(match layout {
+        Some(layout) => Planned::step(FixedBroadcast { general, layout }),
+        None => Planned::step(general),
+    })
+}
+
+/// The data, the target shape and the optional axes mapping.
+fn split<'t>(inputs: &[&'t Tensor]) -> Result<(&'t Tensor, &'t Tensor, Option<&'t Tensor>), KernelError> {
+    match inputs {
+        [data, target] => Ok((data, target, None)),
+        [data, target, mapping] => Ok((data, target, Some(mapping))),
+        _ => Err(KernelError::InputCount { op: "Broadcast", expected: 2, found: inputs.len() }),
+    }
+}
+
+/// A Broadcast worked out on every run.
+#[derive(Debug)]
+struct BroadcastKernel {
+    mode: BroadcastMode,
+}
+
+impl Kernel for BroadcastKernel {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+        let (data, target, mapping) = split(inputs)?;
+        let shape = kernels::broadcast_output_shape(data, target, mapping, self.mode)?;
+        Ok(Output::Buffer(data.element_type(), OutShape::owned(shape)))
+    }
+
+    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, _cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+        let (data, target, mapping) = split(inputs)?;
+        kernels::broadcast_into(data, target, mapping, self.mode, out)
+    }
+}
+
+/// A Broadcast whose target shape (and axes mapping) is constant.
+#[derive(Debug)]
+struct FixedBroadcast {
+    general: BroadcastKernel,
+    layout: Layout,
+}
+
+impl Kernel for FixedBroadcast {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+        match inputs.first() {
+            Some(data) if data.shape() == self.layout.data_shape() => {
+                Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(self.layout.shape())))
+            }
+            _ => self.general.output(inputs),
+        }
+    }
+
+    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+        match inputs.first() {
+            Some(data) if data.shape() == self.layout.data_shape() => self.layout.run(data, out),
+            _ => self.general.run(inputs, out, cx),
+        }
+    }
+}

@@ -1,0 +1,73 @@
+//! Gather: the [`kernels::gather`] kernel, with the layout worked out at
+//! compile time when the axis is constant and the shapes static.
+
+use ovir_shape::ops::Gather;
+use ovir_tensor::Tensor;
+
+use crate::kernels::{self, gather::Layout, KernelError};
+use crate::step::{exactly, fits, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
+
+pub(crate) fn plan(op: &Gather, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
+    let general = GatherKernel { batch_dims: op.batch_dims };
+    // A layout that cannot be made keeps the general kernel, so that any
+    // error shows when the model runs, as it would without fixing.
+    let layout = match (cx.shape(0), cx.shape(1), cx.value(2)) {
+        (Some(d), Some(i), Some(axis)) => {
+            kernels::gather::layout(&d, cx.element_type(1), &i, axis, op.batch_dims)
+                .ok()
+                .filter(|l| fits(l.shape()))
+        }
+        _ => None,
+    };
+    Ok(match layout {
+        Some(layout) => Planned::step(FixedGather { general, layout }),
+        None => Planned::step(general),
+    })
+}
+
+/// A Gather worked out on every run.
+#[derive(Debug)]
+struct GatherKernel {
+    batch_dims: i64,
+}
+
+impl Kernel for GatherKernel {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+        let [data, indices, axis] = exactly::<3>("Gather", inputs)?;
+        let shape = kernels::gather_output_shape(data, indices, axis, self.batch_dims)?;
+        Ok(Output::Buffer(data.element_type(), OutShape::owned(shape)))
+    }
+
+    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+        let [data, indices, axis] = exactly::<3>("Gather", inputs)?;
+        kernels::gather_into(data, indices, axis, self.batch_dims, out, &mut cx.state.scratch)
+    }
+}
+
+/// A Gather whose axis is constant and whose data and indices have static
+/// shapes; the indices are still read on every run.
+#[derive(Debug)]
+struct FixedGather {
+    general: GatherKernel,
+    layout: Layout,
+}
+
+impl Kernel for FixedGather {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+        match inputs {
+            [data, indices, _] if self.layout.fits(data, indices) => {
+                Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(self.layout.shape())))
+            }
+            _ => self.general.output(inputs),
+        }
+    }
+
+    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+        match inputs {
+            [data, indices, _] if self.layout.fits(data, indices) => {
+                self.layout.run(data, indices, out, &mut cx.state.scratch)
+            }
+            _ => self.general.run(inputs, out, cx),
+        }
+    }
+}

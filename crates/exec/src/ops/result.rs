@@ -1,0 +1,10 @@
+//! Result: a model output, which reads its input's slot.
+
+use ovir_shape::ops::ResultOp;
+
+use crate::kernels::KernelError;
+use crate::step::{PlanContext, Planned};
+
+pub(crate) fn plan(_op: &ResultOp, _cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
+    Ok(Planned::Output)
+}

@@ -1,0 +1,77 @@
+//! Slice: the [`kernels::slice`] kernel. With constant bounds and a static
+//! data shape it is worked out at compile time: a slice that only reverses
+//! whole axes (PyTorch's `flip` is converted so) runs as a Reverse, any
+//! other with the elements it copies listed.
+
+use ovir_shape::ops::Slice;
+use ovir_tensor::Tensor;
+
+use crate::kernels::{self, slice::SliceCopy, KernelError};
+use crate::ops::reverse;
+use crate::step::{Kernel, OutShape, Output, PlanContext, Planned, RunContext};
+
+pub(crate) fn plan(_op: &Slice, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
+    let bounds = (cx.shape(0), cx.value(1), cx.value(2), cx.value(3), cx.optional_value(4));
+    let (Some(shape), Some(start), Some(stop), Some(step), Some(axes)) = bounds else {
+        return Ok(Planned::step(SliceKernel));
+    };
+    Ok(match kernels::slice::fixed(&shape, start, stop, step, axes)? {
+        kernels::slice::Fixed::Reverse(flags) => reverse::fixed(flags),
+        kernels::slice::Fixed::Copy(copy) => Planned::step(FixedSlice { copy }),
+    })
+}
+
+/// The data, start, stop, step and the optional axes.
+type Inputs<'t> = (&'t Tensor, &'t Tensor, &'t Tensor, &'t Tensor, Option<&'t Tensor>);
+
+fn split<'t>(inputs: &[&'t Tensor]) -> Result<Inputs<'t>, KernelError> {
+    match *inputs {
+        [data, start, stop, step] => Ok((data, start, stop, step, None)),
+        [data, start, stop, step, axes] => Ok((data, start, stop, step, Some(axes))),
+        _ => Err(KernelError::InputCount { op: "Slice", expected: 4, found: inputs.len() }),
+    }
+}
+
+/// A Slice worked out on every run.
+#[derive(Debug)]
+struct SliceKernel;
+
+/// What a fixed Slice runs on inputs of other shapes than it was made for.
+static GENERAL: SliceKernel = SliceKernel;
+
+impl Kernel for SliceKernel {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+        let (data, start, stop, step, axes) = split(inputs)?;
+        let shape = kernels::slice_output_shape(data, start, stop, step, axes)?;
+        Ok(Output::Buffer(data.element_type(), OutShape::owned(shape)))
+    }
+
+    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+        let (data, start, stop, step, axes) = split(inputs)?;
+        kernels::slice_into(data, start, stop, step, axes, out, cx.options)
+    }
+}
+
+/// A Slice whose bounds are constant, other than a pure reversal.
+#[derive(Debug)]
+struct FixedSlice {
+    copy: Box<SliceCopy>,
+}
+
+impl Kernel for FixedSlice {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+        match inputs.first() {
+            Some(data) if data.shape() == self.copy.data_shape() => {
+                Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(self.copy.shape())))
+            }
+            _ => GENERAL.output(inputs),
+        }
+    }
+
+    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+        match inputs.first() {
+            Some(data) if data.shape() == self.copy.data_shape() => self.copy.run(data, out),
+            _ => GENERAL.run(inputs, out, cx),
+        }
+    }
+}

@@ -1,0 +1,208 @@
+//! Compiling a validated model into a plan: slots for every value, a step
+//! for every layer that runs, and every value known before the model runs
+//! computed once.
+
+use std::collections::HashSet;
+use std::sync::Arc;
+
+use ovir_ir::{LayerIdx, Model, OutputRef};
+use ovir_shape::ModelInfo;
+use ovir_tensor::{Tensor, DEFAULT_MAX_TENSOR_BYTES};
+
+use super::schedule::schedule_releases;
+use super::{CompileError, Plan, PlanInput, PlanOutput, Slot, Step};
+use crate::ops;
+use crate::step::{self, Arg, Kernel, Output, PlanContext, Planned};
+
+impl Plan {
+    /// Compiles a validated model. Layers whose inputs are all constant are
+    /// computed here, once, each within [`DEFAULT_MAX_TENSOR_BYTES`].
+    pub fn compile(model: &Model, info: &ModelInfo) -> Result<Plan, CompileError> {
+        Plan::compile_with_limit(model, info, DEFAULT_MAX_TENSOR_BYTES)
+    }
+
+    /// Compiles a validated model; no value folded from constants may take
+    /// more than `max_tensor_bytes`.
+    pub fn compile_with_limit(
+        model: &Model,
+        info: &ModelInfo,
+        max_tensor_bytes: u64,
+    ) -> Result<Plan, CompileError> {
+        let mut builder = Builder::new(model, info, max_tensor_bytes);
+        for &idx in &model.order {
+            builder.layer(idx)?;
+        }
+        Ok(builder.finish())
+    }
+}
+
+/// A plan being compiled.
+struct Builder<'m> {
+    model: &'m Model,
+    info: &'m ModelInfo,
+    max_tensor_bytes: u64,
+    /// The slot of each layer's first output; its other outputs follow.
+    first_slot: Vec<Slot>,
+    /// Where each slot's value really lives: a layer that passes its input
+    /// through unchanged gets no step, and its readers read that input.
+    alias: Vec<Slot>,
+    /// Slots whose value stays put between runs: inputs, and views of them
+    /// (constants are in `known`).
+    settled: Vec<bool>,
+    known: Vec<Option<Tensor>>,
+    steps: Vec<Step>,
+    inputs: Vec<PlanInput>,
+    outputs: Vec<PlanOutput>,
+}
+
+impl<'m> Builder<'m> {
+    fn new(model: &'m Model, info: &'m ModelInfo, max_tensor_bytes: u64) -> Self {
+        let mut first_slot = Vec::with_capacity(model.layers.len());
+        let mut slots = 0usize;
+        for layer in &model.layers {
+            first_slot.push(slots);
+            slots += layer.outputs.len();
+        }
+        Builder {
+            model,
+            info,
+            max_tensor_bytes,
+            first_slot,
+            alias: (0..slots).collect(),
+            settled: vec![false; slots],
+            known: vec![None; slots],
+            steps: Vec::new(),
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+        }
+    }
+
+    fn slot(&self, output: OutputRef) -> Slot {
+        self.first_slot[output.layer.0] + output.port
+    }
+
+    fn is_settled(&self, slot: Slot) -> bool {
+        self.settled[slot] || self.known[slot].is_some()
+    }
+
+    /// Adds one layer: an input, a constant, an output, a value known
+    /// before the model runs, or a step.
+    fn layer(&mut self, idx: LayerIdx) -> Result<(), CompileError> {
+        let (model, info) = (self.model, self.info);
+        let layer = model.layer(idx);
+        let args: Vec<Slot> =
+            (0..layer.inputs.len()).map(|i| self.alias[self.slot(model.source(idx, i))]).collect();
+        let output_fact = info.outputs[idx.0].first();
+        // A value analysis already knows (a shape of a static input, or one
+        // computed from constants) needs no step.
+        if let (false, Some(value)) = (args.is_empty(), output_fact.and_then(|f| f.value.as_ref())) {
+            let out = self.slot(OutputRef { layer: idx, port: 0 });
+            self.known[out] = Some(value.clone());
+            return Ok(());
+        }
+        let all_known = args.iter().all(|&s| self.known[s].is_some());
+        let planned = {
+            let args = args.iter().enumerate().map(|(i, &s)| Arg {
+                value: self.known[s].as_ref(),
+                fact: Some(info.input_fact(model, idx, i)),
+            });
+            let cx = PlanContext { args: args.collect(), output: output_fact };
+            ops::plan(info.op(idx), &cx)
+                .ok_or_else(|| CompileError::NoKernel { layer: model.layer_ref(idx) })?
+                .map_err(|source| CompileError::Fold {
+                    layer: model.layer_ref(idx),
+                    source: Box::new(source),
+                })?
+        };
+        match planned {
+            Planned::Input => {
+                let out = self.slot(OutputRef { layer: idx, port: 0 });
+                let name = layer
+                    .outputs
+                    .first()
+                    .and_then(|p| p.names.first().cloned())
+                    .unwrap_or_else(|| layer.name.clone());
+                let (element_type, shape) = output_fact.map(|f| (f.element_type, f.shape.clone())).unzip();
+                self.inputs.push(PlanInput {
+                    layer: idx,
+                    name,
+                    element_type: element_type.unwrap_or(ovir_tensor::ElementType::Dynamic),
+                    shape: shape.unwrap_or_else(ovir_tensor::PartialShape::dynamic),
+                    slot: out,
+                });
+                self.settled[out] = true;
+            }
+            Planned::Constant(value) => {
+                let out = self.slot(OutputRef { layer: idx, port: 0 });
+                self.known[out] = Some(value);
+            }
+            Planned::Output => {
+                if let Some(&src) = args.first() {
+                    self.outputs.push(PlanOutput { layer: idx, slot: src });
+                }
+            }
+            Planned::PassThrough => {
+                if let Some(&data) = args.first() {
+                    let out = self.slot(OutputRef { layer: idx, port: 0 });
+                    self.alias[out] = data;
+                }
+            }
+            Planned::Step(kernel) if all_known => self.fold(idx, kernel.as_ref(), &args)?,
+            Planned::Step(kernel) => self.step(idx, Arc::from(kernel), args),
+        }
+        Ok(())
+    }
+
+    /// Computes a layer whose inputs are all known, once, on the calling
+    /// thread. A few constant bytes can be broadcast into exabytes, so the
+    /// output's size is checked first.
+    fn fold(&mut self, idx: LayerIdx, kernel: &dyn Kernel, args: &[Slot]) -> Result<(), CompileError> {
+        let model = self.model;
+        let fold_error =
+            |source| CompileError::Fold { layer: model.layer_ref(idx), source: Box::new(source) };
+        let values: Vec<&Tensor> = args.iter().filter_map(|&s| self.known[s].as_ref()).collect();
+        if let Output::Buffer(ty, shape) = kernel.output(&values).map_err(fold_error)? {
+            ovir_tensor::check_memory(ty, &shape, self.max_tensor_bytes).map_err(|source| {
+                CompileError::OverLimit { layer: model.layer_ref(idx), source: Box::new(source) }
+            })?;
+        }
+        let value = step::evaluate(kernel, &values).map_err(fold_error)?;
+        let out = self.slot(OutputRef { layer: idx, port: 0 });
+        self.known[out] = Some(value);
+        Ok(())
+    }
+
+    /// Adds a step that runs `kernel` on every inference.
+    fn step(&mut self, idx: LayerIdx, kernel: Arc<dyn Kernel>, args: Vec<Slot>) {
+        let out = self.slot(OutputRef { layer: idx, port: 0 });
+        // A view with shapes fixed at compile time, of a value that stays
+        // put, is kept from one run to the next.
+        let keep = kernel.fixed_view().is_some() && args.first().is_some_and(|&s| self.is_settled(s));
+        if keep {
+            self.settled[out] = true;
+        }
+        self.steps.push(Step {
+            layer: self.model.layer_ref(idx),
+            kernel,
+            inputs: args,
+            output: out,
+            release: Vec::new(),
+            discard: Vec::new(),
+            keep,
+        });
+    }
+
+    fn finish(mut self) -> Plan {
+        // A set, not a list: a graph can have a million outputs. Kept views
+        // hold no memory of their own, and must outlive the run.
+        let pinned: HashSet<Slot> = self
+            .outputs
+            .iter()
+            .map(|o| o.slot)
+            .chain(self.inputs.iter().map(|i| i.slot))
+            .chain(self.steps.iter().filter(|s| s.keep).map(|s| s.output))
+            .collect();
+        schedule_releases(&mut self.steps, &pinned, &self.known);
+        Plan { steps: self.steps, inputs: self.inputs, outputs: self.outputs, known: self.known }
+    }
+}

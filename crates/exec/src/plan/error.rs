@@ -1,0 +1,103 @@
+//! Why a plan could not be built, and why an inference failed.
+
+use ovir_ir::LayerRef;
+use ovir_tensor::{ElementType, PartialShape, TensorError};
+
+use crate::kernels::KernelError;
+
+/// Why a plan could not be built.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompileError {
+    /// Folding a layer whose inputs are all constant failed.
+    #[error("layer {} \"{}\" ({}) could not be computed from its constant inputs: {source}", .layer.id, .layer.name, .layer.op_type)]
+    Fold {
+        /// The layer.
+        layer: LayerRef,
+        /// What went wrong.
+        source: Box<KernelError>,
+    },
+    /// The model has a layer that the executor has no kernel for.
+    #[error("layer {} \"{}\" has type {}, which the CPU executor cannot run", .layer.id, .layer.name, .layer.op_type)]
+    NoKernel {
+        /// The layer.
+        layer: LayerRef,
+    },
+    /// Folding a layer would make a value larger than the memory limit;
+    /// nothing was allocated.
+    #[error("layer {} \"{}\" ({}) cannot be computed from its constant inputs: {source}", .layer.id, .layer.name, .layer.op_type)]
+    OverLimit {
+        /// The layer.
+        layer: LayerRef,
+        /// The size needed and the limit.
+        source: Box<TensorError>,
+    },
+}
+
+impl CompileError {
+    /// The layer the error is about.
+    pub fn layer(&self) -> &LayerRef {
+        match self {
+            CompileError::Fold { layer, .. }
+            | CompileError::NoKernel { layer }
+            | CompileError::OverLimit { layer, .. } => layer,
+        }
+    }
+}
+
+/// Why one inference failed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The number of inputs does not match the model.
+    #[error("the model has {expected} inputs, but {found} were given")]
+    InputCount {
+        /// Inputs the model has.
+        expected: usize,
+        /// Inputs given.
+        found: usize,
+    },
+    /// An input has the wrong element type.
+    #[error("input \"{name}\" must be {expected}, but a {found} tensor was given")]
+    InputType {
+        /// The input's name.
+        name: String,
+        /// The declared element type.
+        expected: ElementType,
+        /// The given element type.
+        found: ElementType,
+    },
+    /// An input's shape does not fit the declared partial shape.
+    #[error("input \"{name}\" must have shape {expected}, but a tensor of shape {} was given", PartialShape::from_static(.found))]
+    InputShape {
+        /// The input's name.
+        name: String,
+        /// The declared shape.
+        expected: PartialShape,
+        /// The given shape.
+        found: Vec<usize>,
+    },
+    /// An input was not set before running.
+    #[error("input \"{name}\" has not been set")]
+    InputNotSet {
+        /// The input's name.
+        name: String,
+    },
+    /// A kernel refused its inputs.
+    #[error("layer {} \"{}\" ({}) failed: {source}", .layer.id, .layer.name, .layer.op_type)]
+    Kernel {
+        /// The failing layer.
+        layer: LayerRef,
+        /// What the kernel said.
+        source: Box<KernelError>,
+    },
+    /// A layer's output would take more memory than the state's limit
+    /// ([`RunState::set_max_tensor_bytes`]); nothing was allocated.
+    #[error("layer {} \"{}\" ({}) cannot allocate its output: {source}", .layer.id, .layer.name, .layer.op_type)]
+    OverLimit {
+        /// The layer.
+        layer: LayerRef,
+        /// The size needed and the limit.
+        source: Box<TensorError>,
+    },
+}

@@ -1,0 +1,276 @@
+//! Broadcast-1 and Broadcast-3: repeat the data to fill a target shape.
+
+use ovir_ir::Layer;
+use ovir_tensor::{Dim, PartialShape};
+
+use crate::dims::{checked_ints, dims_of, fact_with_dims, input_rank, integer_input};
+use crate::error::ShapeErrorKind;
+use crate::fact::PortFact;
+use crate::operation::{Input, Op, OpSpec, Operation, Problems, Versions};
+
+/// How `Broadcast` lines the data's axes up with the target shape's.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BroadcastMode {
+    /// Axes line up from the end; each data dimension is 1 or equal to the
+    /// target's; the output has the target shape.
+    Numpy,
+    /// A third input maps each data axis to a target axis; the output has
+    /// the target shape.
+    Explicit,
+    /// Both shapes broadcast against each other, NumPy style (`Broadcast-3`
+    /// only); the output may be larger than the target.
+    Bidirectional,
+}
+
+impl BroadcastMode {
+    /// Parses the `mode` attribute of a Broadcast of the given version,
+    /// ignoring ASCII case as OpenVINO does. `none` is OpenVINO's other
+    /// name for `explicit`.
+    pub fn from_attr(value: &str, version: u32) -> Option<Self> {
+        let v = value.trim();
+        if v.eq_ignore_ascii_case("numpy") {
+            Some(Self::Numpy)
+        } else if v.eq_ignore_ascii_case("explicit") || v.eq_ignore_ascii_case("none") {
+            Some(Self::Explicit)
+        } else if version >= 3 && v.eq_ignore_ascii_case("bidirectional") {
+            Some(Self::Bidirectional)
+        } else {
+            None
+        }
+    }
+
+    /// The attribute spelling.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Self::Numpy => "numpy",
+            Self::Explicit => "explicit",
+            Self::Bidirectional => "bidirectional",
+        }
+    }
+}
+
+/// Repeats the data to fill the target shape given by the second input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Broadcast {
+    /// How the data's axes line up with the target's.
+    pub mode: BroadcastMode,
+    /// The op version: 1 or 3, from the opset the layer names.
+    pub version: u32,
+}
+
+pub(crate) const SPEC: OpSpec = OpSpec {
+    name: "Broadcast",
+    aliases: &[],
+    versions: Versions::Opsets(1, 16),
+    inputs: (2, Some(3)),
+    outputs: 1,
+    build,
+};
+
+fn build(layer: &Layer, opset: u32) -> Result<Op, Problems> {
+    let version = if opset >= 3 { 3 } else { 1 };
+    let mode = match layer.attrs.value("mode") {
+        None => BroadcastMode::Numpy,
+        Some(value) => match BroadcastMode::from_attr(value, version) {
+            Some(m) => m,
+            None => {
+                let mut problems = Problems::new();
+                problems
+                    .attr("mode", ShapeErrorKind::InvalidBroadcastMode { value: value.to_string(), version });
+                return Err(problems);
+            }
+        },
+    };
+    Ok(Op::new(Broadcast { mode, version }))
+}
+
+impl Operation for Broadcast {
+    fn name(&self) -> &str {
+        SPEC.name
+    }
+
+    fn infer(&self, inputs: &[Input<'_>]) -> Result<Vec<PortFact>, Problems> {
+        let [data, target, rest @ ..] = inputs else {
+            return Err(Problems::one(ShapeErrorKind::InputCountRange {
+                op: SPEC.name,
+                min: 2,
+                max: Some(3),
+                found: inputs.len(),
+            }));
+        };
+        let axes_mapping = rest.first();
+        let mut problems = Problems::new();
+        let mode = self.mode;
+        let explicit = mode == BroadcastMode::Explicit;
+        // Broadcast-1 ignores a third input outside explicit mode; Broadcast-3
+        // refuses it.
+        if (explicit && axes_mapping.is_none()) || (!explicit && self.version >= 3 && axes_mapping.is_some())
+        {
+            problems.layer(ShapeErrorKind::AxesMappingInput { mode: mode.as_str(), explicit });
+        }
+        let target_ok = integer_input(&mut problems, "Broadcast", "target shape", target.fact)
+            & input_rank(&mut problems, "Broadcast", "target shape", target.fact, &[1], "a 1-D tensor");
+        let mapping = match axes_mapping.filter(|_| explicit) {
+            Some(m) => {
+                let ok = integer_input(&mut problems, "Broadcast", "axes_mapping", m.fact)
+                    & input_rank(&mut problems, "Broadcast", "axes_mapping", m.fact, &[1], "a 1-D tensor");
+                checked_ints(ok, m.fact)
+            }
+            None => None,
+        };
+        let mut target_dims = if target_ok { dims_of(target.fact) } else { None };
+        if let Some(values) = checked_ints(target_ok, target.fact) {
+            if let Some((index, &value)) = values.iter().enumerate().find(|(_, &v)| v < 0) {
+                problems.layer(ShapeErrorKind::NegativeValue {
+                    op: "Broadcast",
+                    input: "target shape",
+                    index,
+                    value,
+                });
+                target_dims = None;
+            }
+        }
+        if !problems.is_empty() {
+            return Err(problems);
+        }
+        let target_len = match target.fact.shape.dims() {
+            Some([n]) => n.get().and_then(|n| usize::try_from(n).ok()),
+            _ => None,
+        };
+        let shape = match broadcast_shape(
+            mode,
+            &data.fact.shape,
+            target_dims.as_deref(),
+            target_len,
+            mapping.as_deref(),
+        ) {
+            Ok(s) => s,
+            Err(kind) => return Err(Problems::one(kind)),
+        };
+        // One dimension repeated into a list of them stays known.
+        let repeated = match (dims_of(data.fact).as_deref(), shape.to_static().as_deref()) {
+            (Some(&[d]), Some(&[n])) if n <= 64 => Some(vec![d; n]),
+            _ => None,
+        };
+        Ok(vec![fact_with_dims(data.fact.element_type, shape, repeated)])
+    }
+}
+
+/// OpenVINO's broadcast merge of two dimensions: a 1 stretches to the
+/// other; otherwise they must agree.
+fn broadcast_merge(a: Dim, b: Dim) -> Option<Dim> {
+    match (a.contains(1), b.contains(1)) {
+        _ if a.get() == Some(1) => Some(b),
+        _ if b.get() == Some(1) => Some(a),
+        // Either side may turn out to be 1: the result spans both.
+        (true, true) => {
+            let max = match (a.max(), b.max()) {
+                (Some(x), Some(y)) => Some(x.max(y)),
+                _ => None,
+            };
+            Dim::interval(a.min().min(b.min()), max)
+        }
+        (true, false) => Some(b),
+        (false, true) => Some(a),
+        (false, false) => a.merge(b),
+    }
+}
+
+/// Broadcast's output shape. `target` is the target shape's value as
+/// dimensions when it is known (fully or as intervals), `target_len` its
+/// length when only that is known; `axes_mapping` is explicit mode's third
+/// input, when known.
+pub fn broadcast_shape(
+    mode: BroadcastMode,
+    data: &PartialShape,
+    target: Option<&[Dim]>,
+    target_len: Option<usize>,
+    axes_mapping: Option<&[i64]>,
+) -> Result<PartialShape, ShapeErrorKind> {
+    let name = mode.as_str();
+    let Some(target) = target else {
+        return Ok(match (mode, target_len, data.rank()) {
+            (BroadcastMode::Bidirectional, Some(n), Some(r)) => PartialShape::with_rank(n.max(r)),
+            (BroadcastMode::Bidirectional, _, _) => PartialShape::dynamic(),
+            (_, Some(n), _) => PartialShape::with_rank(n),
+            (_, None, _) => PartialShape::dynamic(),
+        });
+    };
+    let Some(dims) = data.dims() else {
+        return Ok(match mode {
+            BroadcastMode::Bidirectional => PartialShape::dynamic(),
+            _ => PartialShape::new(target.to_vec()),
+        });
+    };
+    match mode {
+        BroadcastMode::Numpy => {
+            if target.len() < dims.len() {
+                return Err(ShapeErrorKind::BroadcastTargetRank {
+                    data_rank: dims.len(),
+                    target_rank: target.len(),
+                });
+            }
+            let start = target.len() - dims.len();
+            for (k, (&d, &t)) in dims.iter().zip(&target[start..]).enumerate() {
+                if d.is_static() && t.is_static() && d.get() != Some(1) && d != t {
+                    return Err(ShapeErrorKind::BroadcastDim {
+                        mode: name,
+                        data: d,
+                        target: t,
+                        axis: start + k,
+                    });
+                }
+            }
+            Ok(PartialShape::new(target.to_vec()))
+        }
+        BroadcastMode::Explicit => {
+            if let Some(mapping) = axes_mapping {
+                let bad = || ShapeErrorKind::AxesMapping {
+                    axes: mapping.to_vec(),
+                    data_rank: dims.len(),
+                    target_rank: target.len(),
+                };
+                // A scalar is broadcast as if it had one axis of size 1.
+                let rank = if dims.is_empty() && !mapping.is_empty() { 1 } else { dims.len() };
+                if mapping.len() != rank
+                    || mapping.windows(2).any(|w| w[0] > w[1])
+                    || mapping.iter().any(|&m| m < 0 || m as u64 >= target.len() as u64)
+                {
+                    return Err(bad());
+                }
+                for (k, &m) in mapping.iter().enumerate() {
+                    let d = dims.get(k).copied().unwrap_or(Dim::fixed(1));
+                    let t = target.get(m as usize).copied().unwrap_or(Dim::DYNAMIC);
+                    if !d.compatible(t) && !d.contains(1) {
+                        return Err(ShapeErrorKind::BroadcastDim {
+                            mode: name,
+                            data: d,
+                            target: t,
+                            axis: m as usize,
+                        });
+                    }
+                }
+            }
+            Ok(PartialShape::new(target.to_vec()))
+        }
+        BroadcastMode::Bidirectional => {
+            let rank = dims.len().max(target.len());
+            let pad = |v: &[Dim]| -> Vec<Dim> {
+                let mut p = vec![Dim::fixed(1); rank - v.len()];
+                p.extend_from_slice(v);
+                p
+            };
+            let (a, b) = (pad(dims), pad(target));
+            let mut out = Vec::with_capacity(rank);
+            for (k, (&x, &y)) in a.iter().zip(&b).enumerate() {
+                match broadcast_merge(x, y) {
+                    Some(m) => out.push(m),
+                    None => {
+                        return Err(ShapeErrorKind::BroadcastDim { mode: name, data: x, target: y, axis: k })
+                    }
+                }
+            }
+            Ok(PartialShape::new(out))
+        }
+    }
+}

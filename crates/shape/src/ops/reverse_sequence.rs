@@ -1,0 +1,198 @@
+//! ReverseSequence-1: reverse the first elements of each sequence of a
+//! batch.
+
+use ovir_ir::Layer;
+use ovir_tensor::{normalize_axis, ElementType, PartialShape, Tensor};
+
+use crate::attrs;
+use crate::error::ShapeErrorKind;
+use crate::fact::PortFact;
+use crate::operation::{exactly, Input, Op, OpSpec, Operation, Problems, ValueDomain, Versions};
+
+/// Reverses the first `seq_lengths[b]` elements along `seq_axis` of each
+/// slice `b` along `batch_axis`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ReverseSequence {
+    /// The `batch_axis` attribute as written (may be negative).
+    pub batch_axis: i64,
+    /// The `seq_axis` attribute as written (may be negative).
+    pub seq_axis: i64,
+}
+
+pub(crate) const SPEC: OpSpec = OpSpec {
+    name: "ReverseSequence",
+    aliases: &[],
+    versions: Versions::Opsets(1, 15),
+    inputs: (2, Some(2)),
+    outputs: 1,
+    build,
+};
+
+fn build(layer: &Layer, _opset: u32) -> Result<Op, Problems> {
+    let mut problems = Problems::new();
+    let batch_axis = attrs::int_or(layer, "batch_axis", 0, &mut problems);
+    let seq_axis = attrs::int_or(layer, "seq_axis", 1, &mut problems);
+    match (batch_axis, seq_axis) {
+        (Some(batch_axis), Some(seq_axis)) => Ok(Op::new(ReverseSequence { batch_axis, seq_axis })),
+        _ => Err(problems),
+    }
+}
+
+impl ReverseSequence {
+    /// The batch and sequence axes normalised against the data rank; `None`
+    /// when either lies outside `[-rank, rank-1]`.
+    pub fn axes(&self, rank: usize) -> Option<(usize, usize)> {
+        Some((normalize_axis(self.batch_axis, rank)?, normalize_axis(self.seq_axis, rank)?))
+    }
+}
+
+impl Operation for ReverseSequence {
+    fn name(&self) -> &str {
+        SPEC.name
+    }
+
+    fn infer(&self, inputs: &[Input<'_>]) -> Result<Vec<PortFact>, Problems> {
+        let [data, lengths] = exactly::<2>(SPEC.name, inputs)?;
+        let mut problems = Problems::new();
+        let data_shape = &data.fact.shape;
+        let rank = data_shape.rank();
+        let rank_ok = match rank {
+            Some(r) if r < 2 => {
+                problems.layer(ShapeErrorKind::DataRankTooLow { shape: data_shape.clone() });
+                false
+            }
+            _ => true,
+        };
+        let mut normalize = |name: &'static str, axis: i64| -> Option<usize> {
+            match rank {
+                // With too low a rank every axis is wrong; that was said once.
+                Some(_) if !rank_ok => None,
+                Some(r) => {
+                    let n = normalize_axis(axis, r);
+                    if n.is_none() {
+                        problems.attr(name, ShapeErrorKind::AxisOutOfRange { name, axis, rank: r });
+                    }
+                    n
+                }
+                // The rank is unknown because an input layer failed: the axis
+                // may well be fine.
+                None if axis < 0 && !data.tainted => {
+                    problems.attr(name, ShapeErrorKind::NegativeAxisUnknownRank { name, axis });
+                    None
+                }
+                None => None,
+            }
+        };
+        let batch = normalize("batch_axis", self.batch_axis);
+        let seq = normalize("seq_axis", self.seq_axis);
+
+        let lengths_shape = &lengths.fact.shape;
+        let mut lengths_ok = true;
+        if lengths_shape.rank().is_some_and(|r| r != 1) {
+            problems.layer(ShapeErrorKind::LengthsNotVector { shape: lengths_shape.clone() });
+            lengths_ok = false;
+        }
+        let ty = lengths.fact.element_type;
+        if ty.is_static() && !(ty.is_integral() || ty.is_real()) {
+            problems.layer(ShapeErrorKind::LengthsType { found: ty });
+            lengths_ok = false;
+        }
+
+        let mut out_shape = data_shape.clone();
+        if let (Some(dims), Some(b), Some([count])) = (data_shape.dims(), batch, lengths_shape.dims()) {
+            if let Some(&batch_dim) = dims.get(b) {
+                match batch_dim.merge(*count) {
+                    Some(merged) => {
+                        let mut dims = dims.to_vec();
+                        if let Some(d) = dims.get_mut(b) {
+                            *d = merged;
+                        }
+                        out_shape = PartialShape::new(dims);
+                    }
+                    None => problems.layer(ShapeErrorKind::LengthsCount {
+                        lengths: *count,
+                        batch: batch_dim,
+                        batch_axis: b,
+                    }),
+                }
+            }
+        }
+
+        // OpenVINO checks the length values only when the model runs; for
+        // constant lengths the same check is worth doing now.
+        let seq_len =
+            seq.and_then(|s| data_shape.dims()?.get(s)?.get()).and_then(|n| usize::try_from(n).ok());
+        if let (true, Some(value), Some(seq_len)) = (lengths_ok, &lengths.fact.value, seq_len) {
+            match sequence_lengths(value, seq_len) {
+                Ok(_) | Err(ShapeErrorKind::UnreadableValues { .. }) => {}
+                Err(kind) => problems.layer(kind),
+            }
+        }
+        problems.or_ok(vec![PortFact::of(data.fact.element_type, out_shape)])
+    }
+
+    fn input_values(&self, input: usize, inputs: &[&PortFact]) -> ValueDomain {
+        if input != 1 {
+            return ValueDomain::Any;
+        }
+        let dims = inputs.first().and_then(|d| d.shape.dims());
+        let max = dims.and_then(|dims| dims.get(normalize_axis(self.seq_axis, dims.len())?)?.get());
+        ValueDomain::Lengths { max }
+    }
+}
+
+/// The sequence lengths of a `ReverseSequence`, checked against the size of
+/// the sequence axis: each must lie in `[0, seq_len]`. Real lengths are
+/// truncated toward zero; a length of 0 reverses nothing, like 1.
+///
+/// ```
+/// use ovir_shape::sequence_lengths;
+/// use ovir_tensor::Tensor;
+/// let lengths = Tensor::from_vec(&[3], vec![2.9f32, 0.0, 4.0])?;
+/// assert_eq!(sequence_lengths(&lengths, 4)?, vec![2, 0, 4]);
+/// assert!(sequence_lengths(&lengths, 3).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn sequence_lengths(lengths: &Tensor, seq_len: usize) -> Result<Vec<usize>, ShapeErrorKind> {
+    let ty = lengths.element_type();
+    let max = seq_len as u64;
+    let out_of_range = |batch: usize, value: String| ShapeErrorKind::LengthOutOfRange { batch, value, max };
+    if ty.is_integral() {
+        let values = lengths.integer_values().ok_or(ShapeErrorKind::UnreadableValues { element_type: ty })?;
+        values
+            .into_iter()
+            .enumerate()
+            .map(|(batch, v)| match usize::try_from(v) {
+                Ok(n) if n <= seq_len => Ok(n),
+                _ => Err(out_of_range(batch, v.to_string())),
+            })
+            .collect()
+    } else if ty.is_real() {
+        let values = lengths.real_values().ok_or(ShapeErrorKind::UnreadableValues { element_type: ty })?;
+        values
+            .into_iter()
+            .enumerate()
+            .map(|(batch, v)| {
+                let t = v.trunc();
+                // `t >= 0.0` also refuses NaN; -0.5 truncates to -0.0, which passes.
+                if t >= 0.0 && t <= seq_len as f64 {
+                    Ok(t as usize)
+                } else {
+                    Err(out_of_range(batch, real_text(ty, v)))
+                }
+            })
+            .collect()
+    } else {
+        Err(ShapeErrorKind::LengthsType { found: ty })
+    }
+}
+
+/// A real value as its own type prints it, so an f32 2.7 reads `2.7`
+/// rather than its f64 widening.
+fn real_text(ty: ElementType, v: f64) -> String {
+    if ty == ElementType::F64 {
+        v.to_string()
+    } else {
+        (v as f32).to_string()
+    }
+}

@@ -1,0 +1,287 @@
+//! The operations a model can use: one registry for the ops of OpenVINO's
+//! opsets, the extensions that ship with ovir, and those registered by the
+//! user.
+
+use std::fmt;
+use std::sync::Arc;
+
+use ovir_ir::Layer;
+
+use crate::error::ShapeErrorKind;
+use crate::extension::{extension_problem, CustomOperation, Extension, ExtensionError};
+use crate::operation::{Op, OpSpec, Problems, Versions};
+use crate::ops;
+
+/// The operations of OpenVINO's opsets that ovir supports, in the order
+/// messages list them.
+const OPSET_OPS: [&OpSpec; 14] = [
+    &ops::parameter::SPEC,
+    &ops::constant::SPEC,
+    &ops::result::SPEC,
+    &ops::convert::SPEC,
+    &ops::reverse::SPEC,
+    &ops::reverse_sequence::SPEC,
+    &ops::shape_of::SPEC,
+    &ops::gather::SPEC,
+    &ops::broadcast::SPEC,
+    &ops::unsqueeze::SPEC,
+    &ops::squeeze::SPEC,
+    &ops::reshape::SPEC,
+    &ops::concat::SPEC,
+    &ops::slice::SPEC,
+];
+
+/// The extensions that ship with ovir: ops outside OpenVINO's opsets,
+/// built in like the opset ops.
+const OVIR_OPS: [&OpSpec; 1] = [&ops::reverse_subsequences::SPEC];
+
+/// One operation a registry knows.
+#[derive(Clone)]
+enum Entry {
+    /// A built-in op: of an opset, or an extension that ships with ovir.
+    Builtin(&'static OpSpec),
+    /// An op the user added.
+    Extension(Arc<dyn Extension>),
+}
+
+impl Entry {
+    fn op_type(&self) -> &str {
+        match self {
+            Entry::Builtin(spec) => spec.name,
+            Entry::Extension(e) => e.op_type(),
+        }
+    }
+
+    fn answers_to(&self, op_type: &str) -> bool {
+        match self {
+            Entry::Builtin(spec) => spec.answers_to(op_type),
+            Entry::Extension(e) => e.op_type().eq_ignore_ascii_case(op_type),
+        }
+    }
+
+    /// The version an extension answers to; `None` for an opset op.
+    fn extension_version(&self) -> Option<&str> {
+        match self {
+            Entry::Builtin(OpSpec { versions: Versions::Named(v), .. }) => Some(v),
+            Entry::Builtin(_) => None,
+            Entry::Extension(e) => Some(e.version()),
+        }
+    }
+
+    fn has_version(&self, version: &str) -> bool {
+        match self {
+            Entry::Builtin(spec) => spec.versions.opset_of(version).is_some(),
+            Entry::Extension(e) => e.version() == version,
+        }
+    }
+}
+
+/// The operations layers may use: the ops of OpenVINO's opsets that ovir
+/// supports, the extensions that ship with ovir, and any
+/// [`Extension`] added, all entries of one list.
+///
+/// A layer finds its op as OpenVINO's IR reader does: the `type` ignoring
+/// ASCII case, the `version` naming an opset that contains the op (or, for
+/// an extension, equal to its version). Opset ops come first, and an
+/// extension can neither replace one nor share a type and version with
+/// another entry.
+///
+/// ```
+/// use ovir_shape::OpRegistry;
+/// let ops = OpRegistry::new();
+/// assert!(ops.has_op("reverse", "opset1"));
+/// assert!(!ops.has_op("Reverse", "opset3"));
+/// assert!(ops.has_op("ReverseSubsequences", "ovir"));
+/// assert!(!OpRegistry::opsets_only().has_op("ReverseSubsequences", "ovir"));
+/// ```
+#[derive(Clone)]
+pub struct OpRegistry {
+    entries: Vec<Entry>,
+}
+
+impl Default for OpRegistry {
+    fn default() -> Self {
+        OpRegistry::new()
+    }
+}
+
+impl fmt::Debug for OpRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_list().entries(self.entries.iter().map(Entry::op_type)).finish()
+    }
+}
+
+impl OpRegistry {
+    /// The ops of OpenVINO's opsets that ovir supports and the extensions
+    /// that ship with ovir (ReverseSubsequences).
+    pub fn new() -> Self {
+        let mut registry = OpRegistry::opsets_only();
+        registry.entries.extend(OVIR_OPS.iter().map(|&spec| Entry::Builtin(spec)));
+        registry
+    }
+
+    /// Only the ops of OpenVINO's opsets, with no extension at all.
+    pub fn opsets_only() -> Self {
+        OpRegistry { entries: OPSET_OPS.iter().map(|&spec| Entry::Builtin(spec)).collect() }
+    }
+
+    /// Registers an extension.
+    ///
+    /// Refuses an empty type or version, a type and version that another
+    /// entry already handles, and a built-in op in an opset that contains
+    /// it (`Reverse` of `opset1`): those layers keep their built-in meaning.
+    pub fn add_extension(&mut self, extension: impl Extension + 'static) -> Result<(), ExtensionError> {
+        self.add_extension_shared(Arc::new(extension))
+    }
+
+    /// [`OpRegistry::add_extension`] for an extension that is already
+    /// shared.
+    pub fn add_extension_shared(&mut self, extension: Arc<dyn Extension>) -> Result<(), ExtensionError> {
+        let (op_type, version) = (extension.op_type(), extension.version());
+        if op_type.trim().is_empty() || version.trim().is_empty() {
+            return Err(ExtensionError::new(format!(
+                "an extension needs a type and a version, but it has type `{op_type}` and version `{version}`"
+            )));
+        }
+        let opset_op =
+            OPSET_OPS.iter().find(|s| s.answers_to(op_type) && s.versions.opset_of(version).is_some());
+        if let Some(spec) = opset_op {
+            return Err(ExtensionError::new(format!(
+                "{op_type} of `{version}` is built into ovir ({} is defined in {}), so an extension cannot \
+                 replace it; register it under another version",
+                spec.name,
+                spec.versions.text()
+            )));
+        }
+        if self.has_op(op_type, version) {
+            return Err(ExtensionError::new(format!(
+                "an extension for {op_type} of version `{version}` is already registered"
+            )));
+        }
+        self.entries.push(Entry::Extension(extension));
+        Ok(())
+    }
+
+    /// `true` when some entry handles layers of this `type` (ignoring
+    /// ASCII case) and `version`.
+    pub fn has_op(&self, op_type: &str, version: &str) -> bool {
+        self.find(op_type, version).is_some()
+    }
+
+    fn find(&self, op_type: &str, version: &str) -> Option<&Entry> {
+        self.entries.iter().find(|e| e.answers_to(op_type) && e.has_version(version))
+    }
+
+    /// The extensions in words, for messages: those that ship with ovir
+    /// and those added, as ``ReverseSubsequences (version `ovir`)``, or
+    /// `none`.
+    pub fn describe_extensions(&self) -> String {
+        let names: Vec<String> = self
+            .entries
+            .iter()
+            .filter_map(|e| e.extension_version().map(|v| format!("{} (version `{v}`)", e.op_type())))
+            .collect();
+        if names.is_empty() {
+            "none".to_string()
+        } else {
+            names.join(", ")
+        }
+    }
+
+    /// Finds the op of a layer fed by `inputs` edges, checks its port
+    /// counts, and reads its attributes.
+    pub(crate) fn build(&self, layer: &Layer, inputs: usize) -> Result<Op, Problems> {
+        match self.find(&layer.op_type, &layer.version) {
+            Some(Entry::Builtin(spec)) => {
+                check_ports(spec, layer, inputs)?;
+                let opset = spec.versions.opset_of(&layer.version).unwrap_or(0);
+                (spec.build)(layer, opset)
+            }
+            Some(Entry::Extension(extension)) => {
+                if layer.outputs.len() != 1 {
+                    return Err(Problems::one(ShapeErrorKind::CustomOutputCount {
+                        op_type: layer.op_type.clone(),
+                        found: layer.outputs.len(),
+                    }));
+                }
+                let op = extension.build(layer).map_err(|e| extension_problem(&layer.op_type, e))?;
+                Ok(Op::new(CustomOperation(op)))
+            }
+            None => Err(Problems::one(self.unknown(layer))),
+        }
+    }
+
+    /// Why no entry handles a layer: its type is an opset op's, but not in
+    /// its version; an extension handles its type, but in other versions;
+    /// or nothing knows its type.
+    fn unknown(&self, layer: &Layer) -> ShapeErrorKind {
+        let opset_op = self.entries.iter().find_map(|e| match e {
+            Entry::Builtin(spec)
+                if matches!(spec.versions, Versions::Opsets(..)) && spec.answers_to(&layer.op_type) =>
+            {
+                Some(spec)
+            }
+            _ => None,
+        });
+        if let Some(spec) = opset_op {
+            return ShapeErrorKind::UnsupportedVersion {
+                op: spec.name,
+                version: layer.version.clone(),
+                available: spec.versions.text(),
+            };
+        }
+        let versions: Vec<String> = self
+            .entries
+            .iter()
+            .filter(|e| e.answers_to(&layer.op_type))
+            .filter_map(|e| e.extension_version().map(|v| format!("`{v}`")))
+            .collect();
+        if !versions.is_empty() {
+            return ShapeErrorKind::ExtensionVersion {
+                op_type: layer.op_type.clone(),
+                version: layer.version.clone(),
+                registered: versions.join(", "),
+            };
+        }
+        ShapeErrorKind::UnknownOp {
+            op_type: layer.op_type.clone(),
+            version: layer.version.clone(),
+            supported: supported_ops_text(),
+            extensions: self.describe_extensions(),
+        }
+    }
+}
+
+/// Checks a layer's port counts against a built-in op's: the inputs the
+/// layer declares, the edges that feed them, and the outputs.
+fn check_ports(spec: &OpSpec, layer: &Layer, inputs: usize) -> Result<(), Problems> {
+    let op = spec.name;
+    let (min, max) = spec.inputs;
+    let count_error = |found: usize| match max {
+        Some(m) if m == min => ShapeErrorKind::InputCount { op, expected: min, found },
+        _ => ShapeErrorKind::InputCountRange { op, min, max, found },
+    };
+    let fits = |n: usize| n >= min && max.is_none_or(|m| n <= m);
+    let mut problems = Problems::new();
+    // The reader guarantees one edge per input port; both counts are
+    // checked so that a model built by other means cannot mislead us.
+    if !fits(layer.inputs.len()) {
+        problems.layer(count_error(layer.inputs.len()));
+    } else if inputs != layer.inputs.len() {
+        problems.layer(count_error(inputs));
+    }
+    if layer.outputs.len() != spec.outputs {
+        problems.layer(ShapeErrorKind::OutputCount {
+            op,
+            expected: spec.outputs,
+            found: layer.outputs.len(),
+        });
+    }
+    problems.or_ok(())
+}
+
+/// The supported opset operations, for messages.
+fn supported_ops_text() -> String {
+    let names: Vec<&str> = OPSET_OPS.iter().map(|s| s.name).collect();
+    format!("{} (Constant is accepted for Const)", names.join(", "))
+}
