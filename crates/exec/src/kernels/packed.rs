@@ -1,4 +1,4 @@
-//! Reverse and ReverseSequence on the packed sub-byte types (`u1`, `u2`,
+//! The data-movement kernels on the packed sub-byte types (`u1`, `u2`,
 //! `u3`, `u4`, `u6`, `i4`, `nf4`, `f4e2m1`).
 //!
 //! Several of these elements share a byte, and `u3` and `u6` even split an
@@ -18,7 +18,7 @@
 use ovir_tensor::packed::{self, PackError};
 use ovir_tensor::{ElementType, Tensor};
 
-use super::{check_output, ExecOptions, KernelError, Scratch, Unpacked};
+use super::{check_output, KernelError, Scratch, Unpacked};
 
 /// `true` when `ty` takes this path instead of the whole-byte kernels.
 pub(super) fn applies(ty: ElementType) -> bool {
@@ -106,48 +106,4 @@ fn unpack_into(op: &'static str, data: &Tensor, codes: &mut Tensor) -> Result<()
     let dst =
         codes.bytes_mut().ok_or(KernelError::Internal { op, what: "the code buffer holds no bytes" })?;
     packed::unpack_into(bytes, ty, dst).map_err(|e| internal(op, e))
-}
-
-/// Reverse on packed data; see [`super::reverse`].
-pub(super) fn reverse(data: &Tensor, axes: &[bool]) -> Result<Tensor, KernelError> {
-    run("Reverse", data, |codes| super::reverse(codes, axes))
-}
-
-/// Reverse on packed data into `out`; see [`super::reverse_into`].
-pub(super) fn reverse_into(
-    data: &Tensor,
-    axes: &[bool],
-    out: &mut Tensor,
-    options: &ExecOptions,
-    scratch: &mut Scratch,
-) -> Result<(), KernelError> {
-    run_into("Reverse", data, out, scratch, |codes, moved, scratch| {
-        super::reverse_into(codes, axes, moved, options, scratch)
-    })
-}
-
-/// ReverseSequence on packed data; see [`super::reverse_sequence`].
-pub(super) fn reverse_sequence(
-    data: &Tensor,
-    lengths: &Tensor,
-    batch_axis: i64,
-    seq_axis: i64,
-) -> Result<Tensor, KernelError> {
-    run("ReverseSequence", data, |codes| super::reverse_sequence(codes, lengths, batch_axis, seq_axis))
-}
-
-/// ReverseSequence on packed data into `out`; see
-/// [`super::reverse_sequence_into`].
-pub(super) fn reverse_sequence_into(
-    data: &Tensor,
-    lengths: &Tensor,
-    batch_axis: i64,
-    seq_axis: i64,
-    out: &mut Tensor,
-    options: &ExecOptions,
-    scratch: &mut Scratch,
-) -> Result<(), KernelError> {
-    run_into("ReverseSequence", data, out, scratch, |codes, moved, scratch| {
-        super::reverse_sequence_into(codes, lengths, batch_axis, seq_axis, moved, options, scratch)
-    })
 }

@@ -169,7 +169,7 @@ pub fn reverse_axes_into(axes: &Tensor, mode: ReverseMode, flags: &mut [bool]) -
 pub fn reverse(data: &Tensor, axes: &[bool]) -> Result<Tensor, KernelError> {
     let options = ExecOptions::single_thread();
     if packed::applies(data.element_type()) {
-        return packed::reverse(data, axes);
+        return packed::run(OP, data, |codes| reverse(codes, axes));
     }
     let Some(plan) = prepare(data, axes)? else {
         return Ok(data.clone());
@@ -205,7 +205,9 @@ pub fn reverse_into(
     scratch: &mut Scratch,
 ) -> Result<(), KernelError> {
     if packed::applies(data.element_type()) {
-        return packed::reverse_into(data, axes, out, options, scratch);
+        return packed::run_into(OP, data, out, scratch, |codes, moved, scratch| {
+            reverse_into(codes, axes, moved, options, scratch)
+        });
     }
     check_output(OP, data.element_type(), data.shape(), out)?;
     match prepare(data, axes)? {

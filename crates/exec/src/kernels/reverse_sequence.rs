@@ -48,7 +48,7 @@ pub fn reverse_sequence(
     seq_axis: i64,
 ) -> Result<Tensor, KernelError> {
     if packed::applies(data.element_type()) {
-        return packed::reverse_sequence(data, lengths, batch_axis, seq_axis);
+        return packed::run(OP, data, |codes| reverse_sequence(codes, lengths, batch_axis, seq_axis));
     }
     let mut lens = Vec::new();
     let Some(plan) = prepare(data, lengths, batch_axis, seq_axis, &mut lens)? else {
@@ -76,7 +76,9 @@ pub fn reverse_sequence_into(
     scratch: &mut Scratch,
 ) -> Result<(), KernelError> {
     if packed::applies(data.element_type()) {
-        return packed::reverse_sequence_into(data, lengths, batch_axis, seq_axis, out, options, scratch);
+        return packed::run_into(OP, data, out, scratch, |codes, moved, scratch| {
+            reverse_sequence_into(codes, lengths, batch_axis, seq_axis, moved, options, scratch)
+        });
     }
     check_output(OP, data.element_type(), data.shape(), out)?;
     match prepare(data, lengths, batch_axis, seq_axis, &mut scratch.lengths)? {
