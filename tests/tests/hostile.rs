@@ -127,12 +127,14 @@ fn long_named_result(result_id: u32, len: usize) -> (tempfile::TempDir, PathBuf)
 }
 
 #[test]
-fn an_attribute_of_100_mb_reads_and_errors_stay_small() {
-    const SIZE: usize = 100 << 20;
-    // A valid model whose Result has a 100 MB name: it must load (OpenVINO
+fn an_attribute_of_20_mb_reads_and_errors_stay_small() {
+    // 20 MB is far past any buffer size a reader might assume, and as
+    // telling as more: every pass over the text is linear.
+    const SIZE: usize = 20 << 20;
+    // A valid model whose Result has a 20 MB name: it must load (OpenVINO
     // has no limit on names), in bounded time.
     let (_dir, path) = long_named_result(1, SIZE);
-    let name_len = within("reading a model with a 100 MB name", move || {
+    let name_len = within("reading a model with a 20 MB name", move || {
         let model = Model::read(&path).unwrap();
         let compiled = model.compile().unwrap();
         let mut request = compiled.infer_request();
@@ -148,7 +150,7 @@ fn an_attribute_of_100_mb_reads_and_errors_stay_small() {
     let (_dir, path) = long_named_result(0, SIZE);
     let text = check_fails(path);
     assert!(text.len() < 2_000, "the diagnostic is {} bytes long", text.len());
-    insta::assert_snapshot!("attribute_of_100_mb", text);
+    insta::assert_snapshot!("attribute_of_20_mb", text);
 }
 
 /// One Parameter feeding `results` Result layers: that many edges too.
@@ -169,12 +171,13 @@ fn fan_out(results: usize) -> (tempfile::TempDir, PathBuf) {
 }
 
 #[test]
-fn a_million_layers_and_a_million_edges_read_and_run() {
+fn two_hundred_thousand_layers_and_edges_read_and_run() {
     // OpenVINO has no limit on the size of a graph, so neither does ovir:
-    // a valid graph of a million layers is accepted, and costs time and
-    // memory in proportion to its size.
-    let (_dir, path) = fan_out(1_000_000);
-    let (layers, outputs) = within("reading a million layers", move || {
+    // a valid graph of 200,000 layers is accepted, and costs time and
+    // memory in proportion to its size (one quadratic pass would take
+    // 4 * 10^10 steps, far past the time bound).
+    let (_dir, path) = fan_out(200_000);
+    let (layers, outputs) = within("reading 200,000 layers", move || {
         let model = Model::read(&path).unwrap();
         let compiled = model.compile().unwrap();
         let mut request = compiled.infer_request();
@@ -184,18 +187,18 @@ fn a_million_layers_and_a_million_edges_read_and_run() {
         assert!(outputs.iter().all(|t| t.to_vec::<f32>().unwrap() == [7.0]));
         (model.ir().layers.len(), outputs.len())
     });
-    assert_eq!((layers, outputs), (1_000_001, 1_000_000));
+    assert_eq!((layers, outputs), (200_001, 200_000));
 }
 
 #[test]
-fn a_million_edges_into_one_port_are_refused_in_bounded_time() {
+fn two_hundred_thousand_edges_into_one_port_are_refused_in_bounded_time() {
     let (_dir, path) = model_file(|out| {
         out.write_all(HEADER.as_bytes())?;
         out.write_all(b"<layers>\n")?;
         parameter(out, 0, "1", "f32")?;
         result(out, 1, "<dim>1</dim>")?;
         out.write_all(b"</layers>\n<edges>\n")?;
-        for _ in 0..1_000_000 {
+        for _ in 0..200_000 {
             edge(out, 0, 0, 1)?;
         }
         out.write_all(b"</edges>\n</net>\n")
@@ -205,8 +208,10 @@ fn a_million_edges_into_one_port_are_refused_in_bounded_time() {
 }
 
 #[test]
-fn a_chain_of_200000_layers_reads_and_runs_without_recursion() {
-    const CHAIN: usize = 200_000;
+fn a_chain_of_100000_layers_reads_and_runs_without_recursion() {
+    // A recursive walk 100,000 layers deep overflows a test thread's 2 MiB
+    // stack as surely as a longer one would.
+    const CHAIN: usize = 100_000;
     let (_dir, path) = model_file(|out| {
         out.write_all(HEADER.as_bytes())?;
         out.write_all(b"<layers>\n")?;
