@@ -98,6 +98,35 @@ pub fn analyze_with_ops(
     eval: &dyn Evaluator,
     registry: &OpRegistry,
 ) -> Result<ModelInfo, AnalyzeError> {
+    let PartialInfo { ops, outputs, errors } = analyze_partial(model, eval, registry);
+    if !errors.is_empty() {
+        return Err(AnalyzeError { errors });
+    }
+    // Every layer was visited without error, so every op is known.
+    let ops = ops.into_iter().flatten().collect();
+    Ok(ModelInfo { ops, outputs })
+}
+
+/// What [`analyze_partial`] learnt about a model, failing layers or not.
+#[derive(Clone, Debug)]
+pub struct PartialInfo {
+    /// The operation of each layer, indexed like
+    /// [`Model::layers`](ovir_ir::Model::layers); `None` for a layer that
+    /// was refused.
+    pub ops: Vec<Option<Op>>,
+    /// The facts of each layer's output ports. A refused layer's outputs
+    /// have nothing known, and so has what follows only from them.
+    pub outputs: Vec<Vec<PortFact>>,
+    /// Every problem found, as [`AnalyzeError`] lists them; empty when the
+    /// model is valid.
+    pub errors: Vec<ShapeError>,
+}
+
+/// Like [`analyze_with_ops`], but keeps what was learnt when some layers
+/// fail: the op and facts of every layer that passed, beside every problem
+/// found. A model viewer describes any IR with it, even one with
+/// operations ovir does not know.
+pub fn analyze_partial(model: &Model, eval: &dyn Evaluator, registry: &OpRegistry) -> PartialInfo {
     let count = model.layers.len();
     let mut ops: Vec<Option<Op>> = vec![None; count];
     let mut outputs: Vec<Vec<PortFact>> =
@@ -153,12 +182,7 @@ pub fn analyze_with_ops(
             errors.push(ShapeError { layer: LayerIdx(i), attribute: None, kind: ShapeErrorKind::NotInOrder });
         }
     }
-    if !errors.is_empty() {
-        return Err(AnalyzeError { errors });
-    }
-    // Every layer was visited without error, so every op is known.
-    let ops = ops.into_iter().flatten().collect();
-    Ok(ModelInfo { ops, outputs })
+    PartialInfo { ops, outputs, errors }
 }
 
 /// Fills in the value of a single-output layer with inputs when it can be

@@ -131,7 +131,9 @@ mod operation;
 pub mod ops;
 mod registry;
 
-pub use analyze::{analyze, analyze_with, analyze_with_ops, Evaluator, ModelInfo, NoEvaluation};
+pub use analyze::{
+    analyze, analyze_partial, analyze_with, analyze_with_ops, Evaluator, ModelInfo, NoEvaluation, PartialInfo,
+};
 pub use error::{AnalyzeError, ShapeError, ShapeErrorKind};
 pub use extension::{CustomOp, CustomOpState, CustomOperation, Extension, ExtensionError};
 pub use fact::PortFact;
