@@ -189,10 +189,13 @@ impl ElementType {
     /// [`packed`](crate::packed)); `None` on overflow, or for `string` and
     /// `dynamic`, which have no fixed width.
     pub fn storage_bytes(self, count: usize) -> Option<usize> {
-        match self.bit_width() {
-            0 => None,
-            1..=7 => crate::packed::packed_bytes(self, count),
-            bits => count.checked_mul(bits / 8),
+        match (self, self.bit_width()) {
+            (_, 0) => None,
+            // Whole groups of three bytes: 8 elements of u3, 4 of u6.
+            (ElementType::U3, _) => count.div_ceil(8).checked_mul(3),
+            (ElementType::U6, _) => count.div_ceil(4).checked_mul(3),
+            (_, bits @ 1..=7) => count.checked_mul(bits).map(|b| b.div_ceil(8)),
+            (_, bits) => count.checked_mul(bits / 8),
         }
     }
 

@@ -26,15 +26,19 @@
 
 mod axis;
 mod element;
+mod error;
+mod exchange;
 mod limit;
 pub mod packed;
+mod packing;
 mod shape;
 mod tensor;
 
 pub use axis::normalize_axis;
 pub use bytemuck::Pod;
 pub use element::{ElementType, ALL_ELEMENT_TYPES};
+pub use error::{ByteCount, TensorError};
 pub use half::{bf16, f16};
-pub use limit::{check_memory, memory_bytes, ByteCount, DEFAULT_MAX_TENSOR_BYTES};
+pub use limit::{check_memory, memory_bytes, DEFAULT_MAX_TENSOR_BYTES};
 pub use shape::{element_count, Dim, PartialShape, ShapeParseError};
-pub use tensor::{Element, Tensor, TensorError};
+pub use tensor::{Element, Tensor};

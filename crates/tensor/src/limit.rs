@@ -4,10 +4,8 @@
 //! is allocated for it, with arithmetic that cannot overflow, and compared
 //! with a limit the embedder chooses.
 
-use std::fmt;
-
 use crate::element::ElementType;
-use crate::tensor::TensorError;
+use crate::error::{ByteCount, TensorError};
 
 /// The memory limit used when none is given: 16 GiB for any one tensor.
 ///
@@ -39,35 +37,6 @@ pub fn check_memory(ty: ElementType, shape: &[usize], limit: u64) -> Result<(), 
         Some(n) if n <= u128::from(limit) => Ok(()),
         _ => Err(TensorError::OverLimit { ty, shape: shape.to_vec(), needed: ByteCount(needed), limit }),
     }
-}
-
-/// A byte count for messages; `None` stands for one too large to compute.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct ByteCount(pub Option<u128>);
-
-impl fmt::Display for ByteCount {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self.0 {
-            Some(n) => write!(f, "{n} bytes{}", human(n)),
-            None => write!(f, "more than 2^128 bytes"),
-        }
-    }
-}
-
-/// " (1.5 GiB)" for sizes of a KiB or more, so large numbers read at a
-/// glance.
-fn human(n: u128) -> String {
-    const UNITS: [&str; 9] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB", "ZiB", "YiB"];
-    if n < 1024 {
-        return String::new();
-    }
-    let mut value = n as f64;
-    let mut unit = 0;
-    while value >= 1024.0 && unit + 1 < UNITS.len() {
-        value /= 1024.0;
-        unit += 1;
-    }
-    format!(" ({value:.1} {})", UNITS.get(unit).copied().unwrap_or("B"))
 }
 
 #[cfg(test)]

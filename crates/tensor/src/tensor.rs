@@ -8,72 +8,9 @@ use half::{bf16, f16};
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::element::ElementType;
+use crate::error::TensorError;
+use crate::packing::exchange_codes;
 use crate::shape::element_count;
-
-/// Errors from building or reading a [`Tensor`].
-#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum TensorError {
-    /// The tensor holds another element type than the one asked for.
-    #[error("element type mismatch: the tensor holds {found}, but {expected} was asked for")]
-    TypeMismatch {
-        /// The type asked for.
-        expected: ElementType,
-        /// The tensor's type.
-        found: ElementType,
-    },
-    /// The byte or element count of a shape does not fit in memory.
-    #[error("a {ty} tensor of shape {shape:?} is too large: its size overflows")]
-    TooLarge {
-        /// The element type.
-        ty: ElementType,
-        /// The shape.
-        shape: Vec<usize>,
-    },
-    /// The tensor would take more memory than the limit allows.
-    #[error("a {ty} tensor of shape {shape:?} needs {needed}, more than the memory limit of {limit} bytes")]
-    OverLimit {
-        /// The element type.
-        ty: ElementType,
-        /// The shape.
-        shape: Vec<usize>,
-        /// Bytes the tensor needs.
-        needed: crate::limit::ByteCount,
-        /// The limit, in bytes.
-        limit: u64,
-    },
-    /// The bytes given do not match the shape and element type.
-    #[error("a {ty} tensor of shape {shape:?} needs {expected} bytes, but {found} were given")]
-    ByteLength {
-        /// The element type.
-        ty: ElementType,
-        /// The shape.
-        shape: Vec<usize>,
-        /// Bytes the shape needs.
-        expected: usize,
-        /// Bytes given.
-        found: usize,
-    },
-    /// The number of strings given does not match the shape.
-    #[error("a string tensor of shape {shape:?} needs {expected} strings, but {found} were given")]
-    StringCount {
-        /// The shape.
-        shape: Vec<usize>,
-        /// Strings the shape needs.
-        expected: usize,
-        /// Strings given.
-        found: usize,
-    },
-    /// A `dynamic` element type cannot hold data.
-    #[error("a tensor cannot have the dynamic element type")]
-    DynamicType,
-    /// The tensor's bytes are not aligned for a typed view.
-    #[error("the tensor's bytes are not aligned for a view of {ty}; use `to_array` or `to_owned_aligned`")]
-    Misaligned {
-        /// The element type.
-        ty: ElementType,
-    },
-}
 
 /// A Rust type that stores one element of an OpenVINO element type.
 ///
@@ -524,9 +461,14 @@ impl Tensor {
             E::U32 => self.to_vec::<u32>().ok()?.into_iter().map(i128::from).collect(),
             E::I64 => self.to_vec::<i64>().ok()?.into_iter().map(i128::from).collect(),
             E::U64 => self.to_vec::<u64>().ok()?.into_iter().map(i128::from).collect(),
-            E::U1 | E::U2 | E::U3 | E::U4 | E::U6 | E::I4 => {
-                crate::packed::to_exchange(self).integer_values()?
+            E::U1 | E::U2 | E::U3 | E::U4 | E::U6 => {
+                exchange_codes(b, self.ty, self.len()).ok()?.into_iter().map(i128::from).collect()
             }
+            E::I4 => exchange_codes(b, self.ty, self.len())
+                .ok()?
+                .into_iter()
+                .map(|c| i128::from(c as i8))
+                .collect(),
             _ => return None,
         };
         Some(v)
@@ -617,5 +559,16 @@ mod tests {
     fn integer_values_are_exact_for_u64() {
         let t = Tensor::from_vec(&[2], vec![u64::MAX, 7]).unwrap_or_else(|e| unreachable!("{e}"));
         assert_eq!(t.integer_values(), Some(vec![i128::from(u64::MAX), 7]));
+    }
+
+    /// Bytes OpenVINO 2026.4's `ov.save_model` wrote for these values.
+    #[test]
+    fn integer_values_unpack_the_sub_byte_types() {
+        let i4 = Tensor::from_bytes(ElementType::I4, &[5], &[0x2f, 0x78, 0x03])
+            .unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(i4.integer_values(), Some(vec![-1, 2, -8, 7, 3]));
+        let bytes = [0x6c, 0x6c, 0x1e, 0x70, 0x00, 0x80];
+        let u3 = Tensor::from_bytes(ElementType::U3, &[10], &bytes).unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(u3.integer_values(), Some(vec![1, 2, 3, 4, 5, 6, 7, 0, 5, 3]));
     }
 }

@@ -1,0 +1,88 @@
+//! Packed and 8-bit float tensors in their exchange form of one code per
+//! byte, and back.
+
+use crate::element::ElementType;
+use crate::packing::{exchange_codes, exchange_range, exchange_type, is_packed, pack, PackError};
+use crate::tensor::Tensor;
+
+/// A tensor in its exchange form: packed types become one `u8` code per
+/// element (`i8` for `i4`, sign-extended), the 8-bit floats become their
+/// `u8` bit patterns, and every other tensor is returned as it is (a clone
+/// sharing its storage).
+///
+/// ```
+/// use ovir_tensor::packed::{pack, to_exchange};
+/// use ovir_tensor::{ElementType, Tensor};
+///
+/// let t = Tensor::from_bytes(ElementType::I4, &[3], &pack(&[0xf, 7, 8], ElementType::I4)?)?;
+/// assert_eq!(to_exchange(&t).to_vec::<i8>()?, vec![-1, 7, -8]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn to_exchange(tensor: &Tensor) -> Tensor {
+    // A tensor's bytes always have the length its type and shape need, so
+    // neither unpacking nor building the result can fail; the fallback
+    // only keeps this function total.
+    exchange_of(tensor).unwrap_or_else(|_| tensor.clone())
+}
+
+fn exchange_of(tensor: &Tensor) -> Result<Tensor, PackError> {
+    let ty = tensor.element_type();
+    let (Some(to), Some(bytes)) = (exchange_type(ty), tensor.bytes()) else {
+        return Ok(tensor.clone());
+    };
+    let codes = exchange_codes(bytes, ty, tensor.len())?;
+    Ok(Tensor::from_bytes(to, tensor.shape(), &codes)?)
+}
+
+/// A tensor of element type `ty` from its exchange form (see
+/// [`to_exchange`]); every value must lie in [`exchange_range`] of `ty`.
+///
+/// When `ty` has no exchange form or `tensor` already has type `ty`, the
+/// tensor is returned as it is.
+pub fn from_exchange(tensor: &Tensor, ty: ElementType) -> Result<Tensor, PackError> {
+    let (Some(expected), Some(range)) = (exchange_type(ty), exchange_range(ty)) else {
+        return Ok(tensor.clone());
+    };
+    let found = tensor.element_type();
+    if found == ty {
+        return Ok(tensor.clone());
+    }
+    if found != expected {
+        return Err(PackError::ExchangeType { ty, expected, found });
+    }
+    let bytes = tensor.bytes().ok_or(PackError::ExchangeType { ty, expected, found })?;
+    let signed = expected == ElementType::I8;
+    let mut codes = Vec::with_capacity(bytes.len());
+    for (index, &b) in bytes.iter().enumerate() {
+        let value = if signed { i64::from(b as i8) } else { i64::from(b) };
+        if !range.contains(&value) {
+            return Err(PackError::OutOfRange { ty, index, value, range });
+        }
+        // Two's-complement codes keep only the type's own bits.
+        let mask = ((1u16 << ty.bit_width()) - 1) as u8;
+        codes.push(b & mask);
+    }
+    let bytes = if is_packed(ty) { pack(&codes, ty)? } else { codes };
+    Ok(Tensor::from_bytes(ty, tensor.shape(), &bytes)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exchange_checks_the_range() {
+        let ok = Tensor::from_vec(&[3], vec![-8i8, 0, 7]).unwrap_or_else(|e| unreachable!("{e}"));
+        let t = from_exchange(&ok, ElementType::I4).unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(t.bytes(), Some(&[0x08, 0x07][..]));
+        assert_eq!(to_exchange(&t), ok);
+        let bad = Tensor::from_vec(&[2], vec![1u8, 16]).unwrap_or_else(|e| unreachable!("{e}"));
+        let err = from_exchange(&bad, ElementType::U4).err().map(|e| e.to_string());
+        assert_eq!(err.as_deref(), Some("element 1 is 16, outside the range 0 to 15 of u4"));
+        let wrong = Tensor::from_vec(&[1], vec![1i8]).unwrap_or_else(|e| unreachable!("{e}"));
+        assert!(matches!(from_exchange(&wrong, ElementType::U4), Err(PackError::ExchangeType { .. })));
+        let f8 = Tensor::from_vec(&[2], vec![0x7fu8, 0x80]).unwrap_or_else(|e| unreachable!("{e}"));
+        let t = from_exchange(&f8, ElementType::F8e4m3).unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!((t.element_type(), t.bytes()), (ElementType::F8e4m3, Some(&[0x7f, 0x80][..])));
+    }
+}
