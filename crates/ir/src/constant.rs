@@ -10,7 +10,8 @@ use std::sync::Arc;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 
 use crate::diagnostic::{Diagnostic, IrErrorKind};
-use crate::model::{Attribute, Layer, Span};
+use crate::model::{Attribute, Layer};
+use crate::source::Span;
 use crate::weights::Weights;
 
 /// Where the weights come from, opened only when a `Const` needs bytes.

@@ -8,9 +8,10 @@ use std::cmp::Reverse;
 use std::collections::hash_map::Entry;
 use std::collections::{BinaryHeap, HashMap};
 
-use crate::diagnostic::{Diagnostic, IrErrorKind, LayerRef};
+use crate::diagnostic::{Diagnostic, IrErrorKind};
+use crate::layer_ref::LayerRef;
 use crate::model::{Edge, Layer, LayerIdx, OutputRef};
-use crate::parse::LineStarts;
+use crate::source::LineIndex;
 
 /// The first edge reaching an input, with the output feeding it when that
 /// edge's producer is valid.
@@ -31,7 +32,7 @@ pub(crate) fn link(
 ) -> Option<Links> {
     let before = diags.len();
     let lines = std::cell::OnceCell::new();
-    let line_of = |offset: usize| lines.get_or_init(|| LineStarts::new(text)).line_of(offset);
+    let line_of = |offset: usize| lines.get_or_init(|| LineIndex::new(text)).line_col(text, offset).line;
     let mut by_id: HashMap<u64, usize> = HashMap::with_capacity(layers.len());
     for (i, layer) in layers.iter().enumerate() {
         match by_id.entry(layer.id) {

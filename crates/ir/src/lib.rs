@@ -90,18 +90,19 @@
 mod constant;
 mod diagnostic;
 mod graph;
+mod layer_ref;
 mod model;
 mod parse;
 mod read;
 mod render;
+mod source;
 mod weights;
 
-pub use diagnostic::{Diagnostic, IrErrorKind, LayerRef, ReadError, MAX_REPORTED};
-pub use model::{
-    Attribute, Attributes, Edge, Layer, LayerIdx, LineCol, Model, OutputRef, Port, RtInfo, RtNode,
-    SourceFile, Span,
-};
+pub use diagnostic::{Diagnostic, IrErrorKind, ReadError, MAX_REPORTED};
+pub use layer_ref::LayerRef;
+pub use model::{Attribute, Attributes, Edge, Layer, LayerIdx, Model, OutputRef, Port, RtInfo, RtNode};
 pub use parse::MAX_DEPTH;
 pub use read::{read_model, read_model_from_bytes, read_model_from_memory};
 pub use render::render_diagnostic;
+pub use source::{LineCol, SourceFile, Span};
 pub use weights::Weights;

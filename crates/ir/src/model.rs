@@ -8,56 +8,12 @@
 //! - the graph has no cycle, and [`Model::order`] is a topological order;
 //! - every `Const` layer has its value loaded in [`Layer::constant`].
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 
-use crate::diagnostic::LayerRef;
-
-/// A byte range in the XML text.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub struct Span {
-    /// Offset of the first byte.
-    pub start: usize,
-    /// Offset one past the last byte.
-    pub end: usize,
-}
-
-/// A line and column in the XML text, both counted from 1.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub struct LineCol {
-    /// Line, from 1.
-    pub line: usize,
-    /// Column in characters, from 1.
-    pub column: usize,
-}
-
-/// The XML text a model was read from, kept for diagnostics.
-#[derive(Debug)]
-pub struct SourceFile {
-    /// The file's path, when it was read from a file.
-    pub path: Option<PathBuf>,
-    /// The whole XML text.
-    pub text: String,
-}
-
-impl SourceFile {
-    /// The line and column of a byte offset (clamped to the text).
-    pub fn line_col(&self, offset: usize) -> LineCol {
-        let offset = offset.min(self.text.len());
-        let before = self.text.get(..offset).unwrap_or("");
-        let line = before.matches('\n').count() + 1;
-        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-        let column = before.get(line_start..).map_or(0, |s| s.chars().count()) + 1;
-        LineCol { line, column }
-    }
-
-    /// The name to show for this file: its path, or `<memory>`.
-    pub fn display_name(&self) -> String {
-        self.path.as_ref().map_or_else(|| "<memory>".to_string(), |p| p.display().to_string())
-    }
-}
+use crate::layer_ref::LayerRef;
+use crate::source::{SourceFile, Span};
 
 /// The index of a layer in [`Model::layers`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]

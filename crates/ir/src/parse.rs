@@ -12,8 +12,10 @@ use ovir_tensor::{Dim, ElementType, PartialShape};
 use quick_xml::events::{BytesStart, Event};
 use quick_xml::Reader;
 
-use crate::diagnostic::{Diagnostic, IrErrorKind, LayerRef};
-use crate::model::{Attribute, Attributes, Edge, Layer, Port, RtInfo, RtNode, Span};
+use crate::diagnostic::{Diagnostic, IrErrorKind};
+use crate::layer_ref::LayerRef;
+use crate::model::{Attribute, Attributes, Edge, Layer, Port, RtInfo, RtNode};
+use crate::source::{LineIndex, Span};
 
 /// The deepest element nesting the reader accepts.
 ///
@@ -138,7 +140,7 @@ struct Parser<'t, 'd> {
     edges: Vec<Edge>,
     rt_info: RtInfo,
     /// Built the first time a message needs a line number.
-    lines: OnceCell<LineStarts>,
+    lines: OnceCell<LineIndex>,
 }
 
 /// An attribute of a start tag, borrowed from the text where possible.
@@ -520,7 +522,8 @@ impl<'t> Parser<'t, '_> {
             (&mut layer.inputs, &mut layer.input_ids, "input")
         };
         if let Some(first) = ids.get(&port.id).and_then(|&i| list.get(i)) {
-            let first_line = self.lines.get_or_init(|| LineStarts::new(text)).line_of(first.span.start);
+            let first_line =
+                self.lines.get_or_init(|| LineIndex::new(text)).line_col(text, first.span.start).line;
             let kind = IrErrorKind::DuplicatePortId { direction, id: port.id, first_line };
             let layer_ref = layer.layer_ref();
             self.diags.push(Diagnostic::at(kind, port.span).with_layer(layer_ref));
@@ -600,23 +603,6 @@ pub(crate) fn parse_u64(text: &str) -> Option<u64> {
 
 fn to_usize(pos: u64) -> usize {
     usize::try_from(pos).unwrap_or(usize::MAX)
-}
-
-/// The offsets at which the lines of a text start, for finding the line of
-/// many offsets in logarithmic time each: a file can hold a million
-/// duplicates, and counting newlines for each would take quadratic time.
-pub(crate) struct LineStarts(Vec<usize>);
-
-impl LineStarts {
-    pub(crate) fn new(text: &str) -> LineStarts {
-        let newlines = text.bytes().enumerate().filter(|&(_, c)| c == b'\n').map(|(i, _)| i + 1);
-        LineStarts(std::iter::once(0).chain(newlines).collect())
-    }
-
-    /// The 1-based line of a byte offset.
-    pub(crate) fn line_of(&self, offset: usize) -> usize {
-        self.0.partition_point(|&start| start <= offset).max(1)
-    }
 }
 
 /// Splits a `names` attribute on commas; `\,` stands for a comma inside a

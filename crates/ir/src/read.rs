@@ -6,8 +6,9 @@ use std::sync::Arc;
 use crate::constant::{load_constants, WeightsSource};
 use crate::diagnostic::{Diagnostic, IrErrorKind, ReadError, MAX_REPORTED};
 use crate::graph::link;
-use crate::model::{Model, SourceFile, Span};
+use crate::model::Model;
 use crate::parse::parse;
+use crate::source::{SourceFile, Span};
 use crate::weights::Weights;
 
 /// Reads an IR model from its `.xml` file and its weights.

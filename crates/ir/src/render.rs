@@ -6,8 +6,8 @@
 
 use annotate_snippets::{Level, Renderer, Snippet};
 
-use crate::diagnostic::LayerRef;
-use crate::model::{SourceFile, Span};
+use crate::layer_ref::LayerRef;
+use crate::source::{floor_char_boundary, LineCol, SourceFile, Span};
 
 /// Renders an error message, with the source lines under `span` underlined
 /// when there is a span, a note naming `layer` when there is one, and one
@@ -39,12 +39,12 @@ pub fn render_diagnostic(
     }
     footers.extend(notes.iter().cloned());
 
-    let excerpt = span.map(|s| Excerpt::new(&source.text, s));
+    let excerpt = span.map(|s| Excerpt::new(source, s));
     let mut msg = Level::Error.title(message);
     if let Some(ex) = &excerpt {
         msg = msg.snippet(
             Snippet::source(&ex.text)
-                .line_start(ex.first_line)
+                .line_start(ex.at.line)
                 .origin(&origin)
                 .fold(false)
                 .annotation(Level::Error.span(ex.range.clone())),
@@ -58,15 +58,42 @@ pub fn render_diagnostic(
     match &excerpt {
         // A message without a place still says which file it is about.
         None => format!("{out}\n  --> {origin}"),
-        Some(_) => out,
+        Some(ex) => {
+            let title = renderer.render(Level::Error.title(message)).to_string();
+            with_column(out, title.len(), &origin, ex)
+        }
     }
+}
+
+/// `rendered` with the column of its `-->` line set to the one
+/// [`SourceFile::line_col`] gives.
+///
+/// The renderer counts the column in the excerpt it draws, where each tab
+/// is widened to four spaces (which keeps the carets under the text) and a
+/// long line is only a window; so it would disagree with every other place
+/// that shows a column. Its `-->` line is the first thing after the title,
+/// and ends with `origin:line:column`, which is replaced there.
+fn with_column(rendered: String, title_len: usize, origin: &str, ex: &Excerpt) -> String {
+    let drawn = ex.text.get(..ex.range.start).map_or(0, |s| s.chars().count()) + 1;
+    let theirs = format!("{origin}:{}:{drawn}\n", ex.at.line);
+    let Some(found) = rendered.get(title_len..).and_then(|rest| rest.find(&theirs)) else {
+        return rendered;
+    };
+    let at = title_len + found;
+    let ours = format!("{origin}:{}:{}\n", ex.at.line, ex.at.column);
+    let mut fixed = String::with_capacity(rendered.len() + 8);
+    fixed.push_str(rendered.get(..at).unwrap_or(""));
+    fixed.push_str(&ours);
+    fixed.push_str(rendered.get(at + theirs.len()..).unwrap_or(""));
+    fixed
 }
 
 /// The whole lines of the text that a span touches, and the span relative
 /// to them; rendering only these keeps the cost independent of file size.
 struct Excerpt {
     text: String,
-    first_line: usize,
+    /// Where the span starts: its line is the excerpt's first line.
+    at: LineCol,
     range: std::ops::Range<usize>,
 }
 
@@ -85,8 +112,9 @@ const MAX_MARKED: usize = 200;
 const ELLIPSIS: &str = "…";
 
 impl Excerpt {
-    fn new(text: &str, span: Span) -> Self {
-        let start = floor_char_boundary(text, span.start.min(text.len()));
+    fn new(source: &SourceFile, span: Span) -> Self {
+        let text = source.text.as_str();
+        let start = floor_char_boundary(text, span.start);
         let end = floor_char_boundary(text, span.end.clamp(start, text.len()));
         let line_start = text.get(..start).and_then(|b| b.rfind('\n')).map_or(0, |i| i + 1);
         // A span ending right after a newline belongs to the line before it.
@@ -97,7 +125,6 @@ impl Excerpt {
         if let Some(stripped) = lines.strip_suffix('\r') {
             lines = stripped;
         }
-        let first_line = text.get(..line_start).map_or(0, |b| b.matches('\n').count()) + 1;
         let mut rel_start = (start - line_start).min(lines.len());
         let mut rel_end = end.saturating_sub(line_start).min(lines.len());
         if rel_end <= rel_start {
@@ -124,7 +151,7 @@ impl Excerpt {
         }
         let shift = |i: usize| i + lines.get(..i).map_or(0, |p| p.matches('\t').count()) * (TAB.len() - 1);
         let range = shift(rel_start)..shift(rel_end);
-        Excerpt { text: lines.replace('\t', TAB), first_line, range }
+        Excerpt { text: lines.replace('\t', TAB), at: source.line_col(start), range }
     }
 }
 
@@ -133,13 +160,6 @@ fn ceil_char_boundary(text: &str, mut i: usize) -> usize {
         i += 1;
     }
     i.min(text.len())
-}
-
-fn floor_char_boundary(text: &str, mut i: usize) -> usize {
-    while i > 0 && !text.is_char_boundary(i) {
-        i -= 1;
-    }
-    i
 }
 
 #[cfg(test)]
@@ -172,6 +192,10 @@ mod tests {
         let out = render_diagnostic(&s, "bad", Some(Span { start, end: start + 6 }), None, &[], false);
         assert!(out.contains("2 |         <layer id"), "{out}");
         assert!(out.contains("  |         ^^^^^^\n"), "{out}");
+        // Editors count each tab as one column.
+        assert!(out.contains("--> model.xml:2:3\n"), "{out}");
+        let styled = render_diagnostic(&s, "bad", Some(Span { start, end: start + 6 }), None, &[], true);
+        assert!(styled.contains(" model.xml:2:3\n"), "{styled}");
     }
 
     #[test]
