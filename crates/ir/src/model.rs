@@ -78,7 +78,10 @@ pub struct Port {
     pub id: u64,
     /// The `precision` attribute, when present.
     pub precision: Option<ElementType>,
-    /// Tensor names from the `names` attribute (`\,` unescaped).
+    /// Tensor names from the `names` attribute, split by [`split_names`]
+    /// as OpenVINO splits them.
+    ///
+    /// [`split_names`]: crate::split_names
     pub names: Vec<String>,
     /// The shape given by the `<dim>` children (`-1` is `?`).
     pub shape: PartialShape,

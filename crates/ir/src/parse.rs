@@ -15,6 +15,7 @@ use quick_xml::Reader;
 use crate::diagnostic::{Diagnostic, IrErrorKind};
 use crate::layer_ref::LayerRef;
 use crate::model::{Attribute, Attributes, Edge, Layer, Port, RtInfo, RtNode};
+use crate::names::split_names;
 use crate::source::{LineIndex, Span};
 
 /// The deepest element nesting the reader accepts.
@@ -603,40 +604,4 @@ pub(crate) fn parse_u64(text: &str) -> Option<u64> {
 
 fn to_usize(pos: u64) -> usize {
     usize::try_from(pos).unwrap_or(usize::MAX)
-}
-
-/// Splits a `names` attribute on commas; `\,` stands for a comma inside a
-/// name.
-pub(crate) fn split_names(value: &str) -> Vec<String> {
-    if value.is_empty() {
-        return Vec::new();
-    }
-    let mut names = Vec::new();
-    let mut current = String::new();
-    let mut chars = value.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&',') => {
-                current.push(',');
-                chars.next();
-            }
-            ',' => names.push(std::mem::take(&mut current)),
-            c => current.push(c),
-        }
-    }
-    names.push(current);
-    names
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn names_split_on_unescaped_commas() {
-        assert_eq!(split_names("a,b"), vec!["a", "b"]);
-        assert_eq!(split_names(r"a\,b,c"), vec!["a,b", "c"]);
-        assert_eq!(split_names(r"x\y"), vec![r"x\y"]);
-        assert!(split_names("").is_empty());
-    }
 }

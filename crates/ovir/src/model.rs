@@ -126,7 +126,7 @@ impl Model {
         let mut names: Vec<String> =
             producer.outputs.get(src.port).map(|p| p.names.clone()).unwrap_or_default();
         if let Some(list) = layer.attrs.value("output_names") {
-            for n in split_names(list) {
+            for n in ovir_ir::split_names(list) {
                 push_unique(&mut names, &n);
             }
         }
@@ -174,26 +174,6 @@ fn push_unique(names: &mut Vec<String>, name: &str) {
     if !name.is_empty() && !names.iter().any(|n| n == name) {
         names.push(name.to_string());
     }
-}
-
-/// Splits a comma-separated name list in which `\,` stands for a comma.
-fn split_names(list: &str) -> Vec<String> {
-    let mut names = Vec::new();
-    let mut cur = String::new();
-    let mut chars = list.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '\\' if chars.peek() == Some(&',') => {
-                cur.push(',');
-                chars.next();
-            }
-            ',' => names.push(std::mem::take(&mut cur).trim().to_string()),
-            c => cur.push(c),
-        }
-    }
-    names.push(cur.trim().to_string());
-    names.retain(|n| !n.is_empty());
-    names
 }
 
 #[derive(Debug)]
@@ -305,16 +285,5 @@ impl CompiledModel {
     /// model. Requests are reusable: set new inputs and infer again.
     pub fn infer_request(&self) -> InferRequest {
         InferRequest::new(self.clone())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::split_names;
-
-    #[test]
-    fn name_lists_unescape_commas() {
-        assert_eq!(split_names(r"a,b\,c, d"), vec!["a", "b,c", "d"]);
-        assert_eq!(split_names(""), Vec::<String>::new());
     }
 }
