@@ -59,7 +59,7 @@ fn problem(kind: IrErrorKind, span: Span) -> Problem {
 
 /// Loads every `Const` layer's value into [`Layer::constant`].
 pub(crate) fn load_constants(layers: &mut [Layer], weights: &mut WeightsSource, diags: &mut Vec<Diagnostic>) {
-    for layer in layers.iter_mut().filter(|l| l.is("Const")) {
+    for layer in layers.iter_mut().filter(|l| l.is_const()) {
         match load(layer, weights) {
             Ok(t) => layer.constant = Some(t),
             Err(Some(d)) => {

@@ -235,6 +235,111 @@ pub enum IrErrorKind {
         /// What is wrong with them.
         reason: String,
     },
+    /// `Model::sources` does not hold one list per layer.
+    #[error("the model has {layers} layers, but `sources` holds {lists} lists; it needs one list per layer")]
+    SourceListCount {
+        /// The number of layers.
+        layers: usize,
+        /// The number of lists in `sources`.
+        lists: usize,
+    },
+    /// A layer's list in `Model::sources` does not name one output per
+    /// input port.
+    #[error("the layer has {inputs} input ports, but {sources} sources in `sources`; it needs one source per input")]
+    SourceCount {
+        /// The layer's input ports.
+        inputs: usize,
+        /// The entries in its list.
+        sources: usize,
+    },
+    /// A source names a layer index past the end of `Model::layers`.
+    #[error("input {input} is fed by layer index {index}, but the model has only {layers} layers")]
+    SourceLayerOutOfRange {
+        /// The input, by position.
+        input: usize,
+        /// The layer index named.
+        index: usize,
+        /// The number of layers.
+        layers: usize,
+    },
+    /// A source names an output that its layer does not have.
+    #[error("input {input} is fed by output {port} of {producer}, which has only {outputs} outputs")]
+    SourcePortOutOfRange {
+        /// The input, by position.
+        input: usize,
+        /// The producing layer.
+        producer: LayerRef,
+        /// The output named, by position.
+        port: usize,
+        /// The producer's number of outputs.
+        outputs: usize,
+    },
+    /// Two layers of a model built in code have the same id.
+    #[error("layer id {id} is also the id of {first}; layer ids must be unique")]
+    LayerIdReused {
+        /// The repeated id.
+        id: u64,
+        /// The first layer with this id.
+        first: LayerRef,
+    },
+    /// `Model::order` names a layer index past the end of `Model::layers`.
+    #[error("`order[{position}]` is layer index {index}, but the model has only {layers} layers")]
+    OrderOutOfRange {
+        /// The position in `order`.
+        position: usize,
+        /// The layer index found there.
+        index: usize,
+        /// The number of layers.
+        layers: usize,
+    },
+    /// `Model::order` lists a layer more than once.
+    #[error(
+        "`order` lists the layer twice, at positions {first} and {second}; it must list every layer once"
+    )]
+    OrderRepeats {
+        /// The first position.
+        first: usize,
+        /// The second position.
+        second: usize,
+    },
+    /// `Model::order` leaves a layer out.
+    #[error("`order` leaves the layer out; it must list every layer once")]
+    NotInOrder,
+    /// `Model::order` lists a layer before (or as) a layer that feeds it.
+    #[error("input {input} is fed by {producer}, which `order` does not list before this layer; every layer must come after the layers that feed it")]
+    OrderNotTopological {
+        /// The input, by position.
+        input: usize,
+        /// The producing layer.
+        producer: LayerRef,
+    },
+    /// A `Const` layer has no value in `Layer::constant`.
+    #[error("the Const layer has no value: `constant` is None, but every Const needs its value")]
+    ConstWithoutValue,
+    /// An edge joins ports that `Model::sources` does not connect.
+    #[error("edge {from_layer}:{from_port} -> {to_layer}:{to_port} (layer:port ids) is not a connection of `sources`; `edges` and `sources` must describe the same connections")]
+    EdgeWithoutSource {
+        /// `from-layer`.
+        from_layer: u64,
+        /// `from-port`.
+        from_port: u64,
+        /// `to-layer`.
+        to_layer: u64,
+        /// `to-port`.
+        to_port: u64,
+    },
+    /// `Model::sources` feeds an input that no edge reaches that way.
+    #[error("input {input} (port {to_port}) is fed by output port {from_port} of layer {from_layer} in `sources`, but no edge in `edges` joins them; `edges` and `sources` must describe the same connections")]
+    SourceWithoutEdge {
+        /// The input, by position.
+        input: usize,
+        /// The producing layer's id.
+        from_layer: u64,
+        /// The producing port's id.
+        from_port: u64,
+        /// The input port's id.
+        to_port: u64,
+    },
 }
 
 /// One problem found in an IR file, with where it is.
@@ -282,8 +387,11 @@ impl Diagnostic {
     }
 }
 
-/// Reading an IR model failed: every problem found, and the XML they refer
-/// to.
+/// Reading an IR model failed, or a model's references do not hold
+/// together ([`Model::check_references`]): every problem found, and the
+/// XML they refer to.
+///
+/// [`Model::check_references`]: crate::Model::check_references
 ///
 /// Its `Display` gives one line per problem, `file:line:col: message`.
 #[derive(Clone, Debug)]
@@ -303,6 +411,21 @@ pub struct ReadError {
 pub const MAX_REPORTED: usize = 100;
 
 impl ReadError {
+    /// The error for these problems, ordered by their place in the file
+    /// (problems without a place last), keeping at most [`MAX_REPORTED`]
+    /// of them; `omitted` more were found and only counted.
+    pub(crate) fn new(
+        source: Arc<SourceFile>,
+        mut diagnostics: Vec<Diagnostic>,
+        omitted: usize,
+    ) -> ReadError {
+        // Problems are found stage by stage; the file order reads better.
+        diagnostics.sort_by_key(|d| d.span.map_or(usize::MAX, |s| s.start));
+        let omitted = omitted + diagnostics.len().saturating_sub(MAX_REPORTED);
+        diagnostics.truncate(MAX_REPORTED);
+        ReadError { source, diagnostics, omitted }
+    }
+
     /// Every diagnostic with its source line, separated by blank lines.
     pub fn render(&self, color: bool) -> String {
         let mut parts: Vec<String> =

@@ -19,6 +19,11 @@
 //!   bytes lie inside the weights and cover its shape; numeric values
 //!   borrow the weights without copying, `string` values are decoded.
 //!
+//! A [`Model`]'s fields are public, so a model can also be built or changed
+//! in code; [`Model::check_references`] checks every index, port, edge and
+//! the order of such a model once, and every public entry point of ovir
+//! that takes a model runs it, so that no later stage has to.
+//!
 //! Unknown operation types and opset versions are not the reader's
 //! concern: the shape-inference stage knows the operation set and judges
 //! them. Every element type name OpenVINO defines is accepted.
@@ -87,6 +92,7 @@
 #![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+mod check;
 mod constant;
 mod diagnostic;
 mod graph;

@@ -1,12 +1,17 @@
 //! The graph exactly as an IR file describes it: plain data, no analysis.
 //!
-//! A [`Model`] is only produced by the reader after the structural checks
-//! have passed, so its invariants hold for every later stage:
+//! The reader only returns a [`Model`] after the structural checks have
+//! passed, so these invariants hold for every later stage:
 //! - layer ids are unique, and [`Model::layers`] keeps file order;
 //! - every input port of every layer is fed by exactly one edge, from an
 //!   output port that exists ([`Model::source`] cannot fail);
 //! - the graph has no cycle, and [`Model::order`] is a topological order;
 //! - every `Const` layer has its value loaded in [`Layer::constant`].
+//!
+//! The fields are public, so a model can also be built or changed in code.
+//! [`Model::check_references`] checks that such a model keeps the same
+//! invariants, and every public entry point that takes a model runs it
+//! before anything indexes the model.
 
 use std::sync::Arc;
 
@@ -124,6 +129,13 @@ impl Layer {
         self.op_type.eq_ignore_ascii_case(name)
     }
 
+    /// `true` for a `Const` layer, whose value is in [`Layer::constant`]:
+    /// type `Const`, or `Constant`, which ovir accepts for it (ignoring
+    /// ASCII case).
+    pub fn is_const(&self) -> bool {
+        self.is("Const") || self.is("Constant")
+    }
+
     /// The layer's id, name and type, for messages.
     pub fn layer_ref(&self) -> LayerRef {
         LayerRef::new(self.id, &self.name, &self.op_type)
@@ -145,7 +157,8 @@ pub struct Edge {
     pub span: Span,
 }
 
-/// A structurally valid IR model: see the module docs for its invariants.
+/// An IR model: see the module docs for its invariants, which
+/// [`Model::check_references`] checks for a model built in code.
 #[derive(Clone, Debug)]
 pub struct Model {
     /// The `<net name>`.
@@ -169,6 +182,9 @@ pub struct Model {
 
 impl Model {
     /// The layer at an index produced by this model.
+    ///
+    /// Panics when the index is out of range, which an index taken from a
+    /// model that passed [`Model::check_references`] never is.
     pub fn layer(&self, idx: LayerIdx) -> &Layer {
         &self.layers[idx.0]
     }
@@ -179,6 +195,10 @@ impl Model {
     }
 
     /// The output feeding input `input` (by position) of a layer.
+    ///
+    /// Panics when the layer or the input does not exist, which cannot
+    /// happen for a layer and input of a model that passed
+    /// [`Model::check_references`].
     pub fn source(&self, idx: LayerIdx, input: usize) -> OutputRef {
         self.sources[idx.0][input]
     }

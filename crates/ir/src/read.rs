@@ -4,7 +4,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 use crate::constant::{load_constants, WeightsSource};
-use crate::diagnostic::{Diagnostic, IrErrorKind, ReadError, MAX_REPORTED};
+use crate::diagnostic::{Diagnostic, IrErrorKind, ReadError};
 use crate::graph::link;
 use crate::model::Model;
 use crate::parse::parse;
@@ -80,13 +80,7 @@ fn build(
     mut diags: Vec<Diagnostic>,
 ) -> Result<Model, ReadError> {
     let source = Arc::new(source);
-    let fail = |mut diagnostics: Vec<Diagnostic>| {
-        // Problems are found stage by stage; the file order reads better.
-        diagnostics.sort_by_key(|d| d.span.map_or(usize::MAX, |s| s.start));
-        let omitted = diagnostics.len().saturating_sub(MAX_REPORTED);
-        diagnostics.truncate(MAX_REPORTED);
-        ReadError { source: Arc::clone(&source), diagnostics, omitted }
-    };
+    let fail = |diagnostics: Vec<Diagnostic>| ReadError::new(Arc::clone(&source), diagnostics, 0);
     let parsed = match parse(&source.text, &mut diags) {
         Ok(p) => p,
         Err(fatal) => return Err(fail(vec![*fatal])),

@@ -278,6 +278,17 @@ fn const_size_larger_than_needed_is_tolerated() {
     assert_eq!(model.layers[0].constant.as_ref().unwrap().to_vec::<f32>().unwrap(), vec![7.0, 8.0]);
 }
 
+/// ovir accepts `Constant` for `Const` (as later stages do), so its value
+/// is loaded too and the model passes the reference check.
+#[test]
+fn a_layer_typed_constant_has_its_value_loaded() {
+    let xml = const_model(&constant(0, "f32", "2", 0, 8)).replace("type=\"Const\"", "type=\"Constant\"");
+    let model = read_model_from_memory(&xml, weights(f32_bytes(&[7.0, 8.0]))).unwrap();
+    assert!(model.layers[0].is_const());
+    assert_eq!(model.layers[0].constant.as_ref().unwrap().to_vec::<f32>().unwrap(), vec![7.0, 8.0]);
+    model.check_references().unwrap();
+}
+
 #[test]
 fn const_of_every_element_type_is_read() {
     for ty in ovir_tensor::ALL_ELEMENT_TYPES {

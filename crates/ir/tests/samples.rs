@@ -103,3 +103,18 @@ fn malformed_samples_are_refused_with_the_expected_words() {
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+#[test]
+fn every_sample_the_reader_accepts_passes_the_reference_check() {
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    for case in cases(&samples_dir()).into_iter().chain(cases(&samples_dir().join("bad"))) {
+        let Ok(model) = read_model(&case.join("model.xml"), None) else { continue };
+        checked += 1;
+        if let Err(e) = model.check_references() {
+            problems.push(format!("{}:\n{e}", case.display()));
+        }
+    }
+    assert!(checked > 100, "only {checked} samples were read");
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}

@@ -159,9 +159,37 @@ impl Core {
         self.validate(ir)
     }
 
-    /// Validates a graph that was already read, and infers its types and
-    /// shapes.
+    /// Validates a graph that was already read, or built or changed in
+    /// code, and infers its types and shapes.
+    ///
+    /// The graph's references (layer indices, ports, edges, order, `Const`
+    /// values) are checked first with
+    /// [`check_references`](ovir_ir::Model::check_references); a bad one is
+    /// [`Error::Read`] naming the layer. Every public entry point that
+    /// takes an [`ovir_ir::Model`] runs that check before anything indexes
+    /// the model.
+    ///
+    /// ```
+    /// use ovir::{Core, Error};
+    ///
+    /// let xml = r#"<net name="m" version="11"><layers>
+    ///   <layer id="0" name="x" type="Parameter" version="opset1">
+    ///     <data shape="2" element_type="f32"/>
+    ///     <output><port id="0" precision="FP32"><dim>2</dim></port></output>
+    ///   </layer>
+    ///   <layer id="1" name="y" type="Result" version="opset1">
+    ///     <input><port id="0"><dim>2</dim></port></input>
+    ///   </layer>
+    /// </layers><edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></net>"#;
+    /// let mut ir = ovir::ir::read_model_from_memory(xml, None)?;
+    /// ir.sources[1][0].port = 4;
+    /// let err = Core::new().validate(ir).unwrap_err();
+    /// assert!(matches!(err, Error::Read(_)));
+    /// assert!(err.to_string().contains("input 0 is fed by output 4 of layer 0 \"x\" (Parameter), which has only 1 outputs"));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
     pub fn validate(&self, ir: ovir_ir::Model) -> Result<Model, Error> {
+        ir.check_references()?;
         Model::validate_with(ir, &self.ops)
     }
 }

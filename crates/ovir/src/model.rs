@@ -73,8 +73,9 @@ impl Model {
         Core::new().read_model_from_memory(xml, weights)
     }
 
-    /// Validates a graph that was already read, and infers its types and
-    /// shapes, with the extensions of [`Core::new`](crate::Core::new).
+    /// Validates a graph that was already read, or built or changed in
+    /// code, and infers its types and shapes, with the extensions of
+    /// [`Core::new`](crate::Core::new); see [`Core::validate`].
     pub fn validate(ir: ovir_ir::Model) -> Result<Model, Error> {
         Core::new().validate(ir)
     }
