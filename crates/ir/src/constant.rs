@@ -10,6 +10,7 @@ use std::sync::Arc;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 
 use crate::diagnostic::{Diagnostic, IrErrorKind};
+use crate::mmap::WeightsAccess;
 use crate::model::{Attribute, Layer};
 use crate::source::Span;
 use crate::weights::Weights;
@@ -18,8 +19,8 @@ use crate::weights::Weights;
 pub(crate) enum WeightsSource {
     /// Given by the caller (or none given).
     Given(Option<Arc<Weights>>),
-    /// A file that is opened on first use.
-    File(PathBuf),
+    /// A file that is opened on first use, as the access says.
+    File(PathBuf, WeightsAccess),
     /// Opened, or failed to open (the failure is reported once per `Const`
     /// that needs it).
     Ready(Result<Arc<Weights>, IrErrorKind>),
@@ -29,8 +30,8 @@ pub(crate) enum WeightsSource {
 
 impl WeightsSource {
     fn get(&mut self) -> Result<Arc<Weights>, Option<IrErrorKind>> {
-        if let WeightsSource::File(path) = self {
-            let opened = match Weights::open(path) {
+        if let WeightsSource::File(path, access) = self {
+            let opened = match access.open(path) {
                 Ok(w) => Ok(Arc::new(w)),
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                     Err(IrErrorKind::MissingWeights { path: Some(path.clone()) })
@@ -44,7 +45,7 @@ impl WeightsSource {
             WeightsSource::Given(None) => Err(Some(IrErrorKind::MissingWeights { path: None })),
             WeightsSource::Ready(Ok(w)) => Ok(Arc::clone(w)),
             WeightsSource::Ready(Err(kind)) => Err(Some(kind.clone())),
-            WeightsSource::File(_) | WeightsSource::Failed => Err(None),
+            WeightsSource::File(..) | WeightsSource::Failed => Err(None),
         }
     }
 }

@@ -6,6 +6,7 @@ use std::sync::Arc;
 use crate::constant::{load_constants, WeightsSource};
 use crate::diagnostic::{Diagnostic, IrErrorKind, ReadError};
 use crate::graph::link;
+use crate::mmap::WeightsAccess;
 use crate::model::Model;
 use crate::parse::parse;
 use crate::source::{SourceFile, Span};
@@ -15,9 +16,21 @@ use crate::weights::Weights;
 ///
 /// The weights are `weights_path` when given (the file must then exist),
 /// otherwise the XML path with the extension `.bin`; that default file may
-/// be absent when no `Const` needs bytes. The weights are memory-mapped,
-/// and `Const` values borrow from the map.
+/// be absent when no `Const` needs bytes. The weights are read into memory,
+/// and `Const` values borrow from those bytes; [`read_model_with`] can map
+/// the file instead.
 pub fn read_model(xml_path: &Path, weights_path: Option<&Path>) -> Result<Model, ReadError> {
+    read_model_with(xml_path, weights_path, WeightsAccess::read())
+}
+
+/// [`read_model`], with the weights file read into memory or memory-mapped
+/// as `access` says (mapping is an `unsafe` opt-in: see
+/// [`WeightsAccess::map`]).
+pub fn read_model_with(
+    xml_path: &Path,
+    weights_path: Option<&Path>,
+    access: WeightsAccess,
+) -> Result<Model, ReadError> {
     let bytes = std::fs::read(xml_path).map_err(|e| {
         let source = SourceFile { path: Some(xml_path.to_path_buf()), text: String::new() };
         let kind = IrErrorKind::Io { path: xml_path.display().to_string(), message: e.to_string() };
@@ -26,7 +39,7 @@ pub fn read_model(xml_path: &Path, weights_path: Option<&Path>) -> Result<Model,
     let source = decode(bytes, Some(xml_path))?;
     let mut early = Vec::new();
     let mut weights = match weights_path {
-        Some(path) => match Weights::open(path) {
+        Some(path) => match access.open(path) {
             Ok(w) => WeightsSource::Given(Some(Arc::new(w))),
             Err(e) => {
                 let kind = IrErrorKind::Io { path: path.display().to_string(), message: e.to_string() };
@@ -34,7 +47,7 @@ pub fn read_model(xml_path: &Path, weights_path: Option<&Path>) -> Result<Model,
                 WeightsSource::Failed
             }
         },
-        None => WeightsSource::File(xml_path.with_extension("bin")),
+        None => WeightsSource::File(xml_path.with_extension("bin"), access),
     };
     build(source, &mut weights, early)
 }

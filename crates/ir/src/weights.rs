@@ -1,7 +1,7 @@
-//! The `.bin` weights file: memory-mapped, or bytes already in memory.
+//! The `.bin` weights file: bytes read into memory, or a memory map of
+//! the file when the caller opts in (see the `mmap` module).
 
 use std::fmt;
-use std::fs::File;
 use std::io;
 use std::path::Path;
 
@@ -21,25 +21,23 @@ pub struct Weights {
 }
 
 impl Weights {
-    /// Maps a weights file into memory.
+    /// Reads a weights file into memory.
     ///
-    /// The file must not be modified or truncated while the model is in use:
-    /// the mapped bytes would change under the model (on some systems,
-    /// reading a truncated part stops the process). Use
-    /// [`Weights::from_bytes`] with the file's contents when that cannot be
-    /// promised.
+    /// The bytes are the model's own from then on, whatever happens to the
+    /// file. [`Weights::map`] maps the file instead, for callers who can
+    /// promise that nobody changes it while the model is in use.
     pub fn open(path: &Path) -> io::Result<Weights> {
-        let file = File::open(path)?;
-        if file.metadata()?.len() == 0 {
-            // Mapping an empty file fails on some systems and gains nothing.
-            return Ok(Weights::from_bytes(Vec::new()));
-        }
-        Ok(Weights { storage: Storage::Mapped(map_read_only(&file)?) })
+        Ok(Weights::from_bytes(std::fs::read(path)?))
     }
 
     /// Weights held in memory.
     pub fn from_bytes(bytes: Vec<u8>) -> Weights {
         Weights { storage: Storage::Owned(bytes) }
+    }
+
+    /// Weights that are a memory map of a file.
+    pub(crate) fn from_map(map: Mmap) -> Weights {
+        Weights { storage: Storage::Mapped(map) }
     }
 
     /// The number of bytes.
@@ -56,17 +54,6 @@ impl Weights {
     pub fn is_mapped(&self) -> bool {
         matches!(self.storage, Storage::Mapped(_))
     }
-}
-
-/// The one place where the crate maps a file.
-#[allow(unsafe_code)]
-fn map_read_only(file: &File) -> io::Result<Mmap> {
-    // SAFETY: the map is read-only and only ever read through `&[u8]`.
-    // Undefined behaviour is possible only if another process changes or
-    // truncates the file while it is mapped; a weights file is not written
-    // while a model reads it, and `Weights::open` documents the requirement
-    // (the same trade-off as every mmap-based file reader).
-    unsafe { Mmap::map(file) }
 }
 
 impl AsRef<[u8]> for Weights {
@@ -89,17 +76,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn maps_a_file_and_reads_its_bytes() {
-        let path = std::env::temp_dir().join(format!("ovir-ir-weights-{}.bin", std::process::id()));
+    fn opening_reads_the_file_into_memory() {
+        let dir = std::env::temp_dir().join(format!("ovir-ir-weights-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("read.bin");
         std::fs::write(&path, [1u8, 2, 3]).unwrap();
         let w = Weights::open(&path).unwrap();
-        assert!(w.is_mapped());
+        assert!(!w.is_mapped());
+        // The bytes stay the model's own when the file changes.
+        std::fs::write(&path, [9u8]).unwrap();
         assert_eq!(w.as_ref(), &[1, 2, 3]);
         std::fs::remove_file(&path).unwrap();
-
-        std::fs::write(&path, []).unwrap();
-        let w = Weights::open(&path).unwrap();
-        assert!(w.is_empty());
-        std::fs::remove_file(&path).unwrap();
+        assert_eq!(Weights::open(&path).unwrap_err().kind(), io::ErrorKind::NotFound);
+        std::fs::remove_dir(&dir).unwrap();
     }
 }

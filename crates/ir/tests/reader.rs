@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use ovir_ir::{
-    read_model, read_model_from_bytes, read_model_from_memory, IrErrorKind, LayerIdx, Model, OutputRef,
-    ReadError, Weights,
+    read_model, read_model_from_bytes, read_model_from_memory, read_model_with, IrErrorKind, LayerIdx, Model,
+    OutputRef, ReadError, Weights, WeightsAccess,
 };
 use ovir_tensor::{Dim, ElementType};
 
@@ -468,6 +468,36 @@ fn files_use_the_default_or_the_given_weights_path() {
 
     let err = read_model(&dir.0.join("missing.xml"), None).unwrap_err();
     assert_one(&err, None, |k| matches!(k, IrErrorKind::Io { .. }));
+}
+
+#[test]
+fn weights_are_read_by_default_and_mapped_on_request() {
+    let dir = TempDir::new("access");
+    let xml_path = dir.0.join("model.xml");
+    let bin_path = dir.0.join("model.bin");
+    std::fs::write(&xml_path, const_model(&constant(0, "f32", "2", 0, 8))).unwrap();
+    std::fs::write(&bin_path, f32_bytes(&[2.5, 3.5])).unwrap();
+    let value = |m: &Model| m.layers[0].constant.as_ref().unwrap().to_vec::<f32>().unwrap();
+
+    // Read into memory: the model keeps its values when the file changes.
+    let model = read_model(&xml_path, None).unwrap();
+    std::fs::write(&bin_path, f32_bytes(&[9.0])).unwrap();
+    assert_eq!(value(&model), vec![2.5, 3.5]);
+
+    std::fs::write(&bin_path, f32_bytes(&[4.0, 5.0])).unwrap();
+    // SAFETY: nothing writes to the weights file while the mapped models
+    // below are alive.
+    let map = unsafe { WeightsAccess::map() };
+    let mapped = read_model_with(&xml_path, None, map).unwrap();
+    assert_eq!(value(&mapped), vec![4.0, 5.0]);
+    let given = read_model_with(&xml_path, Some(&bin_path), map).unwrap();
+    assert_eq!(value(&given), vec![4.0, 5.0]);
+    drop((mapped, given));
+
+    // Mapping reports a missing file as reading does.
+    std::fs::remove_file(&bin_path).unwrap();
+    let err = read_model_with(&xml_path, None, map).unwrap_err();
+    assert!(err.has(|k| matches!(k, IrErrorKind::MissingWeights { .. })), "{err}");
 }
 
 // ---- one test per structural problem ----

@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use ovir_ir::Weights;
+use ovir_ir::{Weights, WeightsAccess};
 use ovir_shape::{Extension, OpRegistry};
 
 use crate::error::Error;
@@ -149,6 +149,46 @@ impl Core {
     ) -> Result<Model, Error> {
         let weights = weights.as_ref().map(|w| w.as_ref());
         let ir = ovir_ir::read_model(xml.as_ref(), weights)?;
+        self.validate(ir)
+    }
+
+    /// [`Core::read_model_with_weights`], with the weights file
+    /// memory-mapped instead of read into memory: `Const` values borrow
+    /// the mapped pages, which saves copying weights of many gigabytes.
+    ///
+    /// # Safety
+    ///
+    /// The caller promises that no process writes to or truncates the
+    /// weights file while the returned model, a model compiled from it, or
+    /// any tensor taken from them is alive. The mapped bytes change when
+    /// the file changes, and reading a part that was truncated away ends
+    /// the process with a bus error on most systems. When that cannot be
+    /// promised, use [`Core::read_model_with_weights`], which reads the
+    /// file and has no such contract (see
+    /// [`WeightsAccess::map`](ovir_ir::WeightsAccess::map)).
+    ///
+    /// ```
+    /// let core = ovir::Core::new();
+    /// let xml = "../../ir-samples/reverse_mask_all_false/model.xml";
+    /// // SAFETY: nothing writes to the sample's weights while the model lives.
+    /// let mapped = unsafe { core.read_model_mapped(xml, None::<&str>) }?;
+    /// let read = core.read_model(xml)?;
+    /// let values = |m: &ovir::Model| m.ir().layers.iter().filter_map(|l| l.constant.clone()).collect::<Vec<_>>();
+    /// assert_eq!(values(&mapped).len(), 1);
+    /// assert_eq!(values(&mapped), values(&read));
+    /// # Ok::<(), ovir::Error>(())
+    /// ```
+    #[allow(unsafe_code)]
+    pub unsafe fn read_model_mapped(
+        &self,
+        xml: impl AsRef<Path>,
+        weights: Option<impl AsRef<Path>>,
+    ) -> Result<Model, Error> {
+        let weights = weights.as_ref().map(|w| w.as_ref());
+        // SAFETY: this function's caller made the promise that
+        // `WeightsAccess::map` asks for.
+        let access = unsafe { WeightsAccess::map() };
+        let ir = ovir_ir::read_model_with(xml.as_ref(), weights, access)?;
         self.validate(ir)
     }
 
