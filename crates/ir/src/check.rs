@@ -12,9 +12,6 @@ use crate::diagnostic::{Diagnostic, IrErrorKind, ReadError, MAX_REPORTED};
 use crate::model::{Layer, Model, OutputRef};
 use crate::source::{SourceFile, Span};
 
-/// An edge as its four ids: from-layer, from-port, to-layer, to-port.
-type EdgeKey = (u64, u64, u64, u64);
-
 impl Model {
     /// Checks every reference in the model, so that [`Model::layer`],
     /// [`Model::source`] and every later stage can index it plainly:
@@ -159,18 +156,33 @@ impl Model {
         }
     }
 
-    /// Checks that `edges` and `sources` describe the same connections,
-    /// compared as multisets of port ids so that the order of the edges is
-    /// free.
+    /// Checks that `edges` and `sources` describe the same connections:
+    /// each edge reaches an input port whose source is the output the edge
+    /// comes from, and each input is reached by exactly one edge.
     fn check_edges(&self, ids: &HashMap<u64, usize>, found: &mut Problems) {
-        let mut implied: HashMap<EdgeKey, usize> = HashMap::with_capacity(self.edges.len());
-        for key in self.implied_edges().map(|(_, _, key)| key) {
-            *implied.entry(key).or_insert(0) += 1;
+        // Where each layer's inputs start in one flat list of all inputs.
+        let mut first_input = Vec::with_capacity(self.layers.len());
+        let mut total = 0usize;
+        for layer in &self.layers {
+            first_input.push(total);
+            total += layer.inputs.len();
         }
+        let mut reached = vec![false; total];
+        let mut ports = PortLookup::default();
         for edge in &self.edges {
-            let key = (edge.from_layer, edge.from_port, edge.to_layer, edge.to_port);
-            match implied.get_mut(&key) {
-                Some(count) if *count > 0 => *count -= 1,
+            let consumer = ids.get(&edge.to_layer).copied();
+            let slot = consumer.and_then(|c| {
+                let layer = self.layers.get(c)?;
+                let input = ports.position(c, layer, edge.to_port)?;
+                let src = *self.sources.get(c)?.get(input)?;
+                let producer = self.producer(src)?;
+                let joins = producer.id == edge.from_layer
+                    && producer.outputs.get(src.port).is_some_and(|p| p.id == edge.from_port);
+                let flat = first_input.get(c)? + input;
+                joins.then_some(flat)
+            });
+            match slot.and_then(|flat| reached.get_mut(flat)) {
+                Some(seen) if !*seen => *seen = true,
                 _ => {
                     let kind = IrErrorKind::EdgeWithoutSource {
                         from_layer: edge.from_layer,
@@ -178,31 +190,26 @@ impl Model {
                         to_layer: edge.to_layer,
                         to_port: edge.to_port,
                     };
-                    let layer = ids.get(&edge.to_layer).and_then(|&i| self.layers.get(i));
-                    found.push_at(kind, edge.span, layer);
+                    found.push_at(kind, edge.span, consumer.and_then(|c| self.layers.get(c)));
                 }
             }
         }
-        for (layer, input, key) in self.implied_edges() {
-            if let Some(count) = implied.get_mut(&key).filter(|c| **c > 0) {
-                *count -= 1;
-                let (from_layer, from_port, _, to_port) = key;
-                let kind = IrErrorKind::SourceWithoutEdge { input, from_layer, from_port, to_port };
+        for ((layer, list), start) in self.layers.iter().zip(&self.sources).zip(&first_input) {
+            for (input, (port, src)) in layer.inputs.iter().zip(list).enumerate() {
+                if reached.get(start + input).copied().unwrap_or(true) {
+                    continue;
+                }
+                let Some(producer) = self.producer(*src) else { continue };
+                let Some(from_port) = producer.outputs.get(src.port) else { continue };
+                let kind = IrErrorKind::SourceWithoutEdge {
+                    input,
+                    from_layer: producer.id,
+                    from_port: from_port.id,
+                    to_port: port.id,
+                };
                 found.push(kind, Some(layer));
             }
         }
-    }
-
-    /// The edge each source stands for: the consuming layer, the input's
-    /// position, and the edge's ids.
-    fn implied_edges(&self) -> impl Iterator<Item = (&Layer, usize, EdgeKey)> + '_ {
-        self.layers.iter().zip(&self.sources).flat_map(move |(layer, list)| {
-            layer.inputs.iter().zip(list).enumerate().filter_map(move |(input, (port, src))| {
-                let from = self.producer(*src)?;
-                let from_port = from.outputs.get(src.port)?;
-                Some((layer, input, (from.id, from_port.id, layer.id, port.id)))
-            })
-        })
     }
 
     /// The layer a source names, when it names an existing output.
@@ -253,5 +260,31 @@ impl Problems {
             return Ok(());
         }
         Err(ReadError::new(Arc::clone(source), self.kept, self.omitted))
+    }
+}
+
+/// Finds an input port's position from its id. Writers number the inputs
+/// of a layer 0, 1, 2, …, so the id is tried as the position first; a
+/// layer numbered otherwise gets a table of its ports, built once, so
+/// that a layer with very many ports still costs linear time.
+#[derive(Default)]
+struct PortLookup {
+    tables: HashMap<usize, HashMap<u64, usize>>,
+}
+
+impl PortLookup {
+    fn position(&mut self, index: usize, layer: &Layer, id: u64) -> Option<usize> {
+        let direct = usize::try_from(id).ok().filter(|&i| layer.inputs.get(i).is_some_and(|p| p.id == id));
+        if direct.is_some() {
+            return direct;
+        }
+        let table = self.tables.entry(index).or_insert_with(|| {
+            let mut table = HashMap::with_capacity(layer.inputs.len());
+            for (position, port) in layer.inputs.iter().enumerate() {
+                table.entry(port.id).or_insert(position);
+            }
+            table
+        });
+        table.get(&id).copied()
     }
 }

@@ -316,8 +316,9 @@ pub enum IrErrorKind {
     /// A `Const` layer has no value in `Layer::constant`.
     #[error("the Const layer has no value: `constant` is None, but every Const needs its value")]
     ConstWithoutValue,
-    /// An edge joins ports that `Model::sources` does not connect.
-    #[error("edge {from_layer}:{from_port} -> {to_layer}:{to_port} (layer:port ids) is not a connection of `sources`; `edges` and `sources` must describe the same connections")]
+    /// An edge joins ports that `Model::sources` does not connect, or
+    /// reaches an input that an earlier edge already reaches.
+    #[error("edge {from_layer}:{from_port} -> {to_layer}:{to_port} (layer:port ids) is not a connection of `sources`, or repeats one; `edges` needs exactly one edge per input, joining the ports that `sources` joins")]
     EdgeWithoutSource {
         /// `from-layer`.
         from_layer: u64,

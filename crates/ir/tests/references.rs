@@ -287,6 +287,37 @@ fn an_edge_and_a_source_that_disagree() {
 }
 
 #[test]
+fn edges_match_input_ports_by_id_whatever_their_numbering() {
+    // sum's inputs are ports 7 and 4, in that order.
+    let xml = XML
+        .replace(
+            r#"<port id="0"><dim>2</dim></port><port id="1"><dim>2</dim></port>"#,
+            r#"<port id="7"><dim>2</dim></port><port id="4"><dim>2</dim></port>"#,
+        )
+        .replace(r#"to-layer="2" to-port="0""#, r#"to-layer="2" to-port="7""#)
+        .replace(r#"to-layer="2" to-port="1""#, r#"to-layer="2" to-port="4""#);
+    let bin: Vec<u8> = [1.0f32, 2.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    let mut m = read_model_from_memory(&xml, Some(Arc::new(Weights::from_bytes(bin)))).unwrap();
+    m.check_references().unwrap();
+    // Swapping the two sources leaves both edges joining the wrong outputs.
+    m.sources[SUM.0].swap(0, 1);
+    let err = m.check_references().unwrap_err();
+    let kinds: Vec<&IrErrorKind> = err.diagnostics.iter().map(|d| &d.kind).collect();
+    assert!(
+        matches!(
+            kinds[..],
+            [
+                IrErrorKind::SourceWithoutEdge { input: 0, from_layer: 1, to_port: 7, .. },
+                IrErrorKind::SourceWithoutEdge { input: 1, from_layer: 0, to_port: 4, .. },
+                IrErrorKind::EdgeWithoutSource { from_layer: 0, to_port: 7, .. },
+                IrErrorKind::EdgeWithoutSource { from_layer: 1, to_port: 4, .. },
+            ]
+        ),
+        "{err}"
+    );
+}
+
+#[test]
 fn problems_beyond_the_limit_are_counted() {
     let mut m = model();
     for _ in 0..300 {

@@ -7,7 +7,8 @@
 //!   before a model runs: `?`, intervals such as `1..10`, and dynamic rank,
 //!   merged with the same rules OpenVINO uses.
 //! - [`Tensor`] holds a static shape and its elements, in cheap-to-clone
-//!   shared storage that can borrow from a memory-mapped weights file.
+//!   shared storage that can borrow the bytes of a weights file without
+//!   copying them, whether the file was read or memory-mapped.
 //! - [`packed`] lays out the sub-byte types (`u1` … `u6`, `i4`, `nf4`,
 //!   `f4e2m1`) bit for bit as OpenVINO does, and converts them to and from
 //!   one code per byte.
