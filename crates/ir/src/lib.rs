@@ -28,6 +28,14 @@
 //! concern: the shape-inference stage knows the operation set and judges
 //! them. Every element type name OpenVINO defines is accepted.
 //!
+//! # Weights
+//!
+//! [`read_model`] reads the `.bin` file into memory, and `Const` values
+//! borrow those bytes without copying them again. Memory-mapping the file
+//! instead is an explicit, `unsafe` choice ([`WeightsAccess::map`] with
+//! [`read_model_with`]): a map is only sound while nobody changes the
+//! file, which the caller has to promise.
+//!
 //! # Errors
 //!
 //! Reading does not stop at the first problem: a [`ReadError`] lists every
