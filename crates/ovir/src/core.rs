@@ -229,7 +229,7 @@ impl Core {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn validate(&self, ir: ovir_ir::Model) -> Result<Model, Error> {
-        ir.check_references()?;
+        // Analysis checks the references first.
         Model::validate_with(ir, &self.ops)
     }
 }

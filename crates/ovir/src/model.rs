@@ -84,6 +84,7 @@ impl Model {
     pub(crate) fn validate_with(ir: ovir_ir::Model, ops: &OpRegistry) -> Result<Model, Error> {
         match ovir_shape::analyze_with_ops(&ir, &ovir_exec::ConstantEvaluator, ops) {
             Ok(info) => Ok(Model { ir: Arc::new(ir), info: Arc::new(info) }),
+            Err(ovir_shape::AnalyzeError { broken: Some(broken), .. }) => Err(Error::Read(*broken)),
             Err(e) => Err(Error::Invalid { file: ir.source.clone(), model: Box::new(ir), errors: e.errors }),
         }
     }
@@ -156,7 +157,7 @@ impl Model {
     pub fn compile_with(&self, options: CompileOptions) -> Result<CompiledModel, Error> {
         let plan =
             Plan::compile_with_limit(&self.ir, &self.info, options.max_tensor_bytes).map_err(|error| {
-                let at = self.place_of(error.layer().id);
+                let at = error.layer().and_then(|l| self.place_of(l.id));
                 Error::Compile { error, at }
             })?;
         Ok(CompiledModel {

@@ -1,11 +1,11 @@
 //! The walk over a model's layers: each layer's op is found, built and
 //! asked for the facts of its outputs, in topological order.
 
-use ovir_ir::{Layer, LayerIdx, Model, OutputRef};
+use ovir_ir::{Layer, LayerIdx, Model, OutputRef, ReadError};
 use ovir_tensor::Tensor;
 
 use crate::dims::int_tensor;
-use crate::error::{AnalyzeError, ShapeError, ShapeErrorKind};
+use crate::error::{AnalyzeError, ShapeError};
 use crate::fact::PortFact;
 use crate::operation::{Input, Op};
 use crate::registry::OpRegistry;
@@ -98,9 +98,9 @@ pub fn analyze_with_ops(
     eval: &dyn Evaluator,
     registry: &OpRegistry,
 ) -> Result<ModelInfo, AnalyzeError> {
-    let PartialInfo { ops, outputs, errors } = analyze_partial(model, eval, registry);
-    if !errors.is_empty() {
-        return Err(AnalyzeError { errors });
+    let PartialInfo { ops, outputs, errors, broken } = analyze_partial(model, eval, registry);
+    if !errors.is_empty() || broken.is_some() {
+        return Err(AnalyzeError { errors, broken });
     }
     // Every layer was visited without error, so every op is known.
     let ops = ops.into_iter().flatten().collect();
@@ -120,6 +120,9 @@ pub struct PartialInfo {
     /// Every problem found, as [`AnalyzeError`] lists them; empty when the
     /// model is valid.
     pub errors: Vec<ShapeError>,
+    /// Why nothing was analysed, when the model's references do not hold
+    /// together (see [`AnalyzeError::broken`]).
+    pub broken: Option<Box<ReadError>>,
 }
 
 /// Like [`analyze_with_ops`], but keeps what was learnt when some layers
@@ -131,26 +134,20 @@ pub fn analyze_partial(model: &Model, eval: &dyn Evaluator, registry: &OpRegistr
     let mut ops: Vec<Option<Op>> = vec![None; count];
     let mut outputs: Vec<Vec<PortFact>> =
         model.layers.iter().map(|l| vec![PortFact::unknown(); l.outputs.len()]).collect();
-    // Until a layer succeeds, its outputs count as tainted: a broken order
-    // then yields unknown facts instead of misleading errors.
+    // Checked once, here; from then on every index is trusted.
+    if let Err(e) = model.check_references() {
+        return PartialInfo { ops, outputs, errors: Vec::new(), broken: Some(Box::new(e)) };
+    }
+    // Until a layer succeeds, its outputs count as tainted, so that the
+    // layers it feeds are not blamed for its failure.
     let mut tainted = vec![true; count];
-    let mut visited = vec![false; count];
     let mut errors = Vec::new();
-    let unknown = PortFact::unknown();
-
     for &idx in &model.order {
-        let (Some(layer), Some(seen)) = (model.layers.get(idx.0), visited.get_mut(idx.0)) else {
-            continue;
-        };
-        if std::mem::replace(seen, true) {
-            continue;
-        }
-        let sources = model.sources.get(idx.0).map(Vec::as_slice).unwrap_or_default();
-        let inputs: Vec<Input<'_>> = sources
-            .iter()
-            .map(|src| Input {
-                fact: outputs.get(src.layer.0).and_then(|o| o.get(src.port)).unwrap_or(&unknown),
-                tainted: tainted.get(src.layer.0).copied().unwrap_or(true),
+        let layer = model.layer(idx);
+        let inputs: Vec<Input<'_>> = (0..layer.inputs.len())
+            .map(|i| {
+                let src = model.source(idx, i);
+                Input { fact: &outputs[src.layer.0][src.port], tainted: tainted[src.layer.0] }
             })
             .collect();
         let result = registry.build(layer, inputs.len()).and_then(|op| {
@@ -161,13 +158,9 @@ pub fn analyze_partial(model: &Model, eval: &dyn Evaluator, registry: &OpRegistr
         let inputs_tainted = inputs.iter().any(|i| i.tainted);
         match result {
             Ok((op, facts)) => {
-                if let (Some(slot), Some(out), Some(t)) =
-                    (ops.get_mut(idx.0), outputs.get_mut(idx.0), tainted.get_mut(idx.0))
-                {
-                    *slot = Some(op);
-                    *out = facts;
-                    *t = inputs_tainted;
-                }
+                ops[idx.0] = Some(op);
+                outputs[idx.0] = facts;
+                tainted[idx.0] = inputs_tainted;
             }
             Err(problems) => errors.extend(problems.into_vec().into_iter().map(|p| ShapeError {
                 layer: idx,
@@ -176,13 +169,7 @@ pub fn analyze_partial(model: &Model, eval: &dyn Evaluator, registry: &OpRegistr
             })),
         }
     }
-
-    for (i, seen) in visited.iter().enumerate() {
-        if !seen {
-            errors.push(ShapeError { layer: LayerIdx(i), attribute: None, kind: ShapeErrorKind::NotInOrder });
-        }
-    }
-    PartialInfo { ops, outputs, errors }
+    PartialInfo { ops, outputs, errors, broken: None }
 }
 
 /// Fills in the value of a single-output layer with inputs when it can be

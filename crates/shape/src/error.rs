@@ -2,21 +2,29 @@
 
 use std::fmt;
 
-use ovir_ir::{LayerIdx, Model};
+use ovir_ir::{LayerIdx, Model, ReadError};
 use ovir_tensor::{Dim, ElementType, PartialShape, ShapeParseError};
 
 /// Every problem [`analyze`](crate::analyze) found in a model.
 ///
 /// Problems are independent of each other: a layer whose inputs come from a
 /// failing layer is not blamed for that layer's failure.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug)]
 pub struct AnalyzeError {
     /// The problems, in the order the layers were visited.
     pub errors: Vec<ShapeError>,
+    /// When the model's own references do not hold together (a model built
+    /// in code with an index past its layers, say), why: nothing was
+    /// analysed, and `errors` is empty. See
+    /// [`Model::check_references`](ovir_ir::Model::check_references).
+    pub broken: Option<Box<ReadError>>,
 }
 
 impl fmt::Display for AnalyzeError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(broken) = &self.broken {
+            return write!(f, "{broken}");
+        }
         match self.errors.as_slice() {
             [one] => write!(f, "{one}"),
             all => {
@@ -623,10 +631,6 @@ pub enum ShapeErrorKind {
         /// The first negative length.
         value: i128,
     },
-    /// The layer does not appear in the model's topological order, so it
-    /// was never analysed.
-    #[error("the layer is missing from the model's topological order")]
-    NotInOrder,
 }
 
 /// `{0, 2, 3}`.

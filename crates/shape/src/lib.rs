@@ -63,42 +63,47 @@
 //!
 //! ```
 //! use std::sync::Arc;
-//! use ovir_ir::{Attribute, Attributes, Layer, LayerIdx, Model, OutputRef, Port, RtInfo, SourceFile, Span};
+//! use ovir_ir::{Attribute, Attributes, Edge, Layer, LayerIdx, Model, OutputRef, Port, RtInfo, SourceFile, Span};
 //! use ovir_shape::{analyze, ops::Reverse, ReverseMode};
 //! use ovir_tensor::{ElementType, PartialShape, Tensor};
 //!
-//! fn port(shape: &str) -> Port {
-//!     let shape = shape.parse().unwrap_or(PartialShape::dynamic());
-//!     Port { id: 0, precision: None, names: vec![], shape, rt_info: RtInfo::default(), span: Span::default() }
+//! fn port(id: usize) -> Port {
+//!     let (shape, names) = (PartialShape::dynamic(), vec![]);
+//!     Port { id: id as u64, precision: None, names, shape, rt_info: RtInfo::default(), span: Span::default() }
 //! }
-//! fn layer(op_type: &str, attrs: &[(&str, &str)], inputs: usize, outputs: usize) -> Layer {
+//! // Ports are numbered as OpenVINO's serializer numbers them: the inputs
+//! // from 0, then the outputs.
+//! fn layer(id: u64, op_type: &str, attrs: &[(&str, &str)], inputs: usize, outputs: usize) -> Layer {
 //!     let attrs = attrs.iter().map(|(n, v)| Attribute { name: n.to_string(), value: v.to_string(), span: Span::default() });
 //!     Layer {
-//!         id: 0,
+//!         id,
 //!         name: op_type.to_lowercase(),
 //!         op_type: op_type.to_string(),
 //!         version: "opset1".to_string(),
 //!         attrs: Attributes(attrs.collect()),
-//!         inputs: (0..inputs).map(|_| port("...")).collect(),
-//!         outputs: (0..outputs).map(|_| port("...")).collect(),
+//!         inputs: (0..inputs).map(port).collect(),
+//!         outputs: (inputs..inputs + outputs).map(port).collect(),
 //!         rt_info: RtInfo::default(),
 //!         span: Span::default(),
 //!         constant: None,
 //!     }
 //! }
 //!
-//! let mut axes = layer("Const", &[], 0, 1);
+//! let mut axes = layer(1, "Const", &[], 0, 1);
 //! axes.constant = Some(Tensor::from_vec(&[1], vec![-1i64])?);
 //! let model = Model {
 //!     name: "flip".to_string(),
 //!     version: 11,
 //!     layers: vec![
-//!         layer("Parameter", &[("shape", "?,3,1..10"), ("element_type", "f32")], 0, 1),
+//!         layer(0, "Parameter", &[("shape", "?,3,1..10"), ("element_type", "f32")], 0, 1),
 //!         axes,
-//!         layer("Reverse", &[("mode", "index")], 2, 1),
-//!         layer("Result", &[], 1, 0),
+//!         layer(2, "Reverse", &[("mode", "index")], 2, 1),
+//!         layer(3, "Result", &[], 1, 0),
 //!     ],
-//!     edges: vec![],
+//!     // (from layer, from port, to layer, to port), as `<edges>` lists them.
+//!     edges: [(0, 0, 2, 0), (1, 0, 2, 1), (2, 2, 3, 0)]
+//!         .map(|(from_layer, from_port, to_layer, to_port)| Edge { from_layer, from_port, to_layer, to_port, span: Span::default() })
+//!         .to_vec(),
 //!     rt_info: RtInfo::default(),
 //!     source: Arc::new(SourceFile { path: None, text: String::new() }),
 //!     sources: vec![

@@ -23,11 +23,25 @@ impl Plan {
 
     /// Compiles a validated model; no value folded from constants may take
     /// more than `max_tensor_bytes`.
+    ///
+    /// The model's references are checked first
+    /// ([`Model::check_references`]), and `info` must be the analysis of
+    /// this model; either failing is an error, never a panic.
     pub fn compile_with_limit(
         model: &Model,
         info: &ModelInfo,
         max_tensor_bytes: u64,
     ) -> Result<Plan, CompileError> {
+        model.check_references().map_err(|e| CompileError::Broken(Box::new(e)))?;
+        let fits = info.ops.len() == model.layers.len()
+            && info.outputs.len() == model.layers.len()
+            && info.outputs.iter().zip(&model.layers).all(|(o, l)| o.len() == l.outputs.len());
+        if !fits {
+            return Err(CompileError::InfoMismatch {
+                layers: model.layers.len(),
+                info_layers: info.ops.len(),
+            });
+        }
         let mut builder = Builder::new(model, info, max_tensor_bytes);
         for &idx in &model.order {
             builder.layer(idx)?;

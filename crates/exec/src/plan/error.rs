@@ -1,6 +1,6 @@
 //! Why a plan could not be built, and why an inference failed.
 
-use ovir_ir::LayerRef;
+use ovir_ir::{LayerRef, ReadError};
 use ovir_tensor::{ElementType, PartialShape, TensorError};
 
 use crate::kernels::KernelError;
@@ -32,15 +32,32 @@ pub enum CompileError {
         /// The size needed and the limit.
         source: Box<TensorError>,
     },
+    /// The model's own references do not hold together (a model built in
+    /// code with an index past its layers, say); nothing was compiled.
+    #[error("{0}")]
+    Broken(Box<ReadError>),
+    /// The analysis given is not one of this model: it has another number
+    /// of layers or output ports.
+    #[error(
+        "the model analysis does not belong to this model: it describes {info_layers} layers, the model has \
+         {layers}, or their output ports differ"
+    )]
+    InfoMismatch {
+        /// Layers in the model.
+        layers: usize,
+        /// Layers the analysis describes.
+        info_layers: usize,
+    },
 }
 
 impl CompileError {
-    /// The layer the error is about.
-    pub fn layer(&self) -> &LayerRef {
+    /// The layer the error is about, when it is about one.
+    pub fn layer(&self) -> Option<&LayerRef> {
         match self {
             CompileError::Fold { layer, .. }
             | CompileError::NoKernel { layer }
-            | CompileError::OverLimit { layer, .. } => layer,
+            | CompileError::OverLimit { layer, .. } => Some(layer),
+            CompileError::Broken(_) | CompileError::InfoMismatch { .. } => None,
         }
     }
 }

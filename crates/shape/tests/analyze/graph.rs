@@ -96,6 +96,11 @@ impl Graph {
         out
     }
 
+    /// Gives a layer (a Const) its value.
+    pub fn set_constant(&mut self, layer: LayerIdx, value: Tensor) {
+        self.layers[layer.0].constant = Some(value);
+    }
+
     /// A 1-D constant.
     pub fn vector<T: Element>(&mut self, values: &[T]) -> OutputRef {
         self.constant(Tensor::from_elements(&[values.len()], values).unwrap())
