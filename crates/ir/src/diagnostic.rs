@@ -195,7 +195,9 @@ pub enum IrErrorKind {
     #[error("a Const cannot have the dynamic element type")]
     ConstDynamicType,
     /// A `Const` is too large to address.
-    #[error("a {ty} Const of shape {shape:?} is too large: it needs {needed}, more than memory can address")]
+    #[error(
+        "the {ty} Const of shape {shape:?} is too large: it needs {needed}, more than memory can address"
+    )]
     ConstTooLarge {
         /// The element type.
         ty: String,

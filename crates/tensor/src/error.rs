@@ -18,7 +18,7 @@ pub enum TensorError {
         found: ElementType,
     },
     /// The byte or element count of a shape does not fit in memory.
-    #[error("a {ty} tensor of shape {shape:?} is too large: its size overflows")]
+    #[error("the {ty} tensor of shape {shape:?} is too large: its size overflows")]
     TooLarge {
         /// The element type.
         ty: ElementType,
@@ -26,7 +26,7 @@ pub enum TensorError {
         shape: Vec<usize>,
     },
     /// The tensor would take more memory than the limit allows.
-    #[error("a {ty} tensor of shape {shape:?} needs {needed}, more than the memory limit of {limit} bytes")]
+    #[error("the {ty} tensor of shape {shape:?} needs {needed}, more than the memory limit of {limit} bytes")]
     OverLimit {
         /// The element type.
         ty: ElementType,
@@ -38,7 +38,7 @@ pub enum TensorError {
         limit: u64,
     },
     /// The bytes given do not match the shape and element type.
-    #[error("a {ty} tensor of shape {shape:?} needs {expected} bytes, but {found} were given")]
+    #[error("the {ty} tensor of shape {shape:?} needs {expected} bytes, but {found} were given")]
     ByteLength {
         /// The element type.
         ty: ElementType,

@@ -51,7 +51,7 @@ pub enum PackError {
         range: RangeInclusive<i64>,
     },
     /// An unpacked tensor has another element type than the exchange form.
-    #[error("{ty} elements are exchanged as {expected}, but a {found} tensor was given")]
+    #[error("{ty} elements are exchanged as {expected}, but the tensor given is {found}")]
     ExchangeType {
         /// The packed type.
         ty: ElementType,
