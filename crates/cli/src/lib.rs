@@ -67,7 +67,12 @@ impl CliError {
             CliError::Other(e) => {
                 let mut text = format!("error: {e}");
                 for cause in e.chain().skip(1) {
-                    text.push_str(&format!("\n  caused by: {cause}"));
+                    // Some errors both print their cause and return it;
+                    // a cause already shown is not shown again.
+                    let cause = cause.to_string();
+                    if !text.contains(&cause) {
+                        text.push_str(&format!("\n  caused by: {cause}"));
+                    }
                 }
                 text
             }

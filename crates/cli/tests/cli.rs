@@ -221,3 +221,55 @@ fn bench_prints_a_report_for_a_person() {
         assert!(t.contains(word), "missing {word} in {t}");
     }
 }
+
+/// Every line of a message says something new: no line repeats text that
+/// an earlier line already holds (as a `caused by:` copy of the message
+/// would).
+fn assert_said_once(err: &str) {
+    let lines: Vec<&str> = err.lines().map(|l| l.trim().trim_start_matches("caused by: ")).collect();
+    for (i, line) in lines.iter().enumerate().skip(1) {
+        let before = lines.get(..i).unwrap_or_default();
+        assert!(!before.iter().any(|b| b.contains(line)), "{line:?} is said twice in:\n{err}");
+    }
+}
+
+#[test]
+fn each_message_is_printed_once() {
+    let dir = scratch("once");
+    let model = sample("rseq_b1_s0_4x4", "model.xml");
+    let garbage = dir.join("garbage.npy");
+    std::fs::write(&garbage, b"\x07\x00 not an array").unwrap();
+    let a_file = dir.join("a_file");
+    std::fs::write(&a_file, b"not a folder").unwrap();
+    let runs: Vec<(Vec<String>, &str)> = vec![
+        (vec![format!("data={}", dir.join("missing.npy").display())], "No such file or directory"),
+        (vec![format!("data={}", garbage.display())], "not a .npy file"),
+        (vec!["--max-memory".into(), "10".into()], "more than the memory limit of 10 bytes"),
+        (
+            vec![
+                format!("data={}", sample("rseq_b1_s0_4x4", "in/data.npy")),
+                "--max-memory".into(),
+                "10".into(),
+            ],
+            "more than the memory limit of 10 bytes",
+        ),
+        (vec!["-o".into(), a_file.join("x.npz").display().to_string()], "is not a folder"),
+    ];
+    for (extra, words) in runs {
+        let mut args = vec!["run".to_string(), model.clone()];
+        for e in extra {
+            if e.contains('=') {
+                args.push("-i".into());
+            }
+            args.push(e);
+        }
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = ovir(&argv);
+        let err = text(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{argv:?}: {err}");
+        assert!(err.starts_with("error:") && err.contains(words), "{argv:?}: {err}");
+        assert_said_once(&err);
+        // Files are written under a temporary name first; it is never shown.
+        assert!(!err.contains(".tmp"), "{argv:?}: {err}");
+    }
+}

@@ -11,22 +11,26 @@ pub(crate) const SUPPORTED_DTYPES: &str =
      (the multi-byte ones also big-endian, with '>')";
 
 /// Why a `.npy` or `.npz` file could not be read or written.
+///
+/// The message holds every cause (the operating system's reason, the
+/// zip library's, the array at fault), so the error has no
+/// [`source`](std::error::Error::source) to repeat it.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum NpyError {
     /// Opening, reading, writing or renaming a file failed.
-    #[error("cannot access {}: {source}", path.display())]
+    #[error("cannot access {}: {error}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
         /// What the operating system reported.
-        source: io::Error,
+        error: io::Error,
     },
     /// Reading from or writing to a stream that is not a named file failed.
-    #[error("reading or writing the stream failed: {source}")]
+    #[error("reading or writing the stream failed: {error}")]
     Stream {
         /// What the stream reported.
-        source: io::Error,
+        error: io::Error,
     },
     /// The data does not start with the `\x93NUMPY` magic string, so it is
     /// not a `.npy` file.
@@ -87,10 +91,10 @@ pub enum NpyError {
         ty: ElementType,
     },
     /// The `.npz` archive could not be read or written as a zip file.
-    #[error("zip archive error: {source}")]
+    #[error("zip archive error: {error}")]
     Zip {
         /// What the zip library reported.
-        source: zip::result::ZipError,
+        error: zip::result::ZipError,
     },
     /// The `.npz` archive holds something other than `.npy` arrays.
     #[error("bad .npz archive: {reason}")]
@@ -105,28 +109,28 @@ pub enum NpyError {
         name: String,
     },
     /// The tensor could not be built from the data read.
-    #[error("cannot build the tensor: {source}")]
+    #[error("cannot build the tensor: {error}")]
     Tensor {
         /// What the tensor layer reported.
-        source: TensorError,
+        error: TensorError,
     },
     /// An error in a given file, or in one array of a `.npz` file.
-    #[error("{}{}: {source}", path.display(), array.as_ref().map(|a| format!(", array '{a}'")).unwrap_or_default())]
+    #[error("{}{}: {error}", path.display(), array.as_ref().map(|a| format!(", array '{a}'")).unwrap_or_default())]
     InFile {
         /// The file.
         path: PathBuf,
         /// The array inside a `.npz` file, if the error concerns one.
         array: Option<String>,
         /// The error itself.
-        source: Box<NpyError>,
+        error: Box<NpyError>,
     },
     /// An error in one array of a `.npz` archive read from memory.
-    #[error("array '{array}': {source}")]
+    #[error("array '{array}': {error}")]
     InArray {
         /// The array's name in the archive.
         array: String,
         /// The error itself.
-        source: Box<NpyError>,
+        error: Box<NpyError>,
     },
 }
 
@@ -135,7 +139,7 @@ impl NpyError {
     /// [`InFile`](NpyError::InFile) wrapper removed, if there is one.
     pub fn cause(&self) -> &NpyError {
         match self {
-            NpyError::InFile { source, .. } | NpyError::InArray { source, .. } => source.cause(),
+            NpyError::InFile { error, .. } | NpyError::InArray { error, .. } => error.cause(),
             other => other,
         }
     }
@@ -145,11 +149,11 @@ impl NpyError {
     pub(crate) fn in_file(self, path: &Path, array: Option<&str>) -> NpyError {
         match (self, array) {
             (e @ (NpyError::Io { .. } | NpyError::InFile { .. }), _) => e,
-            (NpyError::Stream { source }, None) => NpyError::Io { path: path.to_path_buf(), source },
+            (NpyError::Stream { error }, None) => NpyError::Io { path: path.to_path_buf(), error },
             (e, array) => NpyError::InFile {
                 path: path.to_path_buf(),
                 array: array.map(str::to_owned),
-                source: Box::new(e),
+                error: Box::new(e),
             },
         }
     }
@@ -160,23 +164,23 @@ impl NpyError {
 }
 
 impl From<TensorError> for NpyError {
-    fn from(source: TensorError) -> Self {
-        NpyError::Tensor { source }
+    fn from(error: TensorError) -> Self {
+        NpyError::Tensor { error }
     }
 }
 
 impl From<zip::result::ZipError> for NpyError {
-    fn from(source: zip::result::ZipError) -> Self {
-        NpyError::Zip { source }
+    fn from(error: zip::result::ZipError) -> Self {
+        NpyError::Zip { error }
     }
 }
 
 /// Wraps an I/O error on a stream.
-pub(crate) fn stream(source: io::Error) -> NpyError {
-    NpyError::Stream { source }
+pub(crate) fn stream(error: io::Error) -> NpyError {
+    NpyError::Stream { error }
 }
 
 /// Wraps an I/O error on a named file.
 pub(crate) fn io_at(path: &Path) -> impl Fn(io::Error) -> NpyError + '_ {
-    move |source| NpyError::Io { path: path.to_path_buf(), source }
+    move |error| NpyError::Io { path: path.to_path_buf(), error }
 }

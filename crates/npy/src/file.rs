@@ -33,9 +33,31 @@ pub(crate) fn write_atomically(
         // the permissions any newly created file would (0666 less umask).
         builder.permissions(std::fs::Permissions::from_mode(0o666));
     }
-    let mut tmp = builder.tempfile_in(dir).map_err(io_at(path))?;
+    let mut tmp = builder.tempfile_in(dir).map_err(|e| io_at(path)(without_temporary_name(dir, e)))?;
     write(tmp.as_file_mut()).map_err(|e| e.in_file(path, None))?;
     tmp.as_file().sync_all().map_err(io_at(path))?;
     tmp.persist(path).map_err(|e| io_at(path)(e.error))?;
     Ok(())
+}
+
+/// The error of creating the temporary file, told about the target's
+/// folder: the temporary file's name is an internal detail, yet the
+/// error that creating it gives ends with ` at path "…/.x.npz.Bl6KSv.tmp"`.
+fn without_temporary_name(dir: &Path, error: io::Error) -> io::Error {
+    // The usual cause is a folder that is missing or is not a folder;
+    // asking the folder itself gives the system's own words for it.
+    match std::fs::metadata(dir) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            io::Error::new(e.kind(), format!("the folder {} does not exist", dir.display()))
+        }
+        Err(e) => io::Error::new(e.kind(), format!("the folder {} cannot be used: {e}", dir.display())),
+        Ok(meta) if !meta.is_dir() => {
+            io::Error::new(io::ErrorKind::NotADirectory, format!("{} is not a folder", dir.display()))
+        }
+        Ok(_) => {
+            let text = error.to_string();
+            let reason = text.split_once(" at path ").map_or(text.as_str(), |(reason, _)| reason);
+            io::Error::new(error.kind(), format!("cannot create a file in {}: {reason}", dir.display()))
+        }
+    }
 }

@@ -23,7 +23,7 @@ pub(crate) fn read(path: &Path, limit: u64) -> Result<Vec<(String, Tensor)>, Npy
 /// Reads every array of an archive held in memory, in archive order.
 pub(crate) fn read_bytes(bytes: &[u8], limit: u64) -> Result<Vec<(String, Tensor)>, NpyError> {
     read_archive(Cursor::new(bytes), limit).map_err(|(e, array)| match array {
-        Some(array) => NpyError::InArray { array, source: Box::new(e) },
+        Some(array) => NpyError::InArray { array, error: Box::new(e) },
         None => e,
     })
 }

@@ -10,15 +10,21 @@ use ovir_tensor::TensorError;
 
 /// Anything that can go wrong between reading a model and reading its
 /// outputs.
-#[derive(Debug, thiserror::Error)]
+///
+/// Its `Display` is the whole message, causes included, with the file,
+/// line and column of the XML it concerns (`model.xml:22:3: …`), so
+/// [`source`](std::error::Error::source) returns nothing: a chain of
+/// causes would only repeat it. Its `Debug` names the variant and then
+/// gives the same message; it never holds the XML text or the graph, so a
+/// `main` that returns this error with `?` prints a few lines, however
+/// large the model. [`Error::render`] shows each problem with its line of
+/// XML.
 #[non_exhaustive]
 pub enum Error {
     /// The IR file could not be read, or its structure is broken.
-    #[error("{0}")]
-    Read(#[from] ReadError),
+    Read(ReadError),
     /// The graph is well formed but some layers are invalid: wrong
     /// attributes, element types or shapes.
-    #[error("{}", ShapeReport(.file, .errors))]
     Invalid {
         /// The XML the errors point into.
         file: Arc<SourceFile>,
@@ -28,7 +34,6 @@ pub enum Error {
         errors: Vec<ShapeError>,
     },
     /// The model could not be compiled.
-    #[error("{error}")]
     Compile {
         /// What went wrong.
         error: CompileError,
@@ -36,7 +41,6 @@ pub enum Error {
         at: Option<Place>,
     },
     /// An inference failed.
-    #[error("{error}")]
     Run {
         /// What went wrong.
         error: RunError,
@@ -44,7 +48,6 @@ pub enum Error {
         at: Option<Place>,
     },
     /// No input has this name or index.
-    #[error("the model has no input {key}; its inputs are: {}", .available.join(", "))]
     UnknownInput {
         /// The name or index asked for.
         key: String,
@@ -52,7 +55,6 @@ pub enum Error {
         available: Vec<String>,
     },
     /// No output has this name or index.
-    #[error("the model has no output {key}; its outputs are: {}", .available.join(", "))]
     UnknownOutput {
         /// The name or index asked for.
         key: String,
@@ -60,14 +62,12 @@ pub enum Error {
         available: Vec<String>,
     },
     /// `infer` was called before every input was set.
-    #[error("input \"{name}\" has not been set")]
     InputNotSet {
         /// The input's name.
         name: String,
     },
     /// An input (set by the caller, or generated as an example) would take
     /// more memory than the limit allows.
-    #[error("input \"{name}\" is too large: {source}")]
     InputTooLarge {
         /// The input's name.
         name: String,
@@ -76,8 +76,7 @@ pub enum Error {
     },
     /// An input of a packed sub-byte or 8-bit float type was given in its
     /// exchange form (one `u8` or `i8` per element, see
-    /// [`ovir_tensor::packed`]) with a value the type cannot hold.
-    #[error("input \"{name}\": {reason}")]
+    /// [`packed`](crate::packed)) with a value the type cannot hold.
     InputValue {
         /// The input's name.
         name: String,
@@ -85,7 +84,6 @@ pub enum Error {
         reason: ovir_tensor::packed::PackError,
     },
     /// No example values could be made for an input of this element type.
-    #[error("cannot generate example values for input \"{name}\": {source}")]
     ExampleInput {
         /// The input's name.
         name: String,
@@ -93,18 +91,86 @@ pub enum Error {
         source: Box<ovir_exec::kernels::KernelError>,
     },
     /// Outputs were asked for before any inference ran.
-    #[error("no inference has run on this request yet")]
     NotRun,
     /// A tensor could not be built or viewed as asked.
-    #[error(transparent)]
-    Tensor(#[from] TensorError),
+    Tensor(TensorError),
     /// An extension could not be registered.
-    #[error("cannot register the extension: {0}")]
-    Extension(#[from] ovir_shape::ExtensionError),
+    Extension(ovir_shape::ExtensionError),
 }
 
+impl From<ReadError> for Error {
+    fn from(e: ReadError) -> Self {
+        Error::Read(e)
+    }
+}
+
+impl From<TensorError> for Error {
+    fn from(e: TensorError) -> Self {
+        Error::Tensor(e)
+    }
+}
+
+impl From<ovir_shape::ExtensionError> for Error {
+    fn from(e: ovir_shape::ExtensionError) -> Self {
+        Error::Extension(e)
+    }
+}
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::Read(e) => write!(f, "{e}"),
+            Error::Invalid { file, model, errors } => write!(f, "{}", ShapeReport { file, model, errors }),
+            Error::Compile { error, at } => write!(f, "{}{}", Located(at.as_ref()), with_causes(error)),
+            Error::Run { error, at } => write!(f, "{}{}", Located(at.as_ref()), with_causes(error)),
+            Error::UnknownInput { key, available } => {
+                write!(f, "the model has no input {key}; its inputs are: {}", list(available))
+            }
+            Error::UnknownOutput { key, available } => {
+                write!(f, "the model has no output {key}; its outputs are: {}", list(available))
+            }
+            Error::InputNotSet { name } => write!(f, "input \"{name}\" has not been set"),
+            Error::InputTooLarge { name, source } => write!(f, "input \"{name}\" is too large: {source}"),
+            Error::InputValue { name, reason } => write!(f, "input \"{name}\": {reason}"),
+            Error::ExampleInput { name, source } => {
+                write!(f, "cannot generate example values for input \"{name}\": {}", with_causes(source))
+            }
+            Error::NotRun => write!(f, "no inference has run on this request yet"),
+            Error::Tensor(e) => write!(f, "{}", with_causes(e)),
+            Error::Extension(e) => write!(f, "cannot register the extension: {e}"),
+        }
+    }
+}
+
+impl fmt::Debug for Error {
+    /// The variant's name and the message: what went wrong, in which
+    /// file, at which line and in which layer. The XML text and the graph
+    /// are left out, since they can take megabytes.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let variant = match self {
+            Error::Read(_) => "Read",
+            Error::Invalid { .. } => "Invalid",
+            Error::Compile { .. } => "Compile",
+            Error::Run { .. } => "Run",
+            Error::UnknownInput { .. } => "UnknownInput",
+            Error::UnknownOutput { .. } => "UnknownOutput",
+            Error::InputNotSet { .. } => "InputNotSet",
+            Error::InputTooLarge { .. } => "InputTooLarge",
+            Error::InputValue { .. } => "InputValue",
+            Error::ExampleInput { .. } => "ExampleInput",
+            Error::NotRun => "NotRun",
+            Error::Tensor(_) => "Tensor",
+            Error::Extension(_) => "Extension",
+        };
+        write!(f, "{variant}: {self}")
+    }
+}
+
+/// The message already holds every cause, so there is none to return.
+impl std::error::Error for Error {}
+
 /// A place in an IR file: the file's text and a span in it.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct Place {
     /// The XML text.
     pub source: Arc<SourceFile>,
@@ -112,22 +178,94 @@ pub struct Place {
     pub span: Span,
 }
 
-struct ShapeReport<'a>(&'a SourceFile, &'a [ShapeError]);
+impl fmt::Debug for Place {
+    /// The file, line and column; not the file's text.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Place({})", location(&self.source, Some(self.span)))
+    }
+}
+
+/// `file:line:column: ` for a place, nothing without one.
+struct Located<'a>(Option<&'a Place>);
+
+impl fmt::Display for Located<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0 {
+            Some(at) => write!(f, "{}: ", location(&at.source, Some(at.span))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// `file:line:column`, or the file alone when there is no span.
+fn location(file: &SourceFile, span: Option<Span>) -> String {
+    let name = file.display_name();
+    match span {
+        Some(span) => {
+            let at = file.line_col(span.start);
+            format!("{name}:{}:{}", at.line, at.column)
+        }
+        None => name,
+    }
+}
+
+fn list(names: &[String]) -> String {
+    if names.is_empty() {
+        "none".to_string()
+    } else {
+        names.join(", ")
+    }
+}
+
+/// An error's message followed by those of its causes, each after `: `.
+/// A cause whose message the text already holds is not repeated, so the
+/// result reads the same whichever convention each error type follows.
+pub(crate) fn with_causes(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        let message = c.to_string();
+        if !text.contains(&message) {
+            text.push_str(": ");
+            text.push_str(&message);
+        }
+        cause = c.source();
+    }
+    text
+}
+
+/// Each problem of an invalid model on its own line, as
+/// `file:line:column: message [layer]`.
+struct ShapeReport<'a> {
+    file: &'a SourceFile,
+    model: &'a ovir_ir::Model,
+    errors: &'a [ShapeError],
+}
 
 impl fmt::Display for ShapeReport<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let name = self.0.display_name();
-        for (i, e) in self.1.iter().take(MAX_REPORTED).enumerate() {
+        for (i, e) in self.errors.iter().take(MAX_REPORTED).enumerate() {
             if i > 0 {
                 writeln!(f)?;
             }
-            write!(f, "{name}: {}", e.kind)?;
+            let span = span_of(self.model, e);
+            write!(f, "{}: {}", location(self.file, span), e.kind)?;
+            if self.model.layers.get(e.layer.0).is_some() {
+                write!(f, " [{}]", self.model.layer_ref(e.layer))?;
+            }
         }
-        if let Some(more) = self.1.len().checked_sub(MAX_REPORTED).filter(|&n| n > 0) {
-            write!(f, "\n{name}: {more} more problems were found but are not shown")?;
+        if let Some(more) = self.errors.len().checked_sub(MAX_REPORTED).filter(|&n| n > 0) {
+            write!(f, "\n{}: {more} more problems were found but are not shown", self.file.display_name())?;
         }
         Ok(())
     }
+}
+
+/// Where a problem points: the attribute at fault, or else the layer's
+/// start tag.
+fn span_of(model: &ovir_ir::Model, e: &ShapeError) -> Option<Span> {
+    let layer = model.layers.get(e.layer.0)?;
+    Some(e.attribute.as_deref().and_then(|a| layer.attrs.get(a)).map_or(layer.span, |a| a.span))
 }
 
 impl Error {
@@ -143,12 +281,15 @@ impl Error {
                 // long and say nothing new.
                 .take(MAX_REPORTED)
                 .map(|e| {
-                    let layer = model.layers.get(e.layer.0);
-                    let span: Option<Span> = layer.map(|l| {
-                        e.attribute.as_deref().and_then(|a| l.attrs.get(a)).map_or(l.span, |a| a.span)
-                    });
-                    let layer_ref = layer.map(|_| model.layer_ref(e.layer));
-                    render_diagnostic(file, &e.kind.to_string(), span, layer_ref.as_ref(), &[], color)
+                    let layer_ref = model.layers.get(e.layer.0).map(|_| model.layer_ref(e.layer));
+                    render_diagnostic(
+                        file,
+                        &e.kind.to_string(),
+                        span_of(model, e),
+                        layer_ref.as_ref(),
+                        &[],
+                        color,
+                    )
                 })
                 .chain(
                     errors
@@ -159,13 +300,18 @@ impl Error {
                 )
                 .collect::<Vec<_>>()
                 .join("\n"),
-            Error::Compile { error, at: Some(at) } => {
-                render_diagnostic(&at.source, &error.to_string(), Some(at.span), error.layer(), &[], color)
-            }
+            Error::Compile { error, at: Some(at) } => render_diagnostic(
+                &at.source,
+                &with_causes(error),
+                Some(at.span),
+                error.layer(),
+                &[],
+                color,
+            ),
             Error::Run {
                 error: error @ (RunError::Kernel { layer, .. } | RunError::OverLimit { layer, .. }),
                 at: Some(at),
-            } => render_diagnostic(&at.source, &error.to_string(), Some(at.span), Some(layer), &[], color),
+            } => render_diagnostic(&at.source, &with_causes(error), Some(at.span), Some(layer), &[], color),
             other => format!("error: {other}"),
         }
     }

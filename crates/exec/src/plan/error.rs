@@ -10,7 +10,7 @@ use crate::kernels::KernelError;
 #[non_exhaustive]
 pub enum CompileError {
     /// Folding a layer whose inputs are all constant failed.
-    #[error("layer {} \"{}\" ({}) could not be computed from its constant inputs: {source}", .layer.id, .layer.name, .layer.op_type)]
+    #[error("layer {} \"{}\" ({}) could not be computed from its constant inputs", .layer.id, .layer.name, .layer.op_type)]
     Fold {
         /// The layer.
         layer: LayerRef,
@@ -25,7 +25,7 @@ pub enum CompileError {
     },
     /// Folding a layer would make a value larger than the memory limit;
     /// nothing was allocated.
-    #[error("layer {} \"{}\" ({}) cannot be computed from its constant inputs: {source}", .layer.id, .layer.name, .layer.op_type)]
+    #[error("layer {} \"{}\" ({}) cannot be computed from its constant inputs", .layer.id, .layer.name, .layer.op_type)]
     OverLimit {
         /// The layer.
         layer: LayerRef,
@@ -75,7 +75,7 @@ pub enum RunError {
         found: usize,
     },
     /// An input has the wrong element type.
-    #[error("input \"{name}\" must be {expected}, but a {found} tensor was given")]
+    #[error("input \"{name}\" must be {expected}, but the tensor given is {found}")]
     InputType {
         /// The input's name.
         name: String,
@@ -101,7 +101,7 @@ pub enum RunError {
         name: String,
     },
     /// A kernel refused its inputs.
-    #[error("layer {} \"{}\" ({}) failed: {source}", .layer.id, .layer.name, .layer.op_type)]
+    #[error("layer {} \"{}\" ({}) failed", .layer.id, .layer.name, .layer.op_type)]
     Kernel {
         /// The failing layer.
         layer: LayerRef,
@@ -110,7 +110,7 @@ pub enum RunError {
     },
     /// A layer's output would take more memory than the state's limit
     /// ([`RunState::set_max_tensor_bytes`]); nothing was allocated.
-    #[error("layer {} \"{}\" ({}) cannot allocate its output: {source}", .layer.id, .layer.name, .layer.op_type)]
+    #[error("layer {} \"{}\" ({}) cannot allocate its output", .layer.id, .layer.name, .layer.op_type)]
     OverLimit {
         /// The layer.
         layer: LayerRef,
