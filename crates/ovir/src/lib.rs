@@ -11,9 +11,12 @@
 //! 2. [`Model::compile`] builds a [`CompiledModel`]: constants are folded
 //!    and the execution order is fixed. A compiled model is `Send + Sync`
 //!    and cheap to clone, so one can serve many threads.
-//! 3. [`CompiledModel::infer_request`] gives an [`InferRequest`]: set the
-//!    inputs by name or index, call [`InferRequest::infer`], read the
-//!    outputs as [`Tensor`]s or `ndarray` views.
+//! 3. [`CompiledModel::run`] runs it once: named inputs in, named
+//!    [`Outputs`] out. For repeated inferences,
+//!    [`CompiledModel::infer_request`] gives an [`InferRequest`], which
+//!    allocates nothing after its first inference: set the inputs by name
+//!    or index, call [`InferRequest::infer`], read the outputs as
+//!    [`Tensor`]s or `ndarray` views.
 //!
 //! Operations outside OpenVINO's opsets come from extensions: a
 //! [`Core`] holds them ([`Core::add_extension`] adds one of your own,
@@ -77,12 +80,20 @@ mod request;
 pub use crate::core::Core;
 pub use error::{Error, Place};
 pub use model::{CompileOptions, CompiledModel, Model, PortInfo};
-pub use request::{InferRequest, PortKey};
+pub use request::{InferRequest, Outputs, OutputsIter, PortKey};
 
 pub use ovir_shape::{CustomOp, Extension, ExtensionError, PortFact};
 
+/// The `ndarray` that ovir's API takes and returns. Naming it through
+/// ovir (`use ovir::ndarray;`) always gives the matching version, whatever
+/// version of `ndarray` a program depends on itself.
+pub use ndarray;
+
+#[doc(inline)]
 pub use ovir_exec as exec;
+#[doc(inline)]
 pub use ovir_ir as ir;
+#[doc(inline)]
 pub use ovir_shape as shape;
 pub use ovir_tensor::packed;
 pub use ovir_tensor::{bf16, f16, Dim, Element, ElementType, PartialShape, Tensor, TensorError};
