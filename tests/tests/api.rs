@@ -126,3 +126,30 @@ fn one_compiled_model_serves_many_threads() {
         }
     });
 }
+
+#[test]
+fn run_takes_named_inputs_and_gives_named_outputs() {
+    let case = "two_inputs_two_outputs";
+    let compiled = load(case).compile().unwrap();
+    let outputs = compiled.run([("x", input(case, "x")), ("y", input(case, "y"))]).unwrap();
+    assert_eq!(outputs.len(), compiled.outputs().len());
+    let names: Vec<&str> = outputs.iter().map(|(name, _)| name).collect();
+    let expected_names: Vec<&str> = compiled.outputs().iter().map(|p| p.name()).collect();
+    assert_eq!(names, expected_names);
+    for (name, tensor) in &outputs {
+        assert_eq!(tensor, &expected(case, name), "{name}");
+        // Any of an output's names, or its index, finds it.
+        assert_eq!(outputs.get(name).unwrap(), tensor);
+    }
+    assert_eq!(outputs.get(1).unwrap(), &expected(case, names[1]));
+    let err = outputs.get("nope").unwrap_err();
+    assert!(matches!(err, Error::UnknownOutput { .. }), "{err}");
+
+    // Inputs by index work too; a missing one is named.
+    let by_index = compiled.run([(0, input(case, "x")), (1, input(case, "y"))]).unwrap();
+    assert_eq!(by_index.into_tensors(), outputs.clone().into_tensors());
+    let err = compiled.run([("x", input(case, "x"))]).unwrap_err();
+    assert_eq!(err.to_string(), "input \"y\" has not been set");
+    let err = compiled.run([("z", input(case, "x"))]).unwrap_err();
+    assert!(matches!(err, Error::UnknownInput { .. }), "{err}");
+}

@@ -50,6 +50,100 @@ fn find(ports: &[PortInfo], key: PortKey<'_>) -> Option<usize> {
     }
 }
 
+impl CompiledModel {
+    /// Runs the model once: the inputs by name (or index) in, every output
+    /// by name out.
+    ///
+    /// This is the short way for a single inference. It makes a fresh
+    /// [`InferRequest`] each time, so it allocates; a program that runs the
+    /// model repeatedly keeps one request from
+    /// [`infer_request`](Self::infer_request) instead, which allocates
+    /// nothing after its first inference.
+    ///
+    /// ```
+    /// # fn demo(compiled: &ovir::CompiledModel) -> Result<(), ovir::Error> {
+    /// use ovir::{ndarray, Tensor};
+    ///
+    /// let data = ndarray::array![[1.0f32, 2.0], [3.0, 4.0]];
+    /// let outputs = compiled.run([("data", Tensor::from_array(data.view()))])?;
+    /// let out = outputs.get("out")?.view::<f32>()?;
+    /// for (name, tensor) in &outputs {
+    ///     println!("{name}: {:?}", tensor.shape());
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn run<'k, K: Into<PortKey<'k>>>(
+        &self,
+        inputs: impl IntoIterator<Item = (K, Tensor)>,
+    ) -> Result<Outputs, Error> {
+        let mut request = self.infer_request();
+        for (key, tensor) in inputs {
+            request.set_input(key, tensor)?;
+        }
+        request.infer()?;
+        let tensors = request.outputs().into_iter().cloned().collect();
+        Ok(Outputs { model: self.clone(), tensors })
+    }
+}
+
+/// The outputs of [`CompiledModel::run`], in output order, each found by
+/// any of its names or by its index.
+#[derive(Clone, Debug)]
+pub struct Outputs {
+    model: CompiledModel,
+    tensors: Vec<Tensor>,
+}
+
+impl Outputs {
+    /// An output, by one of its names or its index.
+    pub fn get<'k>(&self, key: impl Into<PortKey<'k>>) -> Result<&Tensor, Error> {
+        let key = key.into();
+        find(self.model.outputs(), key).and_then(|i| self.tensors.get(i)).ok_or_else(|| {
+            Error::UnknownOutput {
+                key: key.to_string(),
+                available: self.model.outputs().iter().map(|p| p.name().to_string()).collect(),
+            }
+        })
+    }
+
+    /// Each output's name (the first of its names) and value, in output
+    /// order.
+    pub fn iter(&self) -> OutputsIter<'_> {
+        let name: fn(&PortInfo) -> &str = PortInfo::name;
+        self.model.outputs().iter().map(name).zip(&self.tensors)
+    }
+
+    /// How many outputs there are.
+    pub fn len(&self) -> usize {
+        self.tensors.len()
+    }
+
+    /// `true` for a model without outputs.
+    pub fn is_empty(&self) -> bool {
+        self.tensors.is_empty()
+    }
+
+    /// The values, in output order.
+    pub fn into_tensors(self) -> Vec<Tensor> {
+        self.tensors
+    }
+}
+
+/// The iterator of [`Outputs::iter`]: each output's name and value.
+pub type OutputsIter<'a> = std::iter::Zip<
+    std::iter::Map<std::slice::Iter<'a, PortInfo>, fn(&PortInfo) -> &str>,
+    std::slice::Iter<'a, Tensor>,
+>;
+
+impl<'a> IntoIterator for &'a Outputs {
+    type Item = (&'a str, &'a Tensor);
+    type IntoIter = OutputsIter<'a>;
+
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
+}
+
 /// The inputs and outputs of one inference. Reusable: set new inputs and
 /// call [`infer`](Self::infer) again.
 ///
