@@ -14,7 +14,7 @@ use crate::shape::element_count;
 
 /// A Rust type that stores one element of an OpenVINO element type.
 ///
-/// Implemented for `bool`, the fixed-width integers, [`f16`], [`bf16`],
+/// Implemented for `bool`, the fixed-width integers, [`f16`](struct@f16), [`bf16`],
 /// `f32` and `f64`.
 pub trait Element: Copy + Send + Sync + fmt::Debug + 'static {
     /// The OpenVINO element type this Rust type stands for.
