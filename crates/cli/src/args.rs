@@ -92,12 +92,15 @@ pub struct InfoArgs {
 #[derive(Debug, Args)]
 #[command(after_help = "\
 Inputs: `-i NAME=FILE.npy` sets the input NAME (any of its tensor names, or its Parameter's \
-layer name); `-i FILE.npz` sets inputs from the archive's arrays by name. With no -i at all, \
-every input is filled with deterministic data that is valid for the model.
+layer name); `-i FILE.npz` sets inputs from the archive's arrays by name; `-i FILE.npy` sets \
+the input of a model that has one. Every input not given is filled with deterministic data \
+that is valid for the model; when some were given, a note on stderr names each one filled.
 
-Outputs: `-o DIR` writes DIR/<name>.npy per output (<name>: the output's first tensor name, \
-with characters outside [A-Za-z0-9._-] replaced by `_`); `-o FILE.npz` writes one archive. \
-Without -o a short summary of each output is printed.
+Outputs: `-o FILE.npz` writes one archive; `-o FILE.npy` writes the output of a model that \
+has one; any other `-o DIR` writes DIR/<name>.npy per output (<name>: the output's first \
+tensor name, with characters outside [A-Za-z0-9._-] replaced by `_`). Suffixes count in any \
+case, and missing parent folders are created. Without -o a short summary of each output is \
+printed.
 
 npy types: bool, i8..i64, u8..u64, f16, f32, f64 and fixed-width unicode (<U) for strings. \
 An array whose type differs from the input's element type is refused, never converted.
@@ -111,11 +114,13 @@ pub struct RunArgs {
     /// The model.
     #[command(flatten)]
     pub model: ModelArgs,
-    /// An input: NAME=FILE.npy, or FILE.npz for several at once.
+    /// An input: NAME=FILE.npy, FILE.npz for several at once, or FILE.npy
+    /// for a model with one input.
     #[arg(short, long = "input", value_name = "NAME=FILE.npy|FILE.npz")]
     pub inputs: Vec<String>,
-    /// Where to write the outputs: a directory, or a file ending in .npz.
-    #[arg(short, long, value_name = "DIR|FILE.npz")]
+    /// Where to write the outputs: a folder, a file ending in .npz, or a
+    /// file ending in .npy for a model with one output.
+    #[arg(short, long, value_name = "DIR|FILE.npz|FILE.npy")]
     pub output: Option<PathBuf>,
     /// Compare every output bit for bit with the arrays in a directory of
     /// .npy files or an .npz archive; exit 1 on any difference.
@@ -138,7 +143,7 @@ pub struct ConformanceArgs {
 /// `ovir bench`.
 #[derive(Debug, Args)]
 #[command(after_help = "\
-Inputs are given as for `ovir run`, or generated when no -i is given. The report gives \
+Inputs are given as for `ovir run`; those not given are generated. The report gives \
 min, median, mean, p90 and max latency, throughput, the bytes the kernels moved and the \
 GB/s achieved, and the median time of a memcpy of the same bytes, timed in turns with the \
 inferences in the same run, with the ratio to it. --json prints one JSON object with the fields median_ms, min_ms, \
@@ -147,7 +152,8 @@ pub struct BenchArgs {
     /// The model.
     #[command(flatten)]
     pub model: ModelArgs,
-    /// An input: NAME=FILE.npy, or FILE.npz for several at once.
+    /// An input: NAME=FILE.npy, FILE.npz for several at once, or FILE.npy
+    /// for a model with one input.
     #[arg(short, long = "input", value_name = "NAME=FILE.npy|FILE.npz")]
     pub inputs: Vec<String>,
     /// Timed inferences.

@@ -61,25 +61,21 @@ pub fn output_file_names(model: &CompiledModel) -> anyhow::Result<Vec<String>> {
     Ok(names)
 }
 
-/// Sets the inputs named by `-i` arguments; with none, generates valid
-/// example inputs for every input.
+/// Sets the inputs named by `-i` arguments, and fills every input they
+/// leave out with the valid example data a run without `-i` gets. When
+/// some inputs were given, each generated one is noted on standard error
+/// (`note: input "y" generated: f32 [2, 3]`), as benchmark_app notes what
+/// it fills in.
 pub fn set_inputs(request: &mut InferRequest, specs: &[String]) -> anyhow::Result<()> {
-    if specs.is_empty() {
-        let inputs = request.model().example_inputs()?;
-        for (i, t) in inputs.into_iter().enumerate() {
-            request.set_input(i, t)?;
-        }
-        return Ok(());
-    }
     for spec in specs {
         match spec.split_once('=') {
             Some((name, file)) => {
                 let tensor = ovir_npy::read_npy_file(Path::new(file))?;
                 request
                     .set_input(name, tensor)
-                    .with_context(|| format!("while setting input from {file}"))?;
+                    .with_context(|| format!("while setting input \"{name}\" from {file}"))?;
             }
-            None if spec.ends_with(".npz") => {
+            None if has_extension(spec, "npz") => {
                 let limit = request.model().max_tensor_bytes();
                 for (name, tensor) in ovir_npy::read_npz_file_limited(Path::new(spec), limit)? {
                     request
@@ -87,24 +83,87 @@ pub fn set_inputs(request: &mut InferRequest, specs: &[String]) -> anyhow::Resul
                         .with_context(|| format!("while setting input \"{name}\" from {spec}"))?;
                 }
             }
-            None => bail!("`-i {spec}`: expected NAME=FILE.npy or FILE.npz"),
+            None if has_extension(spec, "npy") => {
+                let inputs = request.model().inputs();
+                let [only] = inputs else {
+                    let names: Vec<&str> = inputs.iter().map(|p| p.name()).collect();
+                    bail!(
+                        "`-i {spec}` does not say which input it is, and the model has {}: {}; write `-i NAME={spec}`",
+                        count(inputs.len(), "input"),
+                        if names.is_empty() { "none".to_string() } else { names.join(", ") }
+                    );
+                };
+                let name = only.name().to_string();
+                let tensor = ovir_npy::read_npy_file(Path::new(spec))?;
+                request
+                    .set_input(0, tensor)
+                    .with_context(|| format!("while setting input \"{name}\" from {spec}"))?;
+            }
+            None => {
+                bail!("`-i {spec}`: expected NAME=FILE.npy, FILE.npz, or FILE.npy for a model with one input")
+            }
         }
+    }
+    let missing: Vec<usize> =
+        (0..request.model().inputs().len()).filter(|&i| request.input(i).is_err()).collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let generated = request.model().example_inputs()?;
+    for (i, tensor) in generated.into_iter().enumerate().filter(|(i, _)| missing.contains(i)) {
+        if !specs.is_empty() {
+            let name = request.model().inputs().get(i).map_or("", |p| p.name());
+            eprintln!("note: input \"{name}\" generated: {} {:?}", tensor.element_type(), tensor.shape());
+        }
+        request.set_input(i, tensor)?;
     }
     Ok(())
 }
 
-/// Writes the outputs to `DIR/<name>.npy` files, or to one `.npz` archive
-/// when `out` ends in `.npz`.
+/// `true` when `path` ends in `.ext`, in any case (`OUT.NPZ` is an
+/// archive too).
+pub fn has_extension(path: impl AsRef<Path>, ext: &str) -> bool {
+    path.as_ref().extension().is_some_and(|e| e.eq_ignore_ascii_case(ext))
+}
+
+/// `1 input`, `2 inputs`: a count with its noun.
+pub fn count(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// Writes the outputs where `-o` says: to one `.npz` archive when `out`
+/// ends in `.npz`, to that one `.npy` file when it ends in `.npy` and the
+/// model has one output, and otherwise to `out/<name>.npy` files. The
+/// suffix counts in any case (`OUT.NPZ` is an archive). Missing parent
+/// folders are created, whichever form `out` has.
 pub fn write_outputs(model: &CompiledModel, outputs: &[&Tensor], out: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let names = output_file_names(model)?;
-    if out.extension().is_some_and(|e| e == "npz") {
+    if has_extension(out, "npz") {
+        make_parent(out)?;
         let entries: Vec<(String, Tensor)> =
             names.into_iter().zip(outputs.iter().map(|t| (*t).clone())).collect();
         ovir_npy::write_npz_file(&entries, out)?;
         return Ok(vec![out.to_path_buf()]);
     }
-    std::fs::create_dir_all(out)
-        .with_context(|| format!("cannot create the output directory {}", out.display()))?;
+    if has_extension(out, "npy") {
+        let [tensor] = outputs else {
+            let names: Vec<&str> = model.outputs().iter().map(|p| p.name()).collect();
+            bail!(
+                "-o {} names one .npy file, but the model has {} ({}); give a folder, or a file ending in .npz",
+                out.display(),
+                count(outputs.len(), "output"),
+                names.join(", ")
+            );
+        };
+        make_parent(out)?;
+        ovir_npy::write_npy_file(tensor, out)?;
+        return Ok(vec![out.to_path_buf()]);
+    }
+    make_folder(out)?;
     let mut written = Vec::new();
     for (name, tensor) in names.iter().zip(outputs) {
         let path = out.join(format!("{name}.npy"));
@@ -112,6 +171,22 @@ pub fn write_outputs(model: &CompiledModel, outputs: &[&Tensor], out: &Path) -> 
         written.push(path);
     }
     Ok(written)
+}
+
+/// Creates the folder a file is to be written in, with its parents.
+fn make_parent(file: &Path) -> anyhow::Result<()> {
+    match file.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => make_folder(dir),
+        _ => Ok(()),
+    }
+}
+
+/// Creates a folder and its parents, unless it is there already.
+fn make_folder(dir: &Path) -> anyhow::Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        bail!("{} exists and is not a folder", dir.display());
+    }
+    std::fs::create_dir_all(dir).with_context(|| format!("cannot create the folder {}", dir.display()))
 }
 
 /// Loads expected arrays from a directory of `.npy` files or an `.npz`

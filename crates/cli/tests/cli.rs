@@ -253,7 +253,7 @@ fn each_message_is_printed_once() {
             ],
             "more than the memory limit of 10 bytes",
         ),
-        (vec!["-o".into(), a_file.join("x.npz").display().to_string()], "is not a folder"),
+        (vec!["-o".into(), a_file.join("x.npz").display().to_string()], "exists and is not a folder"),
     ];
     for (extra, words) in runs {
         let mut args = vec!["run".to_string(), model.clone()];
@@ -272,4 +272,85 @@ fn each_message_is_printed_once() {
         // Files are written under a temporary name first; it is never shown.
         assert!(!err.contains(".tmp"), "{argv:?}: {err}");
     }
+}
+
+#[test]
+fn inputs_left_out_are_generated_and_noted() {
+    let case = "two_inputs_two_outputs";
+    let model = sample(case, "model.xml");
+    let given = scratch("partial-given");
+    let none = scratch("partial-none");
+    let x = format!("x={}", sample(case, "in/x.npy"));
+    let out = ovir(&["run", &model, "-i", &x, "-o", &given.display().to_string()]);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert_eq!(err, "note: input \"y\" generated: f32 [2, 3]\n");
+    // The given input is used: its output matches OpenVINO's.
+    let rx = std::fs::read(given.join("rx.npy")).unwrap();
+    assert_eq!(rx, std::fs::read(samples().join(case).join("expected/rx.npy")).unwrap());
+    // The generated one is what a run without -i uses, and that run says nothing.
+    let out = ovir(&["run", &model, "-o", &none.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(text(&out.stderr), "");
+    assert_eq!(std::fs::read(given.join("ry.npy")).unwrap(), std::fs::read(none.join("ry.npy")).unwrap());
+}
+
+#[test]
+fn a_bare_npy_input_is_taken_for_a_model_with_one_input() {
+    let case = "rseq_b1_s0_4x4";
+    let out = ovir(&[
+        "run",
+        &sample(case, "model.xml"),
+        "-i",
+        &sample(case, "in/data.npy"),
+        "--assert-outputs",
+        &sample(case, "expected"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("matches bit for bit"));
+
+    let case = "two_inputs_two_outputs";
+    let out = ovir(&["run", &sample(case, "model.xml"), "-i", &sample(case, "in/x.npy")]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("the model has 2 inputs: x, y") && err.contains("-i NAME="), "{err}");
+}
+
+#[test]
+fn output_paths_by_suffix_in_any_case_with_parents_created() {
+    let dir = scratch("outputs");
+    let one = sample("rseq_b1_s0_4x4", "model.xml");
+    let two = sample("two_inputs_two_outputs", "model.xml");
+    let expected = samples().join("rseq_b1_s0_4x4/expected/out.npy");
+    let data = format!("data={}", sample("rseq_b1_s0_4x4", "in/data.npy"));
+
+    // `-o X.npy` for one output writes that array, whatever the case.
+    for name in ["out.npy", "new/deeper/OUT.NPY"] {
+        let path = dir.join(name);
+        let out = ovir(&["run", &one, "-i", &data, "-o", &path.display().to_string()]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        assert!(path.is_file(), "{name} is not a file");
+        assert_eq!(std::fs::read(&path).unwrap(), std::fs::read(&expected).unwrap(), "{name}");
+    }
+    // `.npz` in any case is an archive, in a folder made for it.
+    for name in ["a.npz", "missing/B.NPZ"] {
+        let path = dir.join(name);
+        let out = ovir(&["run", &two, "-o", &path.display().to_string()]);
+        assert_eq!(out.status.code(), Some(0), "{name}: {}", text(&out.stderr));
+        let arrays = ovir_npy::read_npz_file(&path).unwrap();
+        let names: Vec<&str> = arrays.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["rx", "ry"], "{name}");
+    }
+    // Anything else is a folder, made with its parents.
+    let folder = dir.join("x/y/z");
+    let out = ovir(&["run", &two, "-o", &folder.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(folder.join("rx.npy").is_file() && folder.join("ry.npy").is_file());
+    // One .npy file cannot hold two outputs; nothing is written.
+    let path = dir.join("both.npy");
+    let out = ovir(&["run", &two, "-o", &path.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("the model has 2 outputs (rx, ry)") && err.contains(".npz"), "{err}");
+    assert!(!path.exists());
 }
