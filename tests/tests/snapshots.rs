@@ -31,3 +31,23 @@ fn diagnostics_of_every_bad_sample() {
         insta::assert_snapshot!(format!("bad__{name}"), err.render(false));
     }
 }
+
+#[test]
+fn info_of_every_model_ovir_cannot_run() {
+    // Models from OpenVINO's converters with operations ovir does not
+    // know are described all the same: every layer, port and edge, the
+    // facts inferred around the unknown layers, and the problems last.
+    let cases = case_dirs(&samples_dir().join("unsupported"));
+    assert!(cases.len() >= 2, "expected at least 2 unsupported samples, found {}", cases.len());
+    for dir in cases {
+        let name = case_name(&dir);
+        assert!(ovir::Model::read(dir.join("model.xml")).is_err(), "{name} was accepted");
+        let d = ovir_cli::info::describe_file(&dir.join("model.xml"), None)
+            .unwrap_or_else(|e| panic!("{name} should be described:\n{}", e.render(false)));
+        assert!(d.layers.iter().any(|l| !l.supported), "{name}: no layer is marked unsupported");
+        assert!(!d.problems.is_empty(), "{name}: no problem is listed");
+        let mut text = Vec::new();
+        ovir_cli::info::write_text(&d, &mut text).expect("writing to memory");
+        insta::assert_snapshot!(format!("unsupported__{name}"), String::from_utf8_lossy(&text));
+    }
+}

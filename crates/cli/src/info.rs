@@ -1,10 +1,19 @@
 //! `ovir info`: describe a model for a person, as JSON, or as DOT.
+//!
+//! Any IR that can be read is described, even one ovir cannot run: the
+//! layers with their attributes and declared ports, the edges, the facts
+//! inferred wherever inference succeeded, the layers no op handles, and
+//! every problem found.
 
 use std::collections::BTreeMap;
 use std::io::Write;
+use std::path::Path;
 
-use ovir::{Model, PortInfo};
-use serde::Serialize;
+use ovir::ir::Model as Graph;
+use ovir::shape::{Op, PartialInfo};
+use ovir::{Core, Error, Model, PortFact, PortInfo};
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 use crate::args::InfoArgs;
 use crate::{CliError, Outcome};
@@ -24,6 +33,11 @@ pub struct Description {
     pub op_counts: Vec<OpCount>,
     /// Every layer, in file order.
     pub layers: Vec<LayerDescription>,
+    /// Every edge, in file order.
+    pub edges: Vec<EdgeDescription>,
+    /// Every problem that keeps the model from running, as
+    /// `file:line:column: message [layer]`; empty for a valid model.
+    pub problems: Vec<String>,
 }
 
 /// The number of layers of one type and opset.
@@ -35,9 +49,11 @@ pub struct OpCount {
     pub version: String,
     /// How many layers.
     pub count: usize,
+    /// Whether ovir (or a registered extension) handles these layers.
+    pub supported: bool,
 }
 
-/// One layer and its inferred outputs.
+/// One layer: what the file declares, and what was inferred.
 #[derive(Debug, Serialize)]
 pub struct LayerDescription {
     /// The layer's id.
@@ -48,10 +64,47 @@ pub struct LayerDescription {
     pub op: String,
     /// The layer's opset.
     pub version: String,
+    /// Whether an op handles the layer: `false` for an operation ovir
+    /// does not know and for a layer refused for its attributes or ports.
+    pub supported: bool,
+    /// The `<data>` attributes, in file order.
+    pub attributes: Attributes,
     /// The layer ids feeding each input, as `id:port`.
     pub inputs: Vec<String>,
-    /// Each output port's inferred element type and shape.
+    /// Each input port as the file declares it.
+    pub input_ports: Vec<DeclaredPort>,
+    /// Each output port's inferred element type and shape; empty when the
+    /// layer was refused.
     pub outputs: Vec<OutputFact>,
+    /// Each output port as the file declares it.
+    pub output_ports: Vec<DeclaredPort>,
+}
+
+/// A port as the file declares it.
+#[derive(Debug, Serialize)]
+pub struct DeclaredPort {
+    /// The port's id.
+    pub id: u64,
+    /// The `precision` attribute, when present.
+    pub precision: Option<ovir::ElementType>,
+    /// The shape from the `<dim>`s.
+    pub shape: ovir::PartialShape,
+    /// The tensor names.
+    pub names: Vec<String>,
+}
+
+/// A layer's `<data>` attributes, in file order; a JSON object.
+#[derive(Debug, Default)]
+pub struct Attributes(pub Vec<(String, String)>);
+
+impl Serialize for Attributes {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            map.serialize_entry(name, value)?;
+        }
+        map.end()
+    }
 }
 
 /// The inferred type and shape of one output port.
@@ -65,14 +118,47 @@ pub struct OutputFact {
     pub constant: bool,
 }
 
+/// One edge, with what is known of the tensor it carries.
+#[derive(Debug, Serialize)]
+pub struct EdgeDescription {
+    /// The producing layer's id.
+    pub from_layer: u64,
+    /// The producing port's id.
+    pub from_port: u64,
+    /// The consuming layer's id.
+    pub to_layer: u64,
+    /// The consuming port's id.
+    pub to_port: u64,
+    /// The tensor's element type: inferred, or else declared.
+    pub element_type: ovir::ElementType,
+    /// The tensor's shape: inferred, or else declared.
+    pub shape: ovir::PartialShape,
+}
+
 /// Collects the description of a validated model.
 pub fn describe(model: &Model) -> Description {
-    let ir = model.ir();
     let info = model.info();
-    let mut counts: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for layer in &ir.layers {
-        *counts.entry((layer.op_type.clone(), layer.version.clone())).or_default() += 1;
+    let ops: Vec<Option<Op>> = info.ops.iter().cloned().map(Some).collect();
+    let partial = PartialInfo { ops, outputs: info.outputs.clone(), errors: Vec::new(), broken: None };
+    describe_graph(model.ir(), &partial, Vec::new())
+}
+
+/// Collects the description of a graph that may not be valid, from what
+/// [`ovir::shape::analyze_partial`] learnt of it, with its problems.
+pub fn describe_graph(ir: &Graph, partial: &PartialInfo, problems: Vec<String>) -> Description {
+    let supported = |i: usize| partial.ops.get(i).is_some_and(Option::is_some);
+    let mut counts: BTreeMap<(String, String), (usize, bool)> = BTreeMap::new();
+    for (i, layer) in ir.layers.iter().enumerate() {
+        let entry = counts.entry((layer.op_type.clone(), layer.version.clone())).or_insert((0, true));
+        entry.0 += 1;
+        entry.1 &= supported(i);
     }
+    let declared = |p: &ovir::ir::Port| DeclaredPort {
+        id: p.id,
+        precision: p.precision,
+        shape: p.shape.clone(),
+        names: p.names.clone(),
+    };
     let layers = ir
         .layers
         .iter()
@@ -82,6 +168,8 @@ pub fn describe(model: &Model) -> Description {
             name: layer.name.clone(),
             op: layer.op_type.clone(),
             version: layer.version.clone(),
+            supported: supported(i),
+            attributes: Attributes(layer.attrs.0.iter().map(|a| (a.name.clone(), a.value.clone())).collect()),
             inputs: ir
                 .sources
                 .get(i)
@@ -95,30 +183,54 @@ pub fn describe(model: &Model) -> Description {
                         .collect()
                 })
                 .unwrap_or_default(),
-            outputs: info
-                .outputs
-                .get(i)
-                .map(|facts| {
-                    facts
-                        .iter()
-                        .map(|f| OutputFact {
-                            element_type: f.element_type,
-                            shape: f.shape.clone(),
-                            constant: f.value.is_some(),
-                        })
-                        .collect()
-                })
-                .unwrap_or_default(),
+            input_ports: layer.inputs.iter().map(declared).collect(),
+            outputs: match supported(i) {
+                true => partial.outputs.get(i).map(|facts| facts.iter().map(output_fact).collect()),
+                false => None,
+            }
+            .unwrap_or_default(),
+            output_ports: layer.outputs.iter().map(declared).collect(),
+        })
+        .collect();
+    let edges = ir
+        .sources
+        .iter()
+        .enumerate()
+        .flat_map(|(i, sources)| sources.iter().enumerate().map(move |(input, r)| (i, input, *r)))
+        .filter_map(|(i, input, r)| {
+            let consumer = ir.layers.get(i)?;
+            let producer = ir.layers.get(r.layer.0)?;
+            let port = producer.outputs.get(r.port)?;
+            let fact =
+                partial.outputs.get(r.layer.0).and_then(|f| f.get(r.port)).filter(|_| supported(r.layer.0));
+            Some(EdgeDescription {
+                from_layer: producer.id,
+                from_port: port.id,
+                to_layer: consumer.id,
+                to_port: consumer.inputs.get(input).map_or(input as u64, |p| p.id),
+                element_type: fact
+                    .map_or(port.precision.unwrap_or(ovir::ElementType::Dynamic), |f| f.element_type),
+                shape: fact.map_or_else(|| port.shape.clone(), |f| f.shape.clone()),
+            })
         })
         .collect();
     Description {
         name: ir.name.clone(),
         ir_version: ir.version,
-        inputs: model.inputs(),
-        outputs: model.outputs(),
-        op_counts: counts.into_iter().map(|((op, version), count)| OpCount { op, version, count }).collect(),
+        inputs: PortInfo::inputs_of(ir, &partial.outputs),
+        outputs: PortInfo::outputs_of(ir, &partial.outputs),
+        op_counts: counts
+            .into_iter()
+            .map(|((op, version), (count, supported))| OpCount { op, version, count, supported })
+            .collect(),
         layers,
+        edges,
+        problems,
     }
+}
+
+fn output_fact(f: &PortFact) -> OutputFact {
+    OutputFact { element_type: f.element_type, shape: f.shape.clone(), constant: f.value.is_some() }
 }
 
 fn port_line(p: &PortInfo) -> String {
@@ -126,20 +238,29 @@ fn port_line(p: &PortInfo) -> String {
     format!("  {:<20} {:<8} {}{}", p.name(), p.element_type.to_string(), p.shape, aliases.unwrap_or_default())
 }
 
+fn declared_text(direction: &str, p: &DeclaredPort) -> String {
+    let ty = p.precision.map_or_else(|| "?".to_string(), |t| t.to_string());
+    let names = if p.names.is_empty() { String::new() } else { format!(" \"{}\"", p.names.join("\", \"")) };
+    format!("{direction} {}: {ty} {}{names}", p.id, p.shape)
+}
+
 /// Writes the description as text for a person.
 pub fn write_text(d: &Description, out: &mut impl Write) -> std::io::Result<()> {
     writeln!(out, "model: {} (IR version {})", d.name, d.ir_version)?;
-    writeln!(out, "inputs:")?;
-    for p in &d.inputs {
-        writeln!(out, "{}", port_line(p))?;
-    }
-    writeln!(out, "outputs:")?;
-    for p in &d.outputs {
-        writeln!(out, "{}", port_line(p))?;
+    for (title, ports) in [("inputs", &d.inputs), ("outputs", &d.outputs)] {
+        if ports.is_empty() {
+            writeln!(out, "{title}: none")?;
+            continue;
+        }
+        writeln!(out, "{title}:")?;
+        for p in ports {
+            writeln!(out, "{}", port_line(p))?;
+        }
     }
     writeln!(out, "ops:")?;
     for c in &d.op_counts {
-        writeln!(out, "  {:<20} {:<8} {}", c.op, c.version, c.count)?;
+        let mark = if c.supported { "" } else { "  (not supported)" };
+        writeln!(out, "  {:<20} {:<8} {}{mark}", c.op, c.version, c.count)?;
     }
     writeln!(out, "layers:")?;
     for l in &d.layers {
@@ -149,8 +270,28 @@ pub fn write_text(d: &Description, out: &mut impl Write) -> std::io::Result<()> 
             .map(|o| format!("{}{}{}", o.element_type, o.shape, if o.constant { " const" } else { "" }))
             .collect();
         let ins = if l.inputs.is_empty() { String::new() } else { format!(" <- {}", l.inputs.join(", ")) };
-        let result = if outs.is_empty() { String::new() } else { format!(" -> {}", outs.join(", ")) };
+        let result = match (l.supported, outs.is_empty()) {
+            (false, _) => "  NOT SUPPORTED".to_string(),
+            (true, true) => String::new(),
+            (true, false) => format!(" -> {}", outs.join(", ")),
+        };
         writeln!(out, "  {:>4} {} ({}/{}){ins}{result}", l.id, l.name, l.op, l.version)?;
+        if !l.attributes.0.is_empty() {
+            let attrs: Vec<String> = l.attributes.0.iter().map(|(n, v)| format!("{n}={v}")).collect();
+            writeln!(out, "         data: {}", attrs.join(" "))?;
+        }
+        let ports: Vec<String> = (l.input_ports.iter().map(|p| declared_text("in", p)))
+            .chain(l.output_ports.iter().map(|p| declared_text("out", p)))
+            .collect();
+        if !ports.is_empty() {
+            writeln!(out, "         declared: {}", ports.join("; "))?;
+        }
+    }
+    if !d.problems.is_empty() {
+        writeln!(out, "problems:")?;
+        for p in &d.problems {
+            writeln!(out, "  {p}")?;
+        }
     }
     Ok(())
 }
@@ -159,55 +300,70 @@ fn dot_escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
 }
 
-/// Writes the graph in Graphviz DOT: one node per layer, one edge per
-/// connection, labelled with the tensor's type and shape.
-pub fn write_dot(model: &Model, out: &mut impl Write) -> std::io::Result<()> {
-    let ir = model.ir();
-    let info = model.info();
-    writeln!(out, "digraph \"{}\" {{", dot_escape(&ir.name))?;
+/// Writes the graph in Graphviz DOT: one node per layer (unsupported
+/// ones drawn red and dashed), one edge per connection, labelled with the
+/// tensor's type and shape.
+pub fn write_dot(d: &Description, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "digraph \"{}\" {{", dot_escape(&d.name))?;
     writeln!(out, "  rankdir=TB;")?;
     writeln!(out, "  node [shape=box, fontname=\"monospace\"];")?;
-    for layer in &ir.layers {
-        let shape = match layer.op_type.to_ascii_lowercase().as_str() {
+    for layer in &d.layers {
+        let shape = match layer.op.to_ascii_lowercase().as_str() {
             "parameter" | "result" => "ellipse",
             "const" | "constant" => "note",
             _ => "box",
         };
+        let unsupported = if layer.supported { "" } else { ", color=red, style=dashed" };
+        let note = if layer.supported { "" } else { "\\nnot supported" };
         writeln!(
             out,
-            "  l{} [label=\"{}\\n{} ({})\", shape={shape}];",
+            "  l{} [label=\"{}\\n{} ({}){note}\", shape={shape}{unsupported}];",
             layer.id,
             dot_escape(&layer.name),
-            dot_escape(&layer.op_type),
+            dot_escape(&layer.op),
             dot_escape(&layer.version)
         )?;
     }
-    for (i, sources) in ir.sources.iter().enumerate() {
-        let Some(consumer) = ir.layers.get(i) else { continue };
-        for (port, r) in sources.iter().enumerate() {
-            let producer = ir.layer(r.layer);
-            let label = info.output(*r);
-            writeln!(
-                out,
-                "  l{} -> l{} [label=\"{}{}\", headlabel=\"{port}\"];",
-                producer.id, consumer.id, label.element_type, label.shape
-            )?;
-        }
+    for e in &d.edges {
+        writeln!(
+            out,
+            "  l{} -> l{} [label=\"{}{}\", headlabel=\"{}\"];",
+            e.from_layer, e.to_layer, e.element_type, e.shape, e.to_port
+        )?;
     }
     writeln!(out, "}}")
 }
 
-/// Runs `ovir info`.
+/// Reads and describes a model: validated when it is valid, and
+/// otherwise as far as it can be understood, with its problems. Only a
+/// file that cannot be read as IR at all is an error.
+pub fn describe_file(xml: &Path, weights: Option<&Path>) -> Result<Description, Error> {
+    match Model::read_with_weights(xml, weights) {
+        Ok(model) => Ok(describe(&model)),
+        Err(error @ Error::Invalid { .. }) => {
+            let Error::Invalid { model: ir, .. } = &error else { return Err(error) };
+            let partial =
+                ovir::shape::analyze_partial(ir, &ovir::exec::ConstantEvaluator, Core::new().ops());
+            let problems = error.to_string().lines().map(str::to_string).collect();
+            Ok(describe_graph(ir, &partial, problems))
+        }
+        Err(error) => Err(error),
+    }
+}
+
+/// Runs `ovir info`. A model with problems is described all the same,
+/// its problems listed last, and the exit status is 0 whenever the file
+/// could be read: `ovir check` is what judges a model.
 pub fn run(args: &InfoArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
-    let model = Model::read_with_weights(&args.model.model, args.model.weights.as_ref())?;
+    let d = describe_file(&args.model.model, args.model.weights.as_deref())?;
     let io = |e: std::io::Error| CliError::Other(e.into());
     if args.dot {
-        write_dot(&model, out).map_err(io)?;
+        write_dot(&d, out).map_err(io)?;
     } else if args.json {
-        let text = serde_json::to_string_pretty(&describe(&model)).map_err(|e| CliError::Other(e.into()))?;
+        let text = serde_json::to_string_pretty(&d).map_err(|e| CliError::Other(e.into()))?;
         writeln!(out, "{text}").map_err(io)?;
     } else {
-        write_text(&describe(&model), out).map_err(io)?;
+        write_text(&d, out).map_err(io)?;
     }
     Ok(Outcome::Success)
 }

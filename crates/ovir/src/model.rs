@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use ovir_exec::Plan;
 use ovir_ir::LayerIdx;
-use ovir_shape::{ModelInfo, OpRegistry};
+use ovir_shape::{ModelInfo, OpRegistry, PortFact};
 use ovir_tensor::{ElementType, PartialShape, DEFAULT_MAX_TENSOR_BYTES};
 use serde::Serialize;
 
@@ -38,6 +38,57 @@ impl PortInfo {
     pub fn answers_to(&self, name: &str) -> bool {
         self.names.iter().any(|n| n == name)
     }
+}
+
+impl PortInfo {
+    /// The inputs of a graph, in `Parameter` order, with the facts known
+    /// of each layer's outputs (indexed like the layers, as
+    /// [`ModelInfo::outputs`] and
+    /// [`PartialInfo::outputs`](ovir_shape::PartialInfo::outputs) are).
+    /// This is [`Model::inputs`] for a graph that may not be valid.
+    pub fn inputs_of(ir: &ovir_ir::Model, facts: &[Vec<PortFact>]) -> Vec<PortInfo> {
+        ir.parameters().map(|idx| input_info(ir, facts, idx)).collect()
+    }
+
+    /// The outputs of a graph, in `Result` order, with the facts known of
+    /// each layer's outputs: [`Model::outputs`] for a graph that may not
+    /// be valid.
+    pub fn outputs_of(ir: &ovir_ir::Model, facts: &[Vec<PortFact>]) -> Vec<PortInfo> {
+        ir.results().map(|idx| output_info(ir, facts, idx)).collect()
+    }
+
+    fn with_fact(names: Vec<String>, fact: Option<&PortFact>) -> PortInfo {
+        PortInfo {
+            names,
+            element_type: fact.map_or(ElementType::Dynamic, |f| f.element_type),
+            shape: fact.map_or_else(PartialShape::dynamic, |f| f.shape.clone()),
+        }
+    }
+}
+
+fn input_info(ir: &ovir_ir::Model, facts: &[Vec<PortFact>], idx: LayerIdx) -> PortInfo {
+    let layer = ir.layer(idx);
+    let mut names: Vec<String> = layer.outputs.first().map(|p| p.names.clone()).unwrap_or_default();
+    push_unique(&mut names, &layer.name);
+    PortInfo::with_fact(names, facts.get(idx.0).and_then(|o| o.first()))
+}
+
+fn output_info(ir: &ovir_ir::Model, facts: &[Vec<PortFact>], idx: LayerIdx) -> PortInfo {
+    let layer = ir.layer(idx);
+    let src = ir.source(idx, 0);
+    let producer = ir.layer(src.layer);
+    let mut names: Vec<String> = producer.outputs.get(src.port).map(|p| p.names.clone()).unwrap_or_default();
+    if let Some(list) = layer.attrs.value("output_names") {
+        for n in ovir_ir::split_names(list) {
+            push_unique(&mut names, &n);
+        }
+    }
+    push_unique(&mut names, &layer.name);
+    // IR v10 also knows an output by the layer that produces it.
+    if ir.version == 10 {
+        push_unique(&mut names, &producer.name);
+    }
+    PortInfo::with_fact(names, facts.get(src.layer.0).and_then(|o| o.get(src.port)))
 }
 
 /// A model read from IR and validated: the graph as the file describes it,
@@ -101,44 +152,12 @@ impl Model {
 
     /// The model's inputs, in `Parameter` order.
     pub fn inputs(&self) -> Vec<PortInfo> {
-        self.ir.parameters().map(|idx| self.input_info(idx)).collect()
+        PortInfo::inputs_of(&self.ir, &self.info.outputs)
     }
 
     /// The model's outputs, in `Result` order.
     pub fn outputs(&self) -> Vec<PortInfo> {
-        self.ir.results().map(|idx| self.output_info(idx)).collect()
-    }
-
-    fn input_info(&self, idx: LayerIdx) -> PortInfo {
-        let layer = self.ir.layer(idx);
-        let mut names: Vec<String> = layer.outputs.first().map(|p| p.names.clone()).unwrap_or_default();
-        push_unique(&mut names, &layer.name);
-        let fact = self.info.outputs.get(idx.0).and_then(|o| o.first());
-        PortInfo {
-            names,
-            element_type: fact.map_or(ElementType::Dynamic, |f| f.element_type),
-            shape: fact.map_or_else(PartialShape::dynamic, |f| f.shape.clone()),
-        }
-    }
-
-    fn output_info(&self, idx: LayerIdx) -> PortInfo {
-        let layer = self.ir.layer(idx);
-        let src = self.ir.source(idx, 0);
-        let producer = self.ir.layer(src.layer);
-        let mut names: Vec<String> =
-            producer.outputs.get(src.port).map(|p| p.names.clone()).unwrap_or_default();
-        if let Some(list) = layer.attrs.value("output_names") {
-            for n in ovir_ir::split_names(list) {
-                push_unique(&mut names, &n);
-            }
-        }
-        push_unique(&mut names, &layer.name);
-        // IR v10 also knows an output by the layer that produces it.
-        if self.ir.version == 10 {
-            push_unique(&mut names, &producer.name);
-        }
-        let fact = self.info.output(src);
-        PortInfo { names, element_type: fact.element_type, shape: fact.shape.clone() }
+        PortInfo::outputs_of(&self.ir, &self.info.outputs)
     }
 
     /// The place in the XML of the layer with this id.
