@@ -42,7 +42,7 @@ impl Color {
 /// The commands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Validate a model and report every problem found (exit 1 if any).
+    /// Validate models and report every problem found (exit 1 if any).
     Check(CheckArgs),
     /// Describe a model: inputs, outputs, op counts and every layer's
     /// inferred types and shapes.
@@ -69,9 +69,14 @@ pub struct ModelArgs {
 /// `ovir check`.
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// The model.
-    #[command(flatten)]
-    pub model: ModelArgs,
+    /// The models' .xml files; each is checked, and the exit status is 1
+    /// when any is not valid.
+    #[arg(required = true, value_name = "MODEL")]
+    pub models: Vec<PathBuf>,
+    /// The weights file, for a single model (default: the .xml path with
+    /// extension .bin).
+    #[arg(short, long, value_name = "WEIGHTS.bin")]
+    pub weights: Option<PathBuf>,
 }
 
 /// `ovir info`.
@@ -126,6 +131,9 @@ pub struct RunArgs {
     /// .npy files or an .npz archive; exit 1 on any difference.
     #[arg(long, value_name = "DIR|FILE.npz")]
     pub assert_outputs: Option<PathBuf>,
+    /// Threads the inference may use for large tensors.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
+    pub threads: u64,
     /// The most memory any one tensor may take (inputs, outputs and every
     /// intermediate value), in bytes or with a suffix K, M, G or T (powers
     /// of 1024), such as 512M or 2G. Default: 16G.

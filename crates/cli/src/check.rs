@@ -1,35 +1,68 @@
-//! `ovir check`: validate a model and report every problem.
+//! `ovir check`: validate models and report every problem.
 
 use std::io::Write;
+use std::path::Path;
+
+use ovir::ir::IrErrorKind;
 
 use crate::args::CheckArgs;
+use crate::io::count;
 use crate::{CliError, Outcome};
 
-/// Reads, validates and compiles the model. Prints `ok` with a one-line
-/// summary when it is valid; otherwise prints every problem found, with
-/// its XML line, on standard error and reports a failure.
+/// Reads, validates and compiles each model. Prints `ok` with a one-line
+/// summary for a valid one; otherwise prints every problem found, with
+/// its XML line, on standard error. The outcome is a failure when any
+/// model is not valid.
 pub fn run(args: &CheckArgs, color: bool, out: &mut impl Write) -> Result<Outcome, CliError> {
-    let name = args.model.model.display();
-    let checked = ovir::Model::read_with_weights(&args.model.model, args.model.weights.as_ref())
-        .and_then(|m| m.compile().map(|c| (m, c)));
+    if args.weights.is_some() && args.models.len() > 1 {
+        return Err(anyhow::anyhow!(
+            "--weights names the weights of one model, but {} were given",
+            count(args.models.len(), "model")
+        )
+        .into());
+    }
+    let mut outcome = Outcome::Success;
+    for path in &args.models {
+        if !check_one(path, args.weights.as_deref(), color, out)? {
+            outcome = Outcome::Failure;
+        }
+    }
+    Ok(outcome)
+}
+
+/// Checks one model; `true` when it is valid.
+fn check_one(
+    path: &Path,
+    weights: Option<&Path>,
+    color: bool,
+    out: &mut impl Write,
+) -> Result<bool, CliError> {
+    let name = path.display();
+    let checked = ovir::Model::read_with_weights(path, weights).and_then(|m| m.compile().map(|c| (m, c)));
     match checked {
         Ok((model, compiled)) => {
             writeln!(
                 out,
-                "{name}: ok ({} layers, {} inputs, {} outputs, {} steps to run after folding)",
-                model.ir().layers.len(),
-                compiled.inputs().len(),
-                compiled.outputs().len(),
-                compiled.plan().step_count()
+                "{name}: ok ({}, {}, {}, {} to run after folding)",
+                count(model.ir().layers.len(), "layer"),
+                count(compiled.inputs().len(), "input"),
+                count(compiled.outputs().len(), "output"),
+                count(compiled.plan().step_count(), "step")
             )
             .map_err(anyhow::Error::from)?;
-            Ok(Outcome::Success)
+            Ok(true)
         }
         Err(e) => {
             eprintln!("{}", e.render(color));
-            let n = e.problem_count();
-            eprintln!("error: {name} is not valid: {n} problem{} found", if n == 1 { "" } else { "s" });
-            Ok(Outcome::Failure)
+            // A file that cannot be read, or is not XML, is no model to
+            // count problems in; its one message says all.
+            let unreadable = matches!(&e, ovir::Error::Read(r)
+                if r.has(|k| matches!(k, IrErrorKind::Io { .. } | IrErrorKind::NotXml { .. })));
+            if !unreadable {
+                let n = e.problem_count();
+                eprintln!("error: {name} is not valid: {} found", count(n, "problem"));
+            }
+            Ok(false)
         }
     }
 }

@@ -24,7 +24,8 @@ fn summary(name: &str, ty: ElementType, t: &Tensor) -> String {
 /// Runs `ovir run`.
 pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
     let model = Model::read_with_weights(&args.model.model, args.model.weights.as_ref())?;
-    let mut options = CompileOptions::default();
+    let threads = usize::try_from(args.threads).unwrap_or(usize::MAX);
+    let mut options = CompileOptions::default().with_threads(threads);
     if let Some(limit) = args.max_memory {
         options = options.with_max_memory(limit);
     }

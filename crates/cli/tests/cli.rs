@@ -354,3 +354,114 @@ fn output_paths_by_suffix_in_any_case_with_parents_created() {
     assert!(err.contains("the model has 2 outputs (rx, ry)") && err.contains(".npz"), "{err}");
     assert!(!path.exists());
 }
+
+#[test]
+fn info_describes_a_converted_model_that_run_refuses() {
+    let model = samples().join("unsupported/onnx_lstm/model.xml").display().to_string();
+    let out = ovir(&["run", &model]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("unknown operation type `LSTMSequence`"), "{}", text(&out.stderr));
+
+    let out = ovir(&["info", &model]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    assert!(t.contains("LSTMSequence_19 (LSTMSequence/opset5)") && t.contains("NOT SUPPORTED"), "{t}");
+    assert!(t.contains("data: direction=forward hidden_size=4"), "{t}");
+    assert!(t.contains("out 7: f32 [1,1,5,4]"), "{t}");
+    // Inference went on around the unknown layers.
+    assert!(t.contains("Concat_10 (Concat/opset1) <- 7:3, 8:0, 9:0 -> i64[3]"), "{t}");
+    let problems = t.split("\nproblems:\n").nth(1).unwrap_or_default();
+    assert!(problems.contains("LSTMSequence") && problems.contains("Transpose"), "{t}");
+
+    let out = ovir(&["info", "--json", &model]);
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let layers = json["layers"].as_array().unwrap();
+    let lstm = layers.iter().find(|l| l["op"] == "LSTMSequence").unwrap();
+    assert_eq!(lstm["supported"], false);
+    assert_eq!(lstm["attributes"]["hidden_size"], "4");
+    assert_eq!(lstm["output_ports"].as_array().map(Vec::len), Some(3));
+    assert_eq!(json["edges"].as_array().map(|e| e.len()), Some(json_edges(&model)));
+    assert!(!json["problems"].as_array().unwrap().is_empty());
+
+    let out = ovir(&["info", "--dot", &model]);
+    let dot = text(&out.stdout);
+    assert!(dot.contains("LSTMSequence (opset5)\\nnot supported\", shape=box, color=red"), "{dot}");
+}
+
+/// How many `<edge>` elements the file has.
+fn json_edges(model: &str) -> usize {
+    std::fs::read_to_string(model).unwrap().matches("<edge ").count()
+}
+
+#[test]
+fn files_that_are_not_xml_are_named_and_never_echoed() {
+    let dir = scratch("binary");
+    let npz = dir.join("o2.npz");
+    let out = ovir(&["run", &sample("rseq_b1_s0_4x4", "model.xml"), "-o", &npz.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0));
+    let bin = samples().join("rseq_b1_s0_4x4/model.bin").display().to_string();
+    let cases = [
+        (vec!["info".to_string(), npz.display().to_string()], "is a NumPy .npz archive"),
+        (vec!["run".to_string(), sample("rseq_b1_s0_4x4", "in/data.npy")], "is a NumPy .npy array"),
+        (vec!["check".to_string(), bin], "is binary data"),
+        (vec!["check".to_string(), samples().join("rseq_b1_s0_4x4").display().to_string()], "is a folder"),
+    ];
+    for (args, words) in cases {
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let out = ovir(&argv);
+        assert_eq!(out.status.code(), Some(1), "{argv:?}");
+        let err = text(&out.stderr);
+        assert!(err.contains(words), "{argv:?}: {err}");
+        assert!(err.contains("not an OpenVINO IR .xml file"), "{argv:?}: {err}");
+        // Nothing but printable text and line breaks reaches the terminal.
+        assert!(out.stderr.iter().all(|&b| b == b'\n' || (b' '..=b'~').contains(&b)), "{argv:?}: {err:?}");
+        // One message: a file that is no model has no problems to count.
+        assert!(!err.contains("problem"), "{argv:?}: {err}");
+    }
+}
+
+#[test]
+fn check_takes_several_models_and_fails_if_any_does() {
+    let good = sample("rseq_b1_s0_4x4", "model.xml");
+    let two = sample("two_inputs_two_outputs", "model.xml");
+    let bad = samples().join("bad/edge_to_missing_port/model.xml").display().to_string();
+    let out = ovir(&["check", &good, &two]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let t = text(&out.stdout);
+    assert!(
+        t.contains(&format!("{good}: ok (4 layers, 1 input, 1 output, 1 step to run after folding)")),
+        "{t}"
+    );
+    assert!(t.contains(&format!("{two}: ok")) && t.contains("2 inputs, 2 outputs"), "{t}");
+
+    // Every file is checked, the bad one in the middle included.
+    let out = ovir(&["check", &good, &bad, &two]);
+    assert_eq!(out.status.code(), Some(1));
+    let t = text(&out.stdout);
+    assert!(t.contains(&format!("{good}: ok")) && t.contains(&format!("{two}: ok")), "{t}");
+    assert!(
+        text(&out.stderr).contains(&format!("{bad} is not valid: 2 problems found")),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn run_takes_threads_as_bench_does() {
+    let case = "rseq_b1_s0_4x4";
+    let model = sample(case, "model.xml");
+    let data = format!("data={}", sample(case, "in/data.npy"));
+    let expected = sample(case, "expected");
+    let out = ovir(&["run", &model, "-i", &data, "--threads", "4", "--assert-outputs", &expected]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let out = ovir(&["run", &model, "--threads", "0"]);
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn info_says_none_for_a_model_without_inputs() {
+    let out = ovir(&["info", &sample("reverse_string_const", "model.xml")]);
+    assert_eq!(out.status.code(), Some(0));
+    let t = text(&out.stdout);
+    assert!(t.contains("\ninputs: none\noutputs:\n"), "{t}");
+}

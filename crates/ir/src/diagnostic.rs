@@ -49,6 +49,17 @@ pub enum IrErrorKind {
         /// The nesting limit.
         limit: usize,
     },
+    /// The file is not XML text at all: a NumPy file, an archive, another
+    /// binary format, or a folder.
+    #[error("{path} is {what}, not an OpenVINO IR .xml file{}", hint.as_ref().map(|h| format!("; {h}")).unwrap_or_default())]
+    NotXml {
+        /// The file's path.
+        path: String,
+        /// What the file is, as far as its first bytes tell.
+        what: String,
+        /// What to give instead, when that is known.
+        hint: Option<String>,
+    },
     /// A file could not be read.
     #[error("cannot read `{path}`: {message}")]
     Io {

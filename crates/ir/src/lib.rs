@@ -111,6 +111,7 @@ mod names;
 mod parse;
 mod read;
 mod render;
+mod sniff;
 mod source;
 mod weights;
 

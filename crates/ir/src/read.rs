@@ -9,6 +9,7 @@ use crate::graph::link;
 use crate::mmap::WeightsAccess;
 use crate::model::Model;
 use crate::parse::parse;
+use crate::sniff;
 use crate::source::{SourceFile, Span};
 use crate::weights::Weights;
 
@@ -31,10 +32,18 @@ pub fn read_model_with(
     weights_path: Option<&Path>,
     access: WeightsAccess,
 ) -> Result<Model, ReadError> {
-    let bytes = std::fs::read(xml_path).map_err(|e| {
+    let refuse = |kind| {
         let source = SourceFile { path: Some(xml_path.to_path_buf()), text: String::new() };
-        let kind = IrErrorKind::Io { path: xml_path.display().to_string(), message: e.to_string() };
         ReadError { source: Arc::new(source), diagnostics: vec![Diagnostic::new(kind)], omitted: 0 }
+    };
+    if xml_path.is_dir() {
+        let inside = xml_path.join("model.xml");
+        let hint = inside.is_file().then(|| format!("give {}", inside.display()));
+        let path = xml_path.display().to_string();
+        return Err(refuse(IrErrorKind::NotXml { path, what: "a folder".to_string(), hint }));
+    }
+    let bytes = std::fs::read(xml_path).map_err(|e| {
+        refuse(IrErrorKind::Io { path: xml_path.display().to_string(), message: e.to_string() })
     })?;
     let source = decode(bytes, Some(xml_path))?;
     let mut early = Vec::new();
@@ -70,6 +79,15 @@ pub fn read_model_from_bytes(xml: &[u8], weights: Option<Arc<Weights>>) -> Resul
 }
 
 fn decode(mut bytes: Vec<u8>, path: Option<&Path>) -> Result<SourceFile, ReadError> {
+    if let Some((what, hint)) = sniff::not_xml(&bytes, path) {
+        // Binary data shown as text would put control bytes on the
+        // terminal, so the file is named and none of it is shown.
+        let name = path.map_or_else(|| "the data".to_string(), |p| p.display().to_string());
+        let source = SourceFile { path: path.map(Path::to_path_buf), text: String::new() };
+        let hint = hint.map(str::to_string);
+        let d = Diagnostic::new(IrErrorKind::NotXml { path: name, what: what.to_string(), hint });
+        return Err(ReadError { source: Arc::new(source), diagnostics: vec![d], omitted: 0 });
+    }
     if bytes.starts_with(b"\xef\xbb\xbf") {
         bytes.drain(..3);
     }
