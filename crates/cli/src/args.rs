@@ -5,9 +5,13 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+/// The version `ovir --version` prints: the package version and the
+/// commit it was built from (`unknown` outside a git checkout).
+pub const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (commit ", env!("OVIR_COMMIT"), ")");
+
 /// Read, check and run OpenVINO IR models on the CPU.
 #[derive(Debug, Parser)]
-#[command(name = "ovir", version, about, long_about = None)]
+#[command(name = "ovir", version = VERSION, about, long_about = None)]
 pub struct Cli {
     /// The command to run.
     #[command(subcommand)]
@@ -54,6 +58,22 @@ pub enum Command {
     /// Time repeated inferences and compare them with a memcpy of the same
     /// bytes.
     Bench(BenchArgs),
+    /// Print a shell's completion script for ovir, to source or to save
+    /// where the shell looks for completions.
+    Completions(CompletionsArgs),
+    /// Print ovir's man page (roff), for `man -l -` or to save as ovir.1.
+    Man,
+}
+
+/// `ovir completions`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Examples: `ovir completions bash > ~/.local/share/bash-completion/completions/ovir`, \
+`ovir completions zsh > \"${fpath[1]}/_ovir\"`, `ovir completions fish > ~/.config/fish/completions/ovir.fish`.")]
+pub struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 /// The model files every command reads.

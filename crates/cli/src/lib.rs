@@ -1,5 +1,6 @@
 //! The `ovir` command line: `check`, `info`, `run`, `conformance` and
-//! `bench`.
+//! `bench`, with `completions` and `man` to print shell completions and
+//! the man page.
 //!
 //! The binary is a thin wrapper over [`main_with_args`]; the commands live
 //! here as a library so that the workspace tests can drive them directly.
@@ -10,7 +11,7 @@ use std::ffi::OsString;
 use std::io::Write;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 pub mod args;
 pub mod bench;
@@ -80,6 +81,21 @@ impl CliError {
     }
 }
 
+/// Writes the completion script for `shell`, made from the command-line
+/// definition itself.
+fn completions(shell: clap_complete::Shell, out: &mut impl Write) -> Result<Outcome, CliError> {
+    let mut command = Cli::command();
+    clap_complete::generate(shell, &mut command, "ovir", out);
+    Ok(Outcome::Success)
+}
+
+/// Writes the man page, made from the command-line definition itself.
+fn man_page(out: &mut impl Write) -> Result<Outcome, CliError> {
+    let page = clap_mangen::Man::new(Cli::command());
+    page.render(out).map_err(|e| CliError::Other(e.into()))?;
+    Ok(Outcome::Success)
+}
+
 /// Runs the command line given in `args` (the program name first) and
 /// returns the process exit status: 0 on success (and for `--help` and
 /// `--version`), 1 on any error, usage errors included.
@@ -104,6 +120,8 @@ where
         Command::Run(a) => run::run(a, &mut out),
         Command::Conformance(a) => conformance::run(a, &mut out),
         Command::Bench(a) => bench::run(a, &mut out),
+        Command::Completions(a) => completions(a.shell, &mut out),
+        Command::Man => man_page(&mut out),
     };
     let _ = out.flush();
     match result {
