@@ -76,3 +76,71 @@ fn the_readme_names_every_example_and_how_to_run_it() {
     }
     assert!(examples > 0);
 }
+
+/// The workspace's Cargo.toml.
+fn manifest() -> toml_edit::DocumentMut {
+    std::fs::read_to_string(root().join("Cargo.toml")).unwrap().parse().expect("Cargo.toml parses")
+}
+
+#[test]
+fn the_license_file_holds_the_license_the_crates_declare() {
+    let meta = metadata();
+    for package in packages(&meta) {
+        assert_eq!(package["license"], "Apache-2.0", "{}", package["name"]);
+    }
+    let text = std::fs::read_to_string(root().join("LICENSE")).expect("a LICENSE file");
+    for words in
+        ["Apache License", "Version 2.0, January 2004", "TERMS AND CONDITIONS", "END OF TERMS AND CONDITIONS"]
+    {
+        assert!(text.contains(words), "LICENSE lacks {words:?}");
+    }
+    // All nine sections of the terms, not an excerpt.
+    for section in 1..=9 {
+        assert!(
+            text.contains(&format!("\n   {section}. ")) || text.contains(&format!("\n{section}. ")),
+            "section {section}"
+        );
+    }
+}
+
+#[test]
+fn every_published_crate_says_what_it_is_and_where_it_belongs() {
+    let meta = metadata();
+    for package in packages(&meta) {
+        let name = package["name"].as_str().unwrap_or_default();
+        if package["publish"].as_array().is_some_and(Vec::is_empty) {
+            continue;
+        }
+        assert!(package["description"].as_str().is_some_and(|d| d.len() > 20), "{name}: description");
+        let keywords = package["keywords"].as_array().map(Vec::len).unwrap_or(0);
+        assert!((1..=5).contains(&keywords), "{name}: crates.io takes 1 to 5 keywords, not {keywords}");
+        assert!(package["categories"].as_array().is_some_and(|c| !c.is_empty()), "{name}: categories");
+        let dir = Path::new(package["manifest_path"].as_str().unwrap_or_default()).parent().unwrap();
+        let readme = package["readme"].as_str().map(|r| dir.join(r));
+        assert!(readme.is_some_and(|r| r.is_file()), "{name}: readme");
+    }
+}
+
+#[test]
+fn the_changelog_has_an_entry_for_the_version() {
+    let text = std::fs::read_to_string(root().join("CHANGELOG.md")).expect("a CHANGELOG.md");
+    let version = env!("CARGO_PKG_VERSION");
+    assert!(text.contains(&format!("## [{version}]")), "no entry for {version}");
+    assert!(text.contains("## [Unreleased]"));
+}
+
+#[test]
+fn installs_carry_no_debug_info_but_profiling_builds_do() {
+    let toml = manifest();
+    let debug = |profile: &str| toml["profile"][profile]["debug"].clone().into_value().ok();
+    let off = |v: Option<toml_edit::Value>| {
+        v.is_none_or(|v| {
+            v.as_bool() == Some(false) || v.as_integer() == Some(0) || v.as_str() == Some("none")
+        })
+    };
+    // `cargo install` builds with the release profile.
+    assert!(off(debug("release")), "release keeps debug info: {:?}", debug("release"));
+    assert!(!off(debug("bench")), "cargo bench lost its line tables");
+    assert!(!off(debug("profiling")), "the profiling profile lost its line tables");
+    assert_eq!(toml["profile"]["profiling"]["inherits"].as_str(), Some("release"));
+}

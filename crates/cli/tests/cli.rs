@@ -465,3 +465,40 @@ fn info_says_none_for_a_model_without_inputs() {
     let t = text(&out.stdout);
     assert!(t.contains("\ninputs: none\noutputs:\n"), "{t}");
 }
+
+#[test]
+fn version_names_the_commit() {
+    let out = ovir(&["--version"]);
+    assert_eq!(out.status.code(), Some(0));
+    let t = text(&out.stdout);
+    let commit = Command::new("git")
+        .args(["rev-parse", "--short=12", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map_or_else(|| "unknown".to_string(), |o| text(&o.stdout).trim().to_string());
+    assert_eq!(t, format!("ovir {} (commit {commit})\n", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn completions_and_man_page_cover_every_command() {
+    for shell in ["bash", "zsh", "fish", "powershell", "elvish"] {
+        let out = ovir(&["completions", shell]);
+        assert_eq!(out.status.code(), Some(0), "{shell}: {}", text(&out.stderr));
+        let script = text(&out.stdout);
+        for word in ["check", "info", "run", "conformance", "bench", "assert-outputs", "max-memory"] {
+            assert!(script.contains(word), "{shell} completions lack {word}");
+        }
+    }
+    let out = ovir(&["completions", "tcsh"]);
+    assert_eq!(out.status.code(), Some(1));
+
+    let out = ovir(&["man"]);
+    assert_eq!(out.status.code(), Some(0));
+    let page = text(&out.stdout);
+    assert!(page.contains(".TH ovir 1"), "{page}");
+    for word in ["check", "info", "run", "conformance", "bench", "completions"] {
+        assert!(page.contains(&format!("ovir\\-{word}")) || page.contains(word), "man page lacks {word}");
+    }
+}
