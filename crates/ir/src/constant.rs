@@ -96,10 +96,9 @@ fn load(layer: &Layer, weights: &mut WeightsSource) -> Result<Tensor, Problem> {
     }
 
     let shape_attr = required("shape")?;
-    let partial: PartialShape = shape_attr
-        .value
-        .parse()
-        .map_err(|source| at(IrErrorKind::BadShape { attribute: "shape".to_string(), source }, shape_attr))?;
+    let partial: PartialShape = shape_attr.value.parse().map_err(|source| {
+        at(IrErrorKind::BadShape { attribute: "shape".to_string(), reason: source }, shape_attr)
+    })?;
     let shape = partial
         .to_static()
         .ok_or_else(|| at(IrErrorKind::ConstShapeNotStatic { shape: partial.to_string() }, shape_attr))?;

@@ -181,12 +181,12 @@ pub enum IrErrorKind {
         value: i64,
     },
     /// A shape attribute cannot be parsed.
-    #[error("`{attribute}` is not a valid shape: {source}")]
+    #[error("`{attribute}` is not a valid shape: {reason}")]
     BadShape {
         /// The attribute name.
         attribute: String,
-        /// Why it could not be parsed.
-        source: ShapeParseError,
+        /// Why it could not be parsed (in the message, so not a `source`).
+        reason: ShapeParseError,
     },
     /// An element type name is not one OpenVINO defines.
     #[error("`{attribute}` is {value:?}, which is not an element type")]

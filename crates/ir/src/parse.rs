@@ -481,7 +481,7 @@ impl<'t> Parser<'t, '_> {
             // Some writers put interval or `?` dimensions in ports.
             Err(_) if t.contains("..") || t == "?" => match t.parse::<Dim>() {
                 Ok(d) => return Some(d),
-                Err(source) => IrErrorKind::BadShape { attribute: "dim".to_string(), source },
+                Err(reason) => IrErrorKind::BadShape { attribute: "dim".to_string(), reason },
             },
             Err(_) => IrErrorKind::InvalidNumber {
                 element: "port",

@@ -406,6 +406,16 @@ fn const_with_bad_attributes_is_refused() {
 }
 
 #[test]
+fn a_bad_shape_tells_why_once() {
+    let xml = const_model(&constant(0, "f32", "2,x", 0, 8));
+    let err = read_model_from_memory(&xml, weights(vec![0u8; 64])).unwrap_err();
+    let kind = &err.diagnostics[0].kind;
+    // The parser's reason is in the message, so it is not also a source.
+    assert!(std::error::Error::source(kind).is_none(), "{kind}");
+    assert!(kind.to_string().starts_with("`shape` is not a valid shape: "), "{kind}");
+}
+
+#[test]
 fn const_without_weights_names_the_layer() {
     let xml = const_model(&constant(0, "f32", "2", 0, 8));
     let err = read_err(&xml);
