@@ -342,8 +342,7 @@ pub fn describe_file(xml: &Path, weights: Option<&Path>) -> Result<Description, 
         Ok(model) => Ok(describe(&model)),
         Err(error @ Error::Invalid { .. }) => {
             let Error::Invalid { model: ir, .. } = &error else { return Err(error) };
-            let partial =
-                ovir::shape::analyze_partial(ir, &ovir::exec::ConstantEvaluator, Core::new().ops());
+            let partial = ovir::shape::analyze_partial(ir, &ovir::exec::ConstantEvaluator, Core::new().ops());
             let problems = error.to_string().lines().map(str::to_string).collect();
             Ok(describe_graph(ir, &partial, problems))
         }

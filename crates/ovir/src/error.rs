@@ -300,14 +300,9 @@ impl Error {
                 )
                 .collect::<Vec<_>>()
                 .join("\n"),
-            Error::Compile { error, at: Some(at) } => render_diagnostic(
-                &at.source,
-                &with_causes(error),
-                Some(at.span),
-                error.layer(),
-                &[],
-                color,
-            ),
+            Error::Compile { error, at: Some(at) } => {
+                render_diagnostic(&at.source, &with_causes(error), Some(at.span), error.layer(), &[], color)
+            }
             Error::Run {
                 error: error @ (RunError::Kernel { layer, .. } | RunError::OverLimit { layer, .. }),
                 at: Some(at),

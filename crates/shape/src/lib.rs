@@ -9,10 +9,10 @@
 //! inputs and infers the facts of the outputs.
 //!
 //! The model itself is left as the file described it. The results go into a
-//! side table, [`ModelInfo`], indexed like [`Model::layers`]:
+//! side table, [`ModelInfo`], indexed like [`Model::layers`](ovir_ir::Model::layers):
 //! - [`ModelInfo::ops`]: the parsed [`Op`] of each layer;
 //! - [`ModelInfo::outputs`]: a [`PortFact`] per output port, with the element
-//!   type, the [`PartialShape`] (intervals and dynamic dimensions kept as
+//!   type, the [`PartialShape`](ovir_tensor::PartialShape) (intervals and dynamic dimensions kept as
 //!   OpenVINO infers them) and, for constants, the value.
 //!
 //! Operations outside OpenVINO's opsets come from [`Extension`]s, entries

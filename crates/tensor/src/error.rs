@@ -26,7 +26,9 @@ pub enum TensorError {
         shape: Vec<usize>,
     },
     /// The tensor would take more memory than the limit allows.
-    #[error("the {ty} tensor of shape {shape:?} needs {needed}, more than the memory limit of {limit} bytes")]
+    #[error(
+        "the {ty} tensor of shape {shape:?} needs {needed}, more than the memory limit of {limit} bytes"
+    )]
     OverLimit {
         /// The element type.
         ty: ElementType,

@@ -106,7 +106,7 @@ impl Layout {
     }
 }
 
-/// The output shape of [`concat`] for these inputs.
+/// The output shape of [`concat()`] for these inputs.
 pub fn concat_output_shape(inputs: &[&Tensor], axis: i64) -> Result<Vec<usize>, KernelError> {
     Ok(layout_of(inputs, axis)?.shape)
 }
@@ -131,7 +131,7 @@ pub fn concat(inputs: &[&Tensor], axis: i64) -> Result<Tensor, KernelError> {
     Ok(out)
 }
 
-/// [`concat`] into an output of the right type and shape.
+/// [`concat()`] into an output of the right type and shape.
 pub fn concat_into(inputs: &[&Tensor], axis: i64, out: &mut Tensor) -> Result<(), KernelError> {
     layout_of(inputs, axis)?.run(inputs, out)
 }

@@ -118,7 +118,7 @@ pub(crate) fn fixed(
     })
 }
 
-/// The output shape of [`slice`] for these inputs.
+/// The output shape of [`slice()`] for these inputs.
 pub fn slice_output_shape(
     data: &Tensor,
     start: &Tensor,
@@ -163,7 +163,7 @@ pub fn slice(
     Ok(out)
 }
 
-/// [`slice`] into an output of the right type and shape; a reversal of
+/// [`slice()`] into an output of the right type and shape; a reversal of
 /// whole axes is split across threads as `options` allow.
 pub fn slice_into(
     data: &Tensor,

@@ -109,7 +109,7 @@ pub enum RunError {
         source: Box<KernelError>,
     },
     /// A layer's output would take more memory than the state's limit
-    /// ([`RunState::set_max_tensor_bytes`]); nothing was allocated.
+    /// ([`RunState::set_max_tensor_bytes`](super::RunState::set_max_tensor_bytes)); nothing was allocated.
     #[error("layer {} \"{}\" ({}) cannot allocate its output", .layer.id, .layer.name, .layer.op_type)]
     OverLimit {
         /// The layer.
