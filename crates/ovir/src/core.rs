@@ -233,3 +233,37 @@ impl Core {
         Model::validate_with(ir, &self.ops)
     }
 }
+
+/// The ways to read a model with the operations of [`Core::new`].
+impl Model {
+    /// Reads `xml` and its weights from the file next to it with the
+    /// extension `.bin` (which may be absent when the model has no
+    /// constants), then validates the model, with the extensions of
+    /// [`Core::new`](crate::Core::new).
+    pub fn read(xml: impl AsRef<Path>) -> Result<Model, Error> {
+        Core::new().read_model(xml)
+    }
+
+    /// Reads `xml` with the weights at an explicit path (or the default
+    /// path when `weights` is `None`), then validates the model, with the
+    /// extensions of [`Core::new`](crate::Core::new).
+    pub fn read_with_weights(
+        xml: impl AsRef<Path>,
+        weights: Option<impl AsRef<Path>>,
+    ) -> Result<Model, Error> {
+        Core::new().read_model_with_weights(xml, weights)
+    }
+
+    /// Reads a model from XML text and the bytes of its weights, with the
+    /// extensions of [`Core::new`](crate::Core::new).
+    pub fn from_memory(xml: &str, weights: Option<Vec<u8>>) -> Result<Model, Error> {
+        Core::new().read_model_from_memory(xml, weights)
+    }
+
+    /// Validates a graph that was already read, or built or changed in
+    /// code, and infers its types and shapes, with the extensions of
+    /// [`Core::new`](crate::Core::new); see [`Core::validate`].
+    pub fn validate(ir: ovir_ir::Model) -> Result<Model, Error> {
+        Core::new().validate(ir)
+    }
+}

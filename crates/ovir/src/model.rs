@@ -1,6 +1,5 @@
 //! Loaded and compiled models.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use ovir_exec::Plan;
@@ -9,9 +8,7 @@ use ovir_shape::{ModelInfo, OpRegistry, PortFact};
 use ovir_tensor::{ElementType, PartialShape, DEFAULT_MAX_TENSOR_BYTES};
 use serde::Serialize;
 
-use crate::core::Core;
 use crate::error::{Error, Place};
-use crate::request::InferRequest;
 
 /// A model input or output: its names, element type and partial shape.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
@@ -100,38 +97,8 @@ pub struct Model {
 }
 
 impl Model {
-    /// Reads `xml` and its weights from the file next to it with the
-    /// extension `.bin` (which may be absent when the model has no
-    /// constants), then validates the model, with the extensions of
-    /// [`Core::new`](crate::Core::new).
-    pub fn read(xml: impl AsRef<Path>) -> Result<Model, Error> {
-        Core::new().read_model(xml)
-    }
-
-    /// Reads `xml` with the weights at an explicit path (or the default
-    /// path when `weights` is `None`), then validates the model, with the
-    /// extensions of [`Core::new`](crate::Core::new).
-    pub fn read_with_weights(
-        xml: impl AsRef<Path>,
-        weights: Option<impl AsRef<Path>>,
-    ) -> Result<Model, Error> {
-        Core::new().read_model_with_weights(xml, weights)
-    }
-
-    /// Reads a model from XML text and the bytes of its weights, with the
-    /// extensions of [`Core::new`](crate::Core::new).
-    pub fn from_memory(xml: &str, weights: Option<Vec<u8>>) -> Result<Model, Error> {
-        Core::new().read_model_from_memory(xml, weights)
-    }
-
-    /// Validates a graph that was already read, or built or changed in
-    /// code, and infers its types and shapes, with the extensions of
-    /// [`Core::new`](crate::Core::new); see [`Core::validate`].
-    pub fn validate(ir: ovir_ir::Model) -> Result<Model, Error> {
-        Core::new().validate(ir)
-    }
-
-    /// [`Model::validate`] with these operations.
+    /// Analyses `ir` with these operations: what every entry point of
+    /// [`Core`](crate::Core) ends in.
     pub(crate) fn validate_with(ir: ovir_ir::Model, ops: &OpRegistry) -> Result<Model, Error> {
         match ovir_shape::analyze_with_ops(&ir, &ovir_exec::ConstantEvaluator, ops) {
             Ok(info) => Ok(Model { ir: Arc::new(ir), info: Arc::new(info) }),
@@ -300,11 +267,5 @@ impl CompiledModel {
             _ => None,
         };
         Error::Run { error, at }
-    }
-
-    /// A new request, with its own inputs and outputs, for running this
-    /// model. Requests are reusable: set new inputs and infer again.
-    pub fn infer_request(&self) -> InferRequest {
-        InferRequest::new(self.clone())
     }
 }

@@ -51,6 +51,12 @@ fn find(ports: &[PortInfo], key: PortKey<'_>) -> Option<usize> {
 }
 
 impl CompiledModel {
+    /// A new request, with its own inputs and outputs, for running this
+    /// model. Requests are reusable: set new inputs and infer again.
+    pub fn infer_request(&self) -> InferRequest {
+        InferRequest::new(self.clone())
+    }
+
     /// Runs the model once: the inputs by name (or index) in, every output
     /// by name out.
     ///
