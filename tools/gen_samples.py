@@ -1881,6 +1881,42 @@ def write_unsupported():
         (d / "expected_error").write_text("unknown operation type\n")
 
 
+def port_warning_cases():
+    """Models whose ports declare `<dim>`s or a `precision` that inference
+    contradicts. OpenVINO ignores what ports declare and loads them; ovir
+    loads them too and warns, and `ovir check --strict` refuses them. Each
+    goes to bad/ with an `expected_warning` phrase instead of
+    `expected_error`."""
+    x, w = base_reverse()
+    pid, rid = layer_id(x, "data"), layer_id(x, "reverse")
+    # The Parameter's `shape` says [2,5,4]; its port says [2,3,4].
+    warn("port_parameter_dims", set_port_dims(x, "data", 0, [2, 3, 4]), w, "declares shape")
+    # A `shape` whose element count overflows, under ports of [2,5,4]: every
+    # port that carries the data disagrees.
+    warn("port_parameter_shape_overflows",
+         set_attr(x, "data", "shape", "4294967296,4294967296,16"), w, "declares shape")
+    # An input port that disagrees with the output feeding it.
+    warn("port_input_dims", set_port_dims(x, "reverse", 0, [2, 5, 3]), w, "declares shape")
+    # A port of another rank.
+    warn("port_rank", set_port_dims(x, "result", 0, [2, 20]), w, "declares shape")
+    # An output port whose precision is not the data's type.
+    warn("port_output_precision",
+         edit_layer(x, "reverse", lambda b: edit_port(b, 2, lambda p: sub_once(p, 'precision="FP32"',
+                                                                            'precision="I32"'))),
+         w, "declares precision")
+    assert pid != rid
+
+
+WARN: list[BadCase] = []
+
+
+def warn(name: str, xml, binary: Optional[bytes], phrase: str):
+    if any(c.name == name for c in BAD + WARN):
+        raise ValueError(f"duplicate bad case {name}")
+    data = xml.encode() if isinstance(xml, str) else xml
+    WARN.append(BadCase(name, data, binary, phrase))
+
+
 def write_bad(report: "Report"):
     root = OUT_DIR / "bad"
     for case in BAD:
@@ -1890,9 +1926,17 @@ def write_bad(report: "Report"):
         if case.bin is not None and (len(case.bin) or b'type="Const"' in case.xml):
             (d / "model.bin").write_bytes(case.bin)
         (d / "expected_error").write_text(case.phrase + "\n")
+    for case in WARN:
+        d = root / case.name
+        d.mkdir(parents=True)
+        (d / "model.xml").write_bytes(case.xml)
+        if case.bin is not None and len(case.bin):
+            (d / "model.bin").write_bytes(case.bin)
+        (d / "expected_warning").write_text(case.phrase + "\n")
+    cases = BAD + WARN
     with concurrent.futures.ThreadPoolExecutor(max_workers=min(8, os.cpu_count() or 2)) as pool:
-        verdicts = list(pool.map(lambda c: probe_openvino(root / c.name / "model.xml"), BAD))
-    for case, verdict in zip(BAD, verdicts):
+        verdicts = list(pool.map(lambda c: probe_openvino(root / c.name / "model.xml"), cases))
+    for case, verdict in zip(cases, verdicts):
         report.bad.append((case.name, case.phrase, verdict))
 
 
@@ -1929,6 +1973,11 @@ CI never runs Python: it only reads the files below.
 
 `model.xml` (and `model.bin` when relevant) that must be refused while loading
 or validating, plus `expected_error` with a short lowercase phrase.
+
+The `port_*` cases hold `expected_warning` instead: their ports declare
+`<dim>`s or a `precision` that inference contradicts. OpenVINO ignores what
+ports declare and loads them, and so does ovir, with a warning that must
+contain the phrase; `ovir check --strict` refuses them.
 
 ## Models ovir cannot run: `ir-samples/unsupported/<case>/`
 
@@ -2016,6 +2065,7 @@ def main() -> int:
     bad_cases()
     subsequences_bad_cases()
     hostile_cases()
+    port_warning_cases()
 
     if OUT_DIR.exists():
         shutil.rmtree(OUT_DIR)

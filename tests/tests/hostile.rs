@@ -54,7 +54,7 @@ fn rendered(err: &Error, path: &Path) -> String {
 fn check_fails(path: PathBuf) -> String {
     within("reading the model", move || {
         let err = Model::read(&path).and_then(|m| m.compile().map(|_| ())).unwrap_err();
-        let args = ovir_cli::args::CheckArgs { models: vec![path.clone()], weights: None };
+        let args = ovir_cli::args::CheckArgs { models: vec![path.clone()], weights: None, strict: false };
         let outcome = ovir_cli::check::run(&args, false, &mut Vec::new()).unwrap();
         assert!(matches!(outcome, ovir_cli::Outcome::Failure), "ovir check accepted the file");
         rendered(&err, &path)

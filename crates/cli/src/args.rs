@@ -97,6 +97,11 @@ pub struct CheckArgs {
     /// extension .bin).
     #[arg(short, long, value_name = "WEIGHTS.bin")]
     pub weights: Option<PathBuf>,
+    /// Count warnings as failures: exit 1 when a port's declared dims or
+    /// precision disagree with inference, which OpenVINO (and ovir
+    /// otherwise) only notes.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 /// `ovir info`.

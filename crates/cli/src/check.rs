@@ -10,9 +10,11 @@ use crate::io::count;
 use crate::{CliError, Outcome};
 
 /// Reads, validates and compiles each model. Prints `ok` with a one-line
-/// summary for a valid one; otherwise prints every problem found, with
-/// its XML line, on standard error. The outcome is a failure when any
-/// model is not valid.
+/// summary for a valid one, and its warnings (ports whose declared dims or
+/// precision disagree with inference) on standard error; otherwise prints
+/// every problem found, with its XML line, on standard error. The outcome
+/// is a failure when any model is not valid, or, with `--strict`, has a
+/// warning.
 pub fn run(args: &CheckArgs, color: bool, out: &mut impl Write) -> Result<Outcome, CliError> {
     if args.weights.is_some() && args.models.len() > 1 {
         return Err(anyhow::anyhow!(
@@ -23,17 +25,19 @@ pub fn run(args: &CheckArgs, color: bool, out: &mut impl Write) -> Result<Outcom
     }
     let mut outcome = Outcome::Success;
     for path in &args.models {
-        if !check_one(path, args.weights.as_deref(), color, out)? {
+        if !check_one(path, args.weights.as_deref(), args.strict, color, out)? {
             outcome = Outcome::Failure;
         }
     }
     Ok(outcome)
 }
 
-/// Checks one model; `true` when it is valid.
+/// Checks one model; `true` when it is valid (and, with `strict`, has no
+/// warnings). Warnings go to standard error, after the model's line.
 fn check_one(
     path: &Path,
     weights: Option<&Path>,
+    strict: bool,
     color: bool,
     out: &mut impl Write,
 ) -> Result<bool, CliError> {
@@ -50,7 +54,17 @@ fn check_one(
                 count(compiled.plan().step_count(), "step")
             )
             .map_err(anyhow::Error::from)?;
-            Ok(true)
+            let warnings = model.warnings().len();
+            if warnings == 0 {
+                return Ok(true);
+            }
+            eprintln!("{}", model.render_warnings(color));
+            if strict {
+                eprintln!("error: {name} has {} and --strict is set", count(warnings, "warning"));
+            } else {
+                eprintln!("warning: {name}: {} (the model runs as inferred)", count(warnings, "warning"));
+            }
+            Ok(!strict)
         }
         Err(e) => {
             eprintln!("{}", e.render(color));

@@ -1,9 +1,11 @@
 //! `ovir conformance`: run a tree of case folders and report pass or fail.
 //!
 //! A case folder holds `model.xml`, `model.bin` when the model has weights,
-//! `in/<input name>.npy` for each input, and either
-//! `expected/<output name>.npy` for each output or a file
-//! `expected_error` holding a phrase that the error must contain.
+//! `in/<input name>.npy` for each input, and one of
+//! `expected/<output name>.npy` for each output, a file `expected_error`
+//! holding a phrase that the error must contain, or a file
+//! `expected_warning` holding a phrase that a warning must contain (a
+//! model that loads, but whose ports contradict inference).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -70,6 +72,10 @@ fn execute(dir: &Path) -> Result<(ovir::CompiledModel, Vec<ovir::Tensor>), Strin
 pub fn run_case(dir: &Path, root: &Path) -> CaseResult {
     let name = dir.strip_prefix(root).unwrap_or(dir).display().to_string();
     let name = if name.is_empty() { ".".to_string() } else { name };
+    if let Ok(phrase) = std::fs::read_to_string(dir.join("expected_warning")) {
+        let (passed, detail) = warned(dir, &phrase);
+        return CaseResult { name, passed, detail };
+    }
     let expected_error = std::fs::read_to_string(dir.join("expected_error")).ok();
     let outcome = execute(dir);
     let (passed, detail) = match (expected_error, outcome) {
@@ -89,6 +95,28 @@ pub fn run_case(dir: &Path, root: &Path) -> CaseResult {
         (None, Ok((compiled, outputs))) => compare(dir, &compiled, &outputs),
     };
     CaseResult { name, passed, detail }
+}
+
+/// Whether the model in `dir` loads with a warning that mentions `phrase`.
+fn warned(dir: &Path, phrase: &str) -> (bool, String) {
+    let phrase = phrase.trim().to_lowercase();
+    match Model::read(dir.join("model.xml")) {
+        Err(e) => (
+            false,
+            format!(
+                "refused, but only a warning was expected: {}",
+                e.to_string().lines().next().unwrap_or("")
+            ),
+        ),
+        Ok(model) => {
+            let found = model.warnings().iter().any(|w| w.to_string().to_lowercase().contains(&phrase));
+            if found {
+                (true, format!("loads with a warning, as expected ({phrase})"))
+            } else {
+                (false, format!("loads, but no warning mentions \"{phrase}\""))
+            }
+        }
+    }
 }
 
 fn compare(dir: &Path, compiled: &ovir::CompiledModel, outputs: &[ovir::Tensor]) -> (bool, String) {

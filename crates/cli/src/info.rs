@@ -38,6 +38,9 @@ pub struct Description {
     /// Every problem that keeps the model from running, as
     /// `file:line:column: message [layer]`; empty for a valid model.
     pub problems: Vec<String>,
+    /// Every port whose declared dims or precision disagree with what was
+    /// inferred, in the same form; the model still runs as inferred.
+    pub warnings: Vec<String>,
 }
 
 /// The number of layers of one type and opset.
@@ -226,7 +229,25 @@ pub fn describe_graph(ir: &Graph, partial: &PartialInfo, problems: Vec<String>) 
         layers,
         edges,
         problems,
+        warnings: port_warnings(ir, &partial.outputs),
     }
+}
+
+/// The port warnings of a graph, as `file:line:column: message [layer]`.
+fn port_warnings(ir: &Graph, facts: &[Vec<PortFact>]) -> Vec<String> {
+    let file = ir.source.display_name();
+    ovir::shape::port_warnings(ir, facts)
+        .iter()
+        .map(|w| {
+            let layer = &ir.layers[w.layer.0];
+            let ports = match w.side {
+                ovir::shape::PortSide::Input => &layer.inputs,
+                ovir::shape::PortSide::Output => &layer.outputs,
+            };
+            let at = ir.source.line_col(ports.get(w.position).map_or(layer.span, |p| p.span).start);
+            format!("{file}:{}:{}: {w} [{}]", at.line, at.column, layer.layer_ref())
+        })
+        .collect()
 }
 
 fn output_fact(f: &PortFact) -> OutputFact {
@@ -291,6 +312,12 @@ pub fn write_text(d: &Description, out: &mut impl Write) -> std::io::Result<()> 
         writeln!(out, "problems:")?;
         for p in &d.problems {
             writeln!(out, "  {p}")?;
+        }
+    }
+    if !d.warnings.is_empty() {
+        writeln!(out, "warnings:")?;
+        for w in &d.warnings {
+            writeln!(out, "  {w}")?;
         }
     }
     Ok(())

@@ -502,3 +502,40 @@ fn completions_and_man_page_cover_every_command() {
         assert!(page.contains(&format!("ovir\\-{word}")) || page.contains(word), "man page lacks {word}");
     }
 }
+
+#[test]
+fn port_mismatches_are_warnings_and_strict_refuses_them_with_their_line() {
+    // The file's line of the port at fault, for each sample.
+    let cases = [
+        ("port_parameter_dims", "declares shape [2,3,4], but inference gives [2,5,4]", ":7:"),
+        ("port_parameter_shape_overflows", "inference gives [4294967296,4294967296,16]", ":7:"),
+        ("port_input_dims", "declares shape [2,5,3]", ":25:"),
+        ("port_rank", "declares shape [2,20]", ":44:"),
+        ("port_output_precision", "declares precision i32, but the tensor is f32", ":35:"),
+    ];
+    for (case, message, line) in cases {
+        let model = samples().join("bad").join(case).join("model.xml").display().to_string();
+        let lenient = ovir(&["check", &model]);
+        let err = text(&lenient.stderr);
+        assert_eq!(lenient.status.code(), Some(0), "{case}: {err}");
+        assert!(text(&lenient.stdout).contains(": ok"), "{case}");
+        assert!(err.starts_with("warning: ") && err.contains(message), "{case}: {err}");
+        assert!(err.contains(&format!("model.xml{line}")), "{case}: {err}");
+
+        let strict = ovir(&["check", "--strict", &model]);
+        let err = text(&strict.stderr);
+        assert_eq!(strict.status.code(), Some(1), "{case}: {err}");
+        assert!(err.contains(message) && err.contains(&format!("model.xml{line}")), "{case}: {err}");
+        assert!(err.contains("--strict"), "{case}: {err}");
+
+        let info = ovir(&["info", "--json", &model]);
+        assert_eq!(info.status.code(), Some(0), "{case}");
+        let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
+        let warnings = json["warnings"].as_array().unwrap();
+        assert!(warnings.iter().any(|w| w.as_str().unwrap().contains(message)), "{case}: {warnings:?}");
+    }
+    // A valid model has none, and --strict passes it.
+    let ok = ovir(&["check", "--strict", &sample("rseq_b1_s0_4x4", "model.xml")]);
+    assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
+    assert!(text(&ok.stderr).is_empty(), "{}", text(&ok.stderr));
+}

@@ -122,6 +122,6 @@ pub use model::{Attribute, Attributes, Edge, Layer, LayerIdx, Model, OutputRef, 
 pub use names::split_names;
 pub use parse::MAX_DEPTH;
 pub use read::{read_model, read_model_from_bytes, read_model_from_memory, read_model_with};
-pub use render::render_diagnostic;
+pub use render::{render_diagnostic, render_warning};
 pub use source::{LineCol, SourceFile, Span};
 pub use weights::Weights;

@@ -32,6 +32,39 @@ pub fn render_diagnostic(
     notes: &[String],
     color: bool,
 ) -> String {
+    render_at(Level::Error, source, message, span, layer, notes, color)
+}
+
+/// Renders a warning as [`render_diagnostic`] renders an error: a problem
+/// that does not stop the model from loading.
+///
+/// ```
+/// use ovir_ir::{render_warning, SourceFile, Span};
+/// let source = SourceFile { path: None, text: "<net>\n  <port id=\"1\"/>\n</net>\n".to_string() };
+/// let text = render_warning(&source, "port 1 disagrees", Some(Span { start: 8, end: 21 }), None, &[], false);
+/// assert!(text.starts_with("warning: port 1 disagrees"));
+/// assert!(text.contains("<memory>:2:3"));
+/// ```
+pub fn render_warning(
+    source: &SourceFile,
+    message: &str,
+    span: Option<Span>,
+    layer: Option<&LayerRef>,
+    notes: &[String],
+    color: bool,
+) -> String {
+    render_at(Level::Warning, source, message, span, layer, notes, color)
+}
+
+fn render_at(
+    level: Level,
+    source: &SourceFile,
+    message: &str,
+    span: Option<Span>,
+    layer: Option<&LayerRef>,
+    notes: &[String],
+    color: bool,
+) -> String {
     let origin = source.display_name();
     let mut footers: Vec<String> = Vec::new();
     if let Some(layer) = layer {
@@ -40,14 +73,14 @@ pub fn render_diagnostic(
     footers.extend(notes.iter().cloned());
 
     let excerpt = span.map(|s| Excerpt::new(source, s));
-    let mut msg = Level::Error.title(message);
+    let mut msg = level.title(message);
     if let Some(ex) = &excerpt {
         msg = msg.snippet(
             Snippet::source(&ex.text)
                 .line_start(ex.at.line)
                 .origin(&origin)
                 .fold(false)
-                .annotation(Level::Error.span(ex.range.clone())),
+                .annotation(level.span(ex.range.clone())),
         );
     }
     for note in &footers {
@@ -59,7 +92,7 @@ pub fn render_diagnostic(
         // A message without a place still says which file it is about.
         None => format!("{out}\n  --> {origin}"),
         Some(ex) => {
-            let title = renderer.render(Level::Error.title(message)).to_string();
+            let title = renderer.render(level.title(message)).to_string();
             with_column(out, title.len(), &origin, ex)
         }
     }

@@ -82,7 +82,7 @@ pub use error::{Error, Place};
 pub use model::{CompileOptions, CompiledModel, Model, PortInfo};
 pub use request::{InferRequest, Outputs, OutputsIter, PortKey};
 
-pub use ovir_shape::{CustomOp, Extension, ExtensionError, PortFact};
+pub use ovir_shape::{CustomOp, CustomOpState, Extension, ExtensionError, PortFact, PortWarning};
 
 /// The `ndarray` that ovir's API takes and returns. Naming it through
 /// ovir (`use ovir::ndarray;`) always gives the matching version, whatever

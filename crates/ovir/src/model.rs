@@ -4,7 +4,7 @@ use std::sync::Arc;
 
 use ovir_exec::Plan;
 use ovir_ir::LayerIdx;
-use ovir_shape::{ModelInfo, OpRegistry, PortFact};
+use ovir_shape::{ModelInfo, OpRegistry, PortFact, PortSide, PortWarning};
 use ovir_tensor::{ElementType, PartialShape, DEFAULT_MAX_TENSOR_BYTES};
 use serde::Serialize;
 
@@ -94,6 +94,7 @@ fn output_info(ir: &ovir_ir::Model, facts: &[Vec<PortFact>], idx: LayerIdx) -> P
 pub struct Model {
     ir: Arc<ovir_ir::Model>,
     info: Arc<ModelInfo>,
+    warnings: Arc<[PortWarning]>,
 }
 
 impl Model {
@@ -101,7 +102,10 @@ impl Model {
     /// [`Core`](crate::Core) ends in.
     pub(crate) fn validate_with(ir: ovir_ir::Model, ops: &OpRegistry) -> Result<Model, Error> {
         match ovir_shape::analyze_with_ops(&ir, &ovir_exec::ConstantEvaluator, ops) {
-            Ok(info) => Ok(Model { ir: Arc::new(ir), info: Arc::new(info) }),
+            Ok(info) => {
+                let warnings = ovir_shape::port_warnings(&ir, &info.outputs).into();
+                Ok(Model { ir: Arc::new(ir), info: Arc::new(info), warnings })
+            }
             Err(ovir_shape::AnalyzeError { broken: Some(broken), .. }) => Err(Error::Read(*broken)),
             Err(e) => Err(Error::Invalid { file: ir.source.clone(), model: Box::new(ir), errors: e.errors }),
         }
@@ -115,6 +119,40 @@ impl Model {
     /// Every layer's op and output types and shapes.
     pub fn info(&self) -> &ModelInfo {
         &self.info
+    }
+
+    /// The ports whose declared `<dim>`s or `precision` disagree with what
+    /// inference found. OpenVINO ignores what ports declare, and so does
+    /// ovir: the model loads and runs as inferred, and these are warnings.
+    pub fn warnings(&self) -> &[PortWarning] {
+        &self.warnings
+    }
+
+    /// Renders every warning for a person, as [`Error::render`] renders
+    /// errors: the port's line in the XML, the layer, and what the port
+    /// declares against what was inferred. Empty when there is none.
+    pub fn render_warnings(&self, color: bool) -> String {
+        let rendered: Vec<String> = self
+            .warnings
+            .iter()
+            .map(|w| {
+                let layer = &self.ir.layers[w.layer.0];
+                let ports = match w.side {
+                    PortSide::Input => &layer.inputs,
+                    PortSide::Output => &layer.outputs,
+                };
+                let span = ports.get(w.position).map(|p| p.span);
+                ovir_ir::render_warning(
+                    &self.ir.source,
+                    &w.to_string(),
+                    span,
+                    Some(&layer.layer_ref()),
+                    &[],
+                    color,
+                )
+            })
+            .collect();
+        rendered.join("\n")
     }
 
     /// The model's inputs, in `Parameter` order.

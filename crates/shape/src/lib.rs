@@ -134,6 +134,7 @@ mod extension;
 mod fact;
 mod operation;
 pub mod ops;
+mod ports;
 mod registry;
 
 pub use analyze::{
@@ -146,4 +147,5 @@ pub use operation::{Input, Op, Operation, Problem, Problems, ValueDomain};
 pub use ops::broadcast::BroadcastMode;
 pub use ops::reverse::{reversed_axes, ReverseMode};
 pub use ops::reverse_sequence::sequence_lengths;
+pub use ports::{port_warnings, PortMismatch, PortSide, PortWarning};
 pub use registry::OpRegistry;
