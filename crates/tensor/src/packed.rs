@@ -37,5 +37,6 @@
 
 pub use crate::exchange::{from_exchange, to_exchange};
 pub use crate::packing::{
-    exchange_range, exchange_type, is_packed, pack, pack_into, packed_bytes, unpack, unpack_into, PackError,
+    code_at, exchange_range, exchange_type, is_packed, pack, pack_into, packed_bytes, set_code, unpack,
+    unpack_into, PackError,
 };

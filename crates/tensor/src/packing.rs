@@ -249,6 +249,82 @@ pub fn pack_into(codes: &[u8], ty: ElementType, bytes: &mut [u8]) -> Result<(), 
     Ok(())
 }
 
+/// One piece of an element's bits: the byte, the shift of the piece's
+/// lowest bit in it, and the piece's mask.
+type Piece = (usize, u8, u8);
+
+/// Where element `index` of a packed tensor of `ty` keeps its bits: one or
+/// two pieces, each a byte, the shift of the piece's lowest bit in it, and
+/// the piece's mask, with the first piece holding the code's low bits.
+/// `u3` and `u6` split an element across bytes (its low bits in the first
+/// two bytes of a 3-byte group, read big-endian, its high bits in the
+/// third); the others keep it whole in one byte.
+fn pieces(ty: ElementType, index: usize) -> Option<([Piece; 2], usize)> {
+    // A piece at `shift` in the big-endian pair of bytes from `first`.
+    let in_pair = |first: usize, shift: u8, mask: u8| {
+        if shift >= 8 {
+            (first, shift - 8, mask)
+        } else {
+            (first + 1, shift, mask)
+        }
+    };
+    let none = (0, 0, 0);
+    Some(match ty {
+        ElementType::U1 => ([(index / 8, 7 - (index % 8) as u8, 1), none], 1),
+        ElementType::U2 => ([(index / 4, 2 * (index % 4) as u8, 3), none], 1),
+        ElementType::U3 => {
+            let (group, k) = (3 * (index / 8), (index % 8) as u8);
+            ([in_pair(group, 2 * (7 - k), 3), (group + 2, 7 - k, 1)], 2)
+        }
+        ElementType::U6 => {
+            let (group, k) = (3 * (index / 4), (index % 4) as u8);
+            ([in_pair(group, 4 * (3 - k), 0xf), (group + 2, 2 * (3 - k), 3)], 2)
+        }
+        ty if is_packed(ty) => ([(index / 2, 4 * (index % 2) as u8, 0xf), none], 1),
+        _ => return None,
+    })
+}
+
+/// The code of element `index` of packed `bytes` of type `ty`; `None` when
+/// `ty` is not packed or the element lies past the bytes.
+///
+/// ```
+/// use ovir_tensor::packed::{code_at, pack};
+/// use ovir_tensor::ElementType;
+/// let bytes = pack(&[5, 0, 7, 3, 1, 2, 6, 4, 7], ElementType::U3)?;
+/// assert_eq!(code_at(&bytes, ElementType::U3, 8), Some(7));
+/// assert_eq!(code_at(&bytes, ElementType::U3, 2), Some(7));
+/// # Ok::<(), ovir_tensor::packed::PackError>(())
+/// ```
+pub fn code_at(bytes: &[u8], ty: ElementType, index: usize) -> Option<u8> {
+    let (parts, n) = pieces(ty, index)?;
+    let mut code = 0u8;
+    let mut low_bits = 0u32;
+    for &(byte, shift, mask) in parts.get(..n)? {
+        code |= ((bytes.get(byte)? >> shift) & mask) << low_bits;
+        low_bits += mask.count_ones();
+    }
+    Some(code)
+}
+
+/// Sets element `index` of packed `bytes` of type `ty` to `code` (which
+/// must fit the type's bits), leaving every other element as it was;
+/// `None` when `ty` is not packed, the code does not fit, or the element
+/// lies past the bytes.
+pub fn set_code(bytes: &mut [u8], ty: ElementType, index: usize, code: u8) -> Option<()> {
+    if u16::from(code) >= 1u16 << ty.bit_width() {
+        return None;
+    }
+    let (parts, n) = pieces(ty, index)?;
+    let mut rest = code;
+    for &(byte, shift, mask) in parts.get(..n)? {
+        let b = bytes.get_mut(byte)?;
+        *b = (*b & !(mask << shift)) | ((rest & mask) << shift);
+        rest >>= mask.count_ones();
+    }
+    Some(())
+}
+
 fn check_len(ty: ElementType, count: usize, found: usize) -> Result<(), PackError> {
     let expected = packed_bytes(ty, count).ok_or(PackError::NotPacked { ty })?;
     if expected != found {
@@ -308,5 +384,45 @@ mod tests {
         assert!(matches!(pack(&[4], ElementType::U2), Err(PackError::OutOfRange { value: 4, .. })));
         assert!(matches!(unpack(&[0], ElementType::U4, 3), Err(PackError::ByteLength { .. })));
         assert!(matches!(pack(&[1], ElementType::F32), Err(PackError::NotPacked { .. })));
+    }
+
+    #[test]
+    fn one_element_reads_and_writes_as_whole_tensors_pack() {
+        for ty in [
+            ElementType::U1,
+            ElementType::U2,
+            ElementType::U3,
+            ElementType::U4,
+            ElementType::U6,
+            ElementType::I4,
+            ElementType::Nf4,
+            ElementType::F4e2m1,
+        ] {
+            let max = (1u16 << ty.bit_width()) as usize;
+            for n in [1usize, 3, 7, 8, 9, 17, 24] {
+                let codes: Vec<u8> = (0..n).map(|i| ((i * 7 + 3) % max) as u8).collect();
+                let bytes = pack(&codes, ty).unwrap();
+                for (i, &c) in codes.iter().enumerate() {
+                    assert_eq!(code_at(&bytes, ty, i), Some(c), "{ty} {n} read {i}");
+                }
+                // Writing each element's code into zeroed bytes, one at a
+                // time, gives the packed bytes.
+                let mut built = vec![0u8; bytes.len()];
+                for (i, &c) in codes.iter().enumerate().rev() {
+                    set_code(&mut built, ty, i, c).unwrap();
+                }
+                assert_eq!(built, bytes, "{ty} {n}");
+                // Overwriting one element leaves the others.
+                let mut changed = bytes.clone();
+                let new = ((codes[n / 2] as usize + 1) % max) as u8;
+                set_code(&mut changed, ty, n / 2, new).unwrap();
+                let mut expected = codes.clone();
+                expected[n / 2] = new;
+                assert_eq!(unpack(&changed, ty, n).unwrap(), expected, "{ty} {n} write");
+            }
+            assert_eq!(set_code(&mut [0u8; 8], ty, 0, max as u8), None, "{ty} refuses a code too wide");
+        }
+        assert_eq!(code_at(&[0u8; 4], ElementType::U8, 0), None);
+        assert_eq!(code_at(&[0u8; 1], ElementType::U4, 2), None);
     }
 }

@@ -1,26 +1,43 @@
 //! Copies of whole blocks of elements, for kernels whose output is made of
-//! stretches of their inputs (Gather, Broadcast, Concat, Slice). Elements are moved
-//! as raw bytes of their width, so one routine serves every whole-byte
-//! type; string tensors move their `String`s.
+//! stretches of their inputs (Gather, Broadcast, Concat, Slice). Elements
+//! are moved as raw bytes of their width, so one routine serves every
+//! whole-byte type; string tensors move their `String`s, and the packed
+//! sub-byte types move one element's bits at a time, inside bytes too.
 
+use ovir_tensor::packed::{code_at, is_packed, set_code};
 use ovir_tensor::{ElementType, Tensor};
 
 use super::KernelError;
 
 /// The elements of an input.
 pub(crate) enum Source<'a> {
-    Bytes { data: &'a [u8], width: usize },
+    Bytes {
+        data: &'a [u8],
+        width: usize,
+    },
     Strings(&'a [String]),
+    /// A packed sub-byte type, in OpenVINO's layout.
+    Packed {
+        data: &'a [u8],
+        ty: ElementType,
+    },
 }
 
 /// The elements of an output.
 pub(crate) enum Target<'a> {
-    Bytes { data: &'a mut [u8], width: usize },
+    Bytes {
+        data: &'a mut [u8],
+        width: usize,
+    },
     Strings(&'a mut [String]),
+    /// A packed sub-byte type, in OpenVINO's layout.
+    Packed {
+        data: &'a mut [u8],
+        ty: ElementType,
+    },
 }
 
-/// The byte width of `ty`, or an error for the packed sub-byte types,
-/// which these kernels do not move.
+/// The byte width of a whole-byte `ty`.
 fn width(op: &'static str, ty: ElementType) -> Result<usize, KernelError> {
     match ty.byte_width() {
         Some(w @ (1 | 2 | 4 | 8)) => Ok(w),
@@ -33,9 +50,12 @@ impl<'a> Source<'a> {
         if let Some(s) = t.strings() {
             return Ok(Source::Strings(s));
         }
-        let width = width(op, t.element_type())?;
-        let data = t.bytes().ok_or(KernelError::UnsupportedType { op, ty: t.element_type() })?;
-        Ok(Source::Bytes { data, width })
+        let ty = t.element_type();
+        let data = t.bytes().ok_or(KernelError::UnsupportedType { op, ty })?;
+        if is_packed(ty) {
+            return Ok(Source::Packed { data, ty });
+        }
+        Ok(Source::Bytes { data, width: width(op, ty)? })
     }
 }
 
@@ -48,10 +68,12 @@ impl<'a> Target<'a> {
                 .map(Target::Strings)
                 .ok_or(KernelError::Internal { op, what: "an output of type string holds no strings" });
         }
-        let width = width(op, ty)?;
         let data =
             t.bytes_mut().ok_or(KernelError::Internal { op, what: "a fixed-width output holds no bytes" })?;
-        Ok(Target::Bytes { data, width })
+        if is_packed(ty) {
+            return Ok(Target::Packed { data, ty });
+        }
+        Ok(Target::Bytes { data, width: width(op, ty)? })
     }
 
     /// Copies `len` elements of `src` from element `from` to element `at`;
@@ -73,6 +95,16 @@ impl<'a> Target<'a> {
                 }
                 Some(())
             }
+            // Elements share bytes, so they move one at a time. Packed
+            // tensors are mostly small constants, folded once when the
+            // model compiles.
+            (Target::Packed { data, ty }, Source::Packed { data: s, ty: t }) if ty == t => {
+                for k in 0..len {
+                    let code = code_at(s, *t, from.checked_add(k)?)?;
+                    set_code(data, *ty, at.checked_add(k)?, code)?;
+                }
+                Some(())
+            }
             _ => None,
         }
     }
@@ -84,6 +116,11 @@ impl<'a> Target<'a> {
                 data.get_mut(at.checked_mul(*width)?..)?.get_mut(..len.checked_mul(*width)?)?.fill(0);
             }
             Target::Strings(data) => data.get_mut(at..)?.get_mut(..len)?.iter_mut().for_each(String::clear),
+            Target::Packed { data, ty } => {
+                for k in 0..len {
+                    set_code(data, *ty, at.checked_add(k)?, 0)?;
+                }
+            }
         }
         Some(())
     }

@@ -4,6 +4,7 @@
 
 mod common;
 mod convert;
+mod every_type;
 mod packed;
 mod properties;
 mod reverse;
