@@ -181,7 +181,7 @@ fn convert_chunk(from: ElementType, to: ElementType, src: &[u8], dst: &mut [u8])
     if let Some(done) = convert_f16_slices(from, to, src, dst) {
         return done;
     }
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     if (from, to) == (ElementType::F32, ElementType::I32) {
         // The compiler keeps the saturating cast scalar (a conversion, two
         // compares and two selects per element), which made this pair 4-5
@@ -489,35 +489,45 @@ fn integer_to_f32_odd(v: i128) -> f32 {
     }
 }
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+#[allow(unsafe_code)]
 mod x86 {
     use std::arch::x86_64::{
-        _mm_and_si128, _mm_castps_si128, _mm_cmpge_ps, _mm_cmpord_ps, _mm_cvttps_epi32, _mm_loadu_ps,
-        _mm_set1_ps, _mm_storeu_si128, _mm_xor_si128,
+        __m128, _mm_and_si128, _mm_castps_si128, _mm_cmpge_ps, _mm_cmpord_ps, _mm_cvttps_epi32, _mm_set1_ps,
+        _mm_xor_si128,
     };
+
+    // Every x86_64 target enables SSE2 for all code; the `unsafe` below
+    // rests on it.
+    const _: () = assert!(cfg!(target_feature = "sse2"));
 
     /// Converts the whole groups of four little-endian `f32`s at the start
     /// of `src` into `i32`s in `dst`, by the rules of Rust's `as`
     /// (truncation toward zero, saturation, NaN to 0); returns how many
     /// bytes of each it handled, for the caller to finish the rest. Any
-    /// alignment works. Only SSE2 is used, which every x86_64 CPU has.
+    /// alignment works.
     pub(super) fn f32_to_i32(src: &[u8], dst: &mut [u8]) -> usize {
+        // SAFETY: the loop needs SSE2, which every x86_64 CPU has (the
+        // target enables it, as checked above).
+        unsafe { f32_to_i32_sse2(src, dst) }
+    }
+
+    /// [`f32_to_i32`], compiled with SSE2 named, which makes the
+    /// intrinsics safe to call. The registers are read from and written
+    /// to byte arrays by value, so no pointer is involved.
+    #[target_feature(enable = "sse2")]
+    fn f32_to_i32_sse2(src: &[u8], dst: &mut [u8]) -> usize {
         let mut done = 0;
-        for (o, i) in dst.chunks_exact_mut(16).zip(src.chunks_exact(16)) {
-            // SAFETY: `i` and `o` are exactly 16 bytes long, and the
-            // unaligned load and store take any address; SSE2 is part of
-            // x86_64.
-            unsafe {
-                let v = _mm_loadu_ps(i.as_ptr().cast::<f32>());
-                // In range the conversion is exact; out of range and for
-                // NaN it gives `i32::MIN`, right for large negative values.
-                let r = _mm_cvttps_epi32(v);
-                // Values of 2^31 and up turn `i32::MIN` into `i32::MAX`...
-                let over = _mm_castps_si128(_mm_cmpge_ps(v, _mm_set1_ps(2_147_483_648.0)));
-                // ...and NaN becomes 0.
-                let ordered = _mm_castps_si128(_mm_cmpord_ps(v, v));
-                _mm_storeu_si128(o.as_mut_ptr().cast(), _mm_and_si128(_mm_xor_si128(r, over), ordered));
-            }
+        for (o, i) in dst.as_chunks_mut::<16>().0.iter_mut().zip(src.as_chunks::<16>().0) {
+            let v: __m128 = bytemuck::cast(*i);
+            // In range the conversion is exact; out of range and for NaN it
+            // gives `i32::MIN`, right for large negative values.
+            let r = _mm_cvttps_epi32(v);
+            // Values of 2^31 and up turn `i32::MIN` into `i32::MAX`...
+            let over = _mm_castps_si128(_mm_cmpge_ps(v, _mm_set1_ps(2_147_483_648.0)));
+            // ...and NaN becomes 0.
+            let ordered = _mm_castps_si128(_mm_cmpord_ps(v, v));
+            *o = bytemuck::cast(_mm_and_si128(_mm_xor_si128(r, over), ordered));
             done += 16;
         }
         done
@@ -528,7 +538,7 @@ mod x86 {
 mod tests {
     use super::*;
 
-    #[cfg(target_arch = "x86_64")]
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     #[test]
     fn vector_f32_to_i32_matches_the_cast() {
         let edges = [

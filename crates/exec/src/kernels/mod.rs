@@ -19,11 +19,11 @@
 //! or on `String`s for string tensors.
 
 mod convert;
+mod copy;
 mod error;
 mod packed;
 mod parallel;
 mod reverse;
-mod reverse_copy;
 mod reverse_sequence;
 mod reverse_subsequences;
 
@@ -40,7 +40,7 @@ use std::ops::Range;
 
 use ovir_tensor::{ElementType, Tensor};
 
-use reverse_copy::{ReverseCopier, RunWriter};
+use copy::{ReverseCopier, RunWriter};
 
 /// Outputs of at least this many bytes are written with streaming stores,
 /// which skip the cache. Below it the output, and the input beside it,
@@ -338,37 +338,38 @@ fn play_bytes<const N: usize, P: RunPlan>(
         return (dst.is_empty()).then_some(());
     }
     let units = start / unit..end.div_ceil(unit);
-    let mut out = RunWriter::new(dst, copier, stream);
-    // Output element at which the next run starts.
-    let mut at = units.start * unit;
-    plan.for_each_run(units, |run| {
-        let (from, to) = (at, at + run.len);
-        at = to;
-        // Only the part of the run inside this chunk is copied: a chunk
-        // boundary can fall anywhere, even inside a reversed run.
-        let (lo, hi) = (from.max(start), to.min(end));
-        if lo >= hi {
-            return Some(());
-        }
-        let (k0, k1) = (lo - from, hi - from);
-        let at = (lo - start) * N;
-        let Some(rows) = run.rows else {
-            return write_plain::<N>(&mut out, src, run.slice(k0..k1), at);
-        };
-        let rows = RowsRun::new(&run, rows)?;
-        let row = rows.row;
-        // Whole rows go to the row writer; a row cut by the chunk boundary
-        // is written as its two plain parts.
-        let (first, last) = (k0.div_ceil(row), k1 / row);
-        if first > last {
-            return write_partial_row::<N>(&mut out, src, &rows, k0..k1, at);
-        }
-        write_partial_row::<N>(&mut out, src, &rows, k0..first * row, at)?;
-        let whole_at = at + (first * row - k0) * N;
-        write_whole_rows::<N>(&mut out, src, &rows, first..last, whole_at)?;
-        write_partial_row::<N>(&mut out, src, &rows, last * row..k1, at + (last * row - k0) * N)
-    })?;
-    (at >= end).then_some(())
+    RunWriter::with(dst, copier, stream, |out| {
+        // Output element at which the next run starts.
+        let mut at = units.start * unit;
+        plan.for_each_run(units, |run| {
+            let (from, to) = (at, at + run.len);
+            at = to;
+            // Only the part of the run inside this chunk is copied: a chunk
+            // boundary can fall anywhere, even inside a reversed run.
+            let (lo, hi) = (from.max(start), to.min(end));
+            if lo >= hi {
+                return Some(());
+            }
+            let (k0, k1) = (lo - from, hi - from);
+            let at = (lo - start) * N;
+            let Some(rows) = run.rows else {
+                return write_plain::<N>(out, src, run.slice(k0..k1), at);
+            };
+            let rows = RowsRun::new(&run, rows)?;
+            let row = rows.row;
+            // Whole rows go to the row writer; a row cut by the chunk boundary
+            // is written as its two plain parts.
+            let (first, last) = (k0.div_ceil(row), k1 / row);
+            if first > last {
+                return write_partial_row::<N>(out, src, &rows, k0..k1, at);
+            }
+            write_partial_row::<N>(out, src, &rows, k0..first * row, at)?;
+            let whole_at = at + (first * row - k0) * N;
+            write_whole_rows::<N>(out, src, &rows, first..last, whole_at)?;
+            write_partial_row::<N>(out, src, &rows, last * row..k1, at + (last * row - k0) * N)
+        })?;
+        (at >= end).then_some(())
+    })
 }
 
 /// A rows run, as [`play_bytes`] cuts it.

@@ -1,0 +1,241 @@
+//! Every loop against a naive reversal, and every SIMD loop against the
+//! portable one.
+
+use super::*;
+
+fn naive<const N: usize>(src: &[u8]) -> Vec<u8> {
+    src.chunks_exact(N).rev().flatten().copied().collect()
+}
+
+fn check<const N: usize>(copier: ReverseCopier) {
+    // Bytes that differ everywhere, so a misplaced byte shows.
+    let pool: Vec<u8> = (0..1000u32).map(|i| (i * 7 + i / 256) as u8).collect();
+    // Every length up to several 64-byte steps, so every mix of 64-,
+    // 32- and 16-byte blocks and single elements occurs.
+    for start in 0..5 {
+        for off in [0, 1, 3, 32] {
+            for elems in 0..(600 / N) {
+                let src = &pool[start..start + elems * N];
+                let mut buf = vec![0xAAu8; off + elems * N + 2];
+                // Odd offsets make the destination unaligned too.
+                let dst = &mut buf[off..off + elems * N];
+                copier.copy::<N>(src, dst);
+                let what = format!("width {N}, start {start}, offset {off}, {elems} elements");
+                assert_eq!(dst, naive::<N>(src).as_slice(), "{what}");
+                assert!(buf[..off].iter().all(|&b| b == 0xAA), "{what}");
+                assert_eq!(buf[off + elems * N..], [0xAA, 0xAA], "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn every_width_matches_the_naive_reversal() {
+    for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
+        check::<1>(copier);
+        check::<2>(copier);
+        check::<4>(copier);
+        check::<8>(copier);
+    }
+}
+
+fn check_writer<const N: usize>(copier: ReverseCopier, stream: bool) {
+    let pool: Vec<u8> = (0..2000u32).map(|i| (i * 11 + i / 256) as u8).collect();
+    // Runs long enough for the streaming loops, at every offset from an
+    // aligned address, including offsets inside an element.
+    for at in 0..20 {
+        for elems in [0, 1, 63 / N, 300 / N, 301 / N + 1, 1024 / N] {
+            let bytes = elems * N;
+            for from in [0, 3] {
+                let src = &pool[from..from + bytes];
+                let mut buf = vec![0x55u8; at + bytes + 40];
+                RunWriter::with(&mut buf, copier, stream, |w| {
+                    assert_eq!(w.reversed::<N>(at, src), Some(()));
+                    assert_eq!(w.forward(at + bytes, &pool[..8]), Some(()));
+                    assert_eq!(w.forward(at + bytes + 1, &pool[..40]), None);
+                });
+                let mut expected = vec![0x55u8; at];
+                expected.extend(naive::<N>(src));
+                expected.extend_from_slice(&pool[..8]);
+                expected.extend_from_slice(&[0x55; 32]);
+                assert_eq!(buf, expected, "width {N}, at {at}, {elems} elements, stream {stream}");
+                let done = RunWriter::with(&mut buf, copier, stream, |w| w.forward(at, src));
+                assert_eq!(done, Some(()));
+                assert_eq!(&buf[at..at + bytes], src);
+            }
+        }
+    }
+}
+
+#[test]
+fn writer_matches_the_naive_copies_with_and_without_streaming() {
+    for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
+        for stream in [false, true] {
+            check_writer::<1>(copier, stream);
+            check_writer::<2>(copier, stream);
+            check_writer::<4>(copier, stream);
+            check_writer::<8>(copier, stream);
+        }
+    }
+}
+
+fn check_rows<const N: usize>(copier: ReverseCopier, stream: bool) {
+    let pool: Vec<u8> = (0..3000u32).map(|i| (i * 29 + i / 256) as u8).collect();
+    let mut buf = vec![0u8; 2600];
+    // A line boundary, so the streaming loops run; then one byte past
+    // it, so they do not.
+    let aligned = buf.as_ptr().align_offset(64);
+    for skew in [0, N] {
+        let at = aligned + skew;
+        for row in [N, 2 * N, 4, 8, 16, 24, 32, 48, 64, 96, 128, 160, 192, 224, 256, 288]
+            .into_iter()
+            .filter(|r| r % N == 0)
+        {
+            // Heads that end in every byte of the first 48, and half
+            // and whole rows.
+            let short = (0..=row.min(48)).filter(|h| h % N == 0);
+            for rev in short.chain([row / 2 / N * N, row]) {
+                let src = &pool[3..3 + row * (2048 / row)];
+                buf.fill(0x77);
+                let done = RunWriter::with(&mut buf, copier, stream, |w| {
+                    w.rows::<N>(at, src, row, Heads::Same(rev / N))
+                });
+                assert_eq!(done, Some(()));
+                let expected: Vec<u8> = src
+                    .chunks(row)
+                    .flat_map(|r| {
+                        let mut v = naive::<N>(&r[..rev]);
+                        v.extend_from_slice(&r[rev..]);
+                        v
+                    })
+                    .collect();
+                assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "width {N}, row {row}, rev {rev}");
+                assert!(buf[..at].iter().chain(&buf[at + src.len()..]).all(|&b| b == 0x77));
+            }
+        }
+    }
+}
+
+fn check_rows_with_own_heads<const N: usize>(copier: ReverseCopier, stream: bool) {
+    let pool: Vec<u8> = (0..4000u32).map(|i| (i * 13 + i / 256) as u8).collect();
+    let mut buf = vec![0u8; 3000];
+    let aligned = buf.as_ptr().align_offset(64);
+    // On a line, inside a line on a block, and off any block.
+    for skew in [0, 16, N] {
+        let at = aligned + skew;
+        for row in [N, 3 * N, 16, 32, 48, 64, 80, 512, 1024].into_iter().filter(|r| r % N == 0) {
+            let count = 2048 / row;
+            let elems = row / N;
+            // Every head length from 0 to the whole row, in a scrambled
+            // order, so blocks inside, across and past the head occur.
+            let heads: Vec<usize> = (0..count).map(|r| (r * 7 + r / 3) % (elems + 1)).collect();
+            let src = &pool[5..5 + row * count];
+            buf.fill(0x33);
+            let done =
+                RunWriter::with(&mut buf, copier, stream, |w| w.rows::<N>(at, src, row, Heads::Each(&heads)));
+            assert_eq!(done, Some(()));
+            let expected: Vec<u8> = src
+                .chunks(row)
+                .zip(&heads)
+                .flat_map(|(r, &h)| {
+                    let mut v = naive::<N>(&r[..h * N]);
+                    v.extend_from_slice(&r[h * N..]);
+                    v
+                })
+                .collect();
+            assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "width {N}, row {row}");
+            assert!(buf[..at].iter().chain(&buf[at + src.len()..]).all(|&b| b == 0x33));
+            // A head longer than its row is refused, not read past.
+            let mut bad = heads.clone();
+            bad[count / 2] = elems + 1;
+            RunWriter::with(&mut buf, copier, stream, |w| {
+                assert_eq!(w.rows::<N>(at, src, row, Heads::Each(&bad)), None);
+                assert_eq!(w.rows::<N>(at, src, row, Heads::Each(&heads[1..])), None);
+            });
+        }
+    }
+}
+
+#[test]
+fn rows_with_a_head_per_row_match_the_naive_copies() {
+    for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
+        for stream in [false, true] {
+            check_rows_with_own_heads::<1>(copier, stream);
+            check_rows_with_own_heads::<2>(copier, stream);
+            check_rows_with_own_heads::<4>(copier, stream);
+            check_rows_with_own_heads::<8>(copier, stream);
+        }
+    }
+}
+
+#[test]
+fn rows_match_the_naive_copies_with_and_without_streaming() {
+    for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
+        for stream in [false, true] {
+            check_rows::<1>(copier, stream);
+            check_rows::<2>(copier, stream);
+            check_rows::<4>(copier, stream);
+            check_rows::<8>(copier, stream);
+        }
+    }
+}
+
+#[test]
+fn descending_rows_match_the_naive_copies_with_and_without_streaming() {
+    let long = DESCENDING_MAX_ROW + 48;
+    let pool: Vec<u8> = (0..5 * long as u32).map(|i| (i * 31 + i / 256) as u8).collect();
+    let mut buf = vec![0u8; 5 * long];
+    let aligned = buf.as_ptr().align_offset(64);
+    // Rows the 16- and 32-byte loops take, rows they leave to the
+    // library copy, and rows long enough to be copied one run each; on
+    // a line, on a block and off both.
+    for skew in [0, 16, 3] {
+        let at = aligned + skew;
+        for row in [1, 5, 16, 32, 48, 64, 96, 128, 256, 400, 512, 4096 + 64, long] {
+            // Rows the 32-byte loop moves in groups get one more than a
+            // whole number of groups.
+            let count = (8192 / row).max(2) + usize::from((32..=128).contains(&row));
+            let block = row * count;
+            let copiers = [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()];
+            let cases = copiers.into_iter().flat_map(|c| [(c, false), (c, true)]);
+            // One block, then two blocks one after the other.
+            for ((copier, stream), blocks) in cases.flat_map(|c| [(c, 1), (c, 2)]) {
+                let src = &pool[7..7 + block * blocks];
+                buf.fill(0x44);
+                RunWriter::with(&mut buf, copier, stream, |w| {
+                    assert_eq!(w.descending_rows(at, src, row, block), Some(()));
+                    assert_eq!(w.descending_rows(at, &src[1..], row.max(2), block), None);
+                    assert_eq!(w.descending_rows(at, src, row, block + 1), None);
+                    assert_eq!(w.descending_rows(at, src, row, 0), None);
+                });
+                let expected: Vec<u8> =
+                    src.chunks(block).flat_map(|b| b.chunks(row).rev()).flatten().copied().collect();
+                let what = format!("row {row}, skew {skew}, {blocks} blocks");
+                assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "{what}");
+                assert!(buf[..at].iter().chain(&buf[at + src.len()..]).all(|&b| b == 0x44));
+            }
+        }
+    }
+}
+
+#[test]
+fn detect_uses_every_feature_the_cpu_has() {
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+    {
+        let c = ReverseCopier::detect();
+        assert_eq!(c.ssse3().is_some(), std::arch::is_x86_feature_detected!("ssse3"));
+        assert_eq!(c.avx2().is_some(), c.ssse3().is_some() && std::arch::is_x86_feature_detected!("avx2"));
+        assert!(ReverseCopier::ssse3_only().avx2().is_none());
+    }
+    // Without the x86 loops in the build, only the portable ones are left.
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
+    assert!(matches!(ReverseCopier::detect().level, Level::Portable));
+}
+
+#[test]
+fn mismatched_lengths_write_only_the_common_whole_elements() {
+    let src = [1u8, 2, 3, 4, 5, 6, 7];
+    let mut dst = [0u8; 4];
+    ReverseCopier::detect().copy::<2>(&src, &mut dst);
+    assert_eq!(dst, [3, 4, 1, 2]);
+}

@@ -1,0 +1,155 @@
+//! The x86_64 copy routines: 16-byte (SSSE3) and 32-byte (AVX2) shuffle
+//! loops, and streaming copies (SSE2, which every x86_64 CPU has).
+//!
+//! A routine that uses SSSE3 or AVX2 takes a token, [`Ssse3`] or
+//! [`Avx2`]: a zero-sized value that only its `detect` makes, after the
+//! running CPU reported the feature. Holding one proves the instructions
+//! are there, so the routines are safe to call, and the `unsafe` left in
+//! them is about memory: pointers into slices, and the alignment streaming
+//! stores need, which each routine checks itself.
+//!
+//! The routines that do the same thing at both widths are written once,
+//! generic over [`Width`], which both tokens implement; [`Width::run`]
+//! compiles the loop with the token's instructions enabled. Whether a
+//! routine stores with ordinary or streaming instructions is a type too,
+//! [`Stores`]: [`Plain`], or [`Streaming`], whose witness is made only by
+//! a caller that promises to fence (see [`Streaming::new`]).
+
+mod avx2;
+mod reverse;
+mod sse2;
+mod ssse3;
+
+use std::marker::PhantomData;
+
+pub(super) use avx2::{descending_rows, Avx2};
+pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
+pub(super) use sse2::{stream_descending_rows, stream_forward};
+pub(super) use ssse3::{rows_with_heads, Ssse3};
+
+/// A register width and the few instructions the copy loops need at it.
+///
+/// # Safety
+/// A value of an implementing type must exist only when the running CPU
+/// has every instruction its methods use, and the features [`Width::run`]
+/// enables: the methods' `unsafe` blocks rely on that.
+pub(super) unsafe trait Width: Copy {
+    /// A register of this width.
+    type Reg: Copy;
+    /// Bytes in a register: 16 or 32.
+    const BYTES: usize;
+
+    /// The 16-byte instruction set this one includes, for the blocks at a
+    /// run's end too short for a whole register.
+    fn ssse3(self) -> Ssse3;
+
+    /// The narrower width to fall back on when this one cannot take a
+    /// shape (rows of 16 bytes in 32-byte registers): `None` at 16 bytes.
+    fn narrower(self) -> Option<Ssse3>;
+
+    /// Runs `f` in a function compiled with this instruction set enabled.
+    /// The loops pass `#[inline(always)]` closures and helpers, so their
+    /// whole body is compiled there, with every intrinsic inlined.
+    fn run<R>(self, f: impl FnOnce() -> R) -> R;
+
+    /// The 16-byte shuffle control `c` in every 16-byte lane.
+    fn control(self, c: [i8; 16]) -> Self::Reg;
+
+    /// The bytes of each 16-byte lane of `v` picked by `control`'s bytes
+    /// for that lane (`pshufb`).
+    fn shuffle(self, v: Self::Reg, control: Self::Reg) -> Self::Reg;
+
+    /// The register at `p`.
+    ///
+    /// # Safety
+    /// `p` must be valid for reading `BYTES` bytes (any alignment).
+    unsafe fn load(self, p: *const u8) -> Self::Reg;
+
+    /// The register at `p` with its 16-byte lanes in reverse order, so
+    /// that one in-lane shuffle then reverses all of it. For 32 bytes the
+    /// swap is done by the two loads, not by a second shuffle competing for
+    /// the port shuffles share.
+    ///
+    /// # Safety
+    /// `p` must be valid for reading `BYTES` bytes (any alignment).
+    unsafe fn load_lanes_reversed(self, p: *const u8) -> Self::Reg;
+
+    /// Stores `v` at `p`, streaming when `S` says so.
+    ///
+    /// # Safety
+    /// `p` must be valid for writing `BYTES` bytes, and aligned to `BYTES`
+    /// when `S` streams.
+    unsafe fn store<S: Stores>(self, stores: S, p: *mut u8, v: Self::Reg);
+}
+
+/// How a routine stores: [`Plain`] or [`Streaming`].
+pub(super) trait Stores: Copy {
+    /// Whether the stores are streaming (non-temporal) ones.
+    const STREAMING: bool;
+}
+
+/// Ordinary stores, through the cache.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Plain;
+
+impl Stores for Plain {
+    const STREAMING: bool = false;
+}
+
+/// Streaming (non-temporal) stores, which send whole lines to memory
+/// without reading them into the cache first.
+///
+/// They are weakly ordered: until an `sfence` on the thread that made
+/// them, neither another thread nor an ordinary access is guaranteed to see
+/// them in order, so reading or writing the memory before the fence is a
+/// data race. This value is the promise that the fence comes: see
+/// [`Streaming::new`]. It cannot leave its thread, as the fence only orders
+/// that thread's stores.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Streaming {
+    _one_thread: PhantomData<*const ()>,
+}
+
+impl Stores for Streaming {
+    const STREAMING: bool = true;
+}
+
+impl Streaming {
+    /// A witness that streaming stores may be made.
+    ///
+    /// # Safety
+    /// The caller must call [`Streaming::fence`] after the last store made
+    /// with this witness, before any memory those stores wrote is read or
+    /// written in any other way, and also when it unwinds.
+    pub(super) unsafe fn new() -> Streaming {
+        Streaming { _one_thread: PhantomData }
+    }
+
+    /// Orders every streaming store made so far on this thread before
+    /// everything that follows.
+    pub(super) fn fence(self) {
+        // SAFETY: `sfence` belongs to SSE, which every x86_64 CPU has.
+        unsafe { std::arch::x86_64::_mm_sfence() };
+    }
+}
+
+// Every x86_64 target enables SSE and SSE2 for all code: the streaming
+// stores, the fence and the prefetch need no token, and their `unsafe`
+// blocks rest on this.
+const _: () = assert!(cfg!(target_feature = "sse2"));
+
+/// Asks for the 64-byte line at `p` to be brought into the cache. A
+/// prefetch is a hint: it never faults, whatever the address, and is never
+/// dereferenced, so `p` may lie past the end of its slice.
+#[inline(always)]
+fn prefetch(p: *const u8) {
+    // SAFETY: `prefetcht0` belongs to SSE, which every x86_64 CPU has, and
+    // takes any address.
+    unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast()) };
+}
+
+/// Whether `p` lies on a multiple of `align` bytes.
+#[inline(always)]
+fn aligned(p: *const u8, align: usize) -> bool {
+    p.align_offset(align) == 0
+}
