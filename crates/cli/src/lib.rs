@@ -5,6 +5,7 @@
 //! The binary is a thin wrapper over [`main_with_args`]; the commands live
 //! here as a library so that the workspace tests can drive them directly.
 #![deny(missing_docs)]
+#![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 use std::ffi::OsString;

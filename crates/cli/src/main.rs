@@ -1,5 +1,6 @@
 //! The `ovir` command. All the work is in the `ovir_cli` library; this only
 //! turns its outcome into an exit status.
+#![deny(unsafe_code)]
 
 use std::process::ExitCode;
 
