@@ -25,12 +25,23 @@ pub(in crate::kernels::copy) fn stream_forward(stream: Streaming, src: &[u8], ds
     if !aligned(dst.as_ptr(), 16) {
         return 0;
     }
+    // SAFETY: checked just above.
+    unsafe { stream_lines(stream, src, dst) }
+}
+
+/// [`stream_forward`] without the alignment check.
+///
+/// # Safety
+/// `dst` must start on a 16-byte boundary.
+#[inline(always)]
+unsafe fn stream_lines(stream: Streaming, src: &[u8], dst: &mut [u8]) -> usize {
     let mut done = 0;
     for (o, i) in dst.chunks_exact_mut(64).zip(src.chunks_exact(64)) {
         for k in 0..4 {
             // SAFETY: `i` and `o` are 64 bytes long, so the 16 bytes at `16
             // * k` (k < 4) lie inside them; `o` lies a multiple of 64 bytes
-            // after `dst`, which starts on a 16-byte boundary.
+            // after `dst`, which the caller guarantees starts on a 16-byte
+            // boundary.
             unsafe { stream_block(stream, i.as_ptr().add(16 * k), o.as_mut_ptr().add(16 * k)) };
         }
         done += 64;
@@ -60,7 +71,9 @@ pub(in crate::kernels::copy) fn stream_descending_rows(
     for (o, i) in blocks.flat_map(|(o, i)| o.rchunks_exact_mut(row).zip(i.chunks_exact(row))) {
         // Whole lines four blocks a step while they last, so the loop costs
         // little next to the copy even on short rows.
-        let mut q = stream_forward(stream, i, o);
+        // SAFETY: `o` starts a whole number of rows, multiples of 16
+        // bytes, after `dst`, which starts on a 16-byte boundary.
+        let mut q = unsafe { stream_lines(stream, i, o) };
         while q < row {
             // SAFETY: `row` is a multiple of 16 and `q < row` too, so the 16
             // bytes at `q` lie inside `i` and `o`, which are `row` bytes
