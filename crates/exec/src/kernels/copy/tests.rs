@@ -239,3 +239,149 @@ fn mismatched_lengths_write_only_the_common_whole_elements() {
     ReverseCopier::detect().copy::<2>(&src, &mut dst);
     assert_eq!(dst, [3, 4, 1, 2]);
 }
+
+/// The copiers with SIMD loops this machine can run: the widest, and the
+/// 16-byte one when that is narrower. None with the `no-simd` feature.
+fn simd_copiers() -> Vec<ReverseCopier> {
+    let mut copiers = Vec::new();
+    for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only()] {
+        let kind = std::mem::discriminant(&copier.level);
+        let known = copiers.iter().any(|c: &ReverseCopier| std::mem::discriminant(&c.level) == kind);
+        if !known && !matches!(copier.level, Level::Portable) {
+            copiers.push(copier);
+        }
+    }
+    copiers
+}
+
+/// Runs `write` over `buf` with the portable copier and then with every
+/// SIMD one, each time on a buffer filled alike, with and without
+/// streaming, and checks that every SIMD copier returns the same and
+/// leaves every byte of `buf` as the portable one did. Leaves `buf` as the
+/// portable copier wrote it (without streaming), for the caller to check
+/// against a naive copy.
+fn agree(buf: &mut [u8], what: impl Fn() -> String, write: impl Fn(&mut RunWriter<'_>) -> Option<()>) {
+    for stream in [true, false] {
+        buf.fill(0x5A);
+        let reference = RunWriter::with(buf, ReverseCopier::portable(), stream, &write);
+        let want = buf.to_vec();
+        for copier in simd_copiers() {
+            buf.fill(0x5A);
+            let got = RunWriter::with(buf, copier, stream, &write);
+            let what = || format!("{}, {:?}, stream {stream}", what(), copier.level);
+            assert_eq!(got, reference, "{}", what());
+            if let Some(k) = buf.iter().zip(&want).position(|(a, b)| a != b) {
+                panic!("{}: byte {k} is {}, the portable copy wrote {}", what(), buf[k], want[k]);
+            }
+        }
+        buf.copy_from_slice(&want);
+    }
+}
+
+/// `src`'s rows of `row` bytes, each with its first `heads.of(r)`
+/// elements reversed, copied naively.
+fn naive_rows<const N: usize>(src: &[u8], row: usize, heads: Heads<'_>) -> Vec<u8> {
+    let rows = src.chunks(row).enumerate();
+    rows.flat_map(|(r, i)| {
+        let h = heads.of(r) * N;
+        let mut v = naive::<N>(&i[..h]);
+        v.extend_from_slice(&i[h..]);
+        v
+    })
+    .collect()
+}
+
+/// Rows of every length up to 300 bytes, with a head per row and with one
+/// head for all rows, on a line, on a block off a line, and off any block.
+/// The loops for one head take rows of whole 16-byte blocks, and those get
+/// heads of every length; other rows are copied a head and a tail at a
+/// time, which `runs_agree` checks at every length.
+fn rows_agree<const N: usize>() {
+    let pool: Vec<u8> = (0..1024u32).map(|i| (i * 37 + i / 256) as u8).collect();
+    let mut buf = vec![0u8; 1024];
+    let line = buf.as_ptr().align_offset(64);
+    for row in (N..=300).step_by(N) {
+        let elems = row / N;
+        // Enough rows for the streaming loops to take them.
+        let count = STREAM_MIN.div_ceil(row).max(2);
+        let src = &pool[1..1 + row * count];
+        let each: Vec<usize> = (0..count).map(|r| (r * 7 + r / 3 + row) % (elems + 1)).collect();
+        for skew in [0, 16, N] {
+            let at = line + skew;
+            let every = (0..=elems).filter(|&h| row.is_multiple_of(16) || h < 2 || h + 2 > elems || h == elems / 2);
+            for heads in every.map(Heads::Same).chain([Heads::Each(&each)]) {
+                let what = || format!("width {N}, row {row}, {heads:?}, skew {skew}");
+                agree(&mut buf, what, |w| w.rows::<N>(at, src, row, heads));
+                assert_eq!(buf[at..at + src.len()], naive_rows::<N>(src, row, heads), "{}", what());
+            }
+        }
+    }
+}
+
+/// The smallest run any streaming loop takes, or 256 bytes without them.
+const STREAM_MIN: usize = {
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+    let min = STREAM_MIN_RUN;
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
+    let min = 256;
+    min
+};
+
+#[test]
+fn simd_rows_match_the_portable_ones_on_every_row_and_head_length() {
+    rows_agree::<1>();
+    rows_agree::<2>();
+    rows_agree::<4>();
+    rows_agree::<8>();
+}
+
+/// Runs of every length up to 700 bytes, in order and reversed, from every
+/// kind of boundary.
+fn runs_agree<const N: usize>() {
+    let pool: Vec<u8> = (0..1024u32).map(|i| (i * 53 + i / 256) as u8).collect();
+    let mut buf = vec![0u8; 1024];
+    let line = buf.as_ptr().align_offset(64);
+    for bytes in (0..=700).step_by(N) {
+        let src = &pool[3..3 + bytes];
+        for skew in [0, 1, 3, 8, 16, 32, 48, 63] {
+            let at = line + skew;
+            let what = || format!("width {N}, {bytes} bytes, skew {skew}");
+            agree(&mut buf, what, |w| w.reversed::<N>(at, src));
+            assert_eq!(buf[at..at + bytes], naive::<N>(src), "{}", what());
+            agree(&mut buf, what, |w| w.forward(at, src));
+            assert_eq!(&buf[at..at + bytes], src, "{}", what());
+        }
+    }
+}
+
+#[test]
+fn simd_runs_match_the_portable_ones_on_every_length() {
+    runs_agree::<1>();
+    runs_agree::<2>();
+    runs_agree::<4>();
+    runs_agree::<8>();
+}
+
+#[test]
+fn simd_descending_rows_match_the_portable_ones_on_every_row_length() {
+    let pool: Vec<u8> = (0..8192u32).map(|i| (i * 41 + i / 256) as u8).collect();
+    let mut buf = vec![0u8; 8192];
+    let line = buf.as_ptr().align_offset(64);
+    for row in 1..=300 {
+        // One row a block, a few, and a whole group of the 32-byte loop and
+        // one more; then two blocks.
+        for (per_block, blocks) in [(1, 2), (3, 1), (9, 2)] {
+            let block = row * per_block;
+            let count = (STREAM_MIN.div_ceil(block)).max(blocks);
+            let src = &pool[5..5 + block * count];
+            for skew in [0, 16, 3] {
+                let at = line + skew;
+                let what = || format!("row {row}, {per_block} rows a block, skew {skew}");
+                agree(&mut buf, what, |w| w.descending_rows(at, src, row, block));
+                let expected: Vec<u8> =
+                    src.chunks(block).flat_map(|b| b.chunks(row).rev()).flatten().copied().collect();
+                assert_eq!(buf[at..at + src.len()], expected, "{}", what());
+            }
+        }
+    }
+}
