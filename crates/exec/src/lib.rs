@@ -60,6 +60,13 @@
 //! assert_eq!(halves.element_type(), ElementType::F16);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Features
+//!
+//! - `no-simd`: leaves the x86_64 SSSE3, AVX2 and SSE2 loops out of the
+//!   build, so the portable copy and conversion loops that other
+//!   architectures use run, and are tested, on any machine. Meant for
+//!   checking that fallback; it makes copies slower.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
