@@ -87,18 +87,18 @@ pub(in crate::kernels::copy) fn reverse_blocks<W: Width, S: Stores, const N: usi
                     // The next run, as rows follow one another upwards.
                     prefetch(base.wrapping_add(len + done + PREFETCH_AHEAD));
                 }
-                // Source block k (from the line's start) goes to
-                // destination block `per_line - 1 - k`.
-                for k in 0..per_line {
-                    // SAFETY: `i` and `o` are 64 bytes long and `k <
-                    // per_line = 64 / BYTES`, so the registers at `BYTES * k`
-                    // and `BYTES * (per_line - 1 - k)` lie inside them;
+                // Destination register j (from the line's start) gets
+                // source register `per_line - 1 - j`: the line is written
+                // upwards and read downwards, the way the run goes.
+                for j in 0..per_line {
+                    // SAFETY: `i` and `o` are 64 bytes long and `j <
+                    // per_line = 64 / BYTES`, so the registers at `BYTES * j`
+                    // and `BYTES * (per_line - 1 - j)` lie inside them;
                     // streaming, `dst` starts on a register boundary (checked
                     // above) and `o` lies a multiple of 64 bytes after it.
                     unsafe {
-                        let v = isa.load_lanes_reversed(i.as_ptr().add(W::BYTES * k));
-                        let out = o.as_mut_ptr().add(W::BYTES * (per_line - 1 - k));
-                        isa.store(stores, out, isa.shuffle(v, control));
+                        let v = isa.load_lanes_reversed(i.as_ptr().add(W::BYTES * (per_line - 1 - j)));
+                        isa.store(stores, o.as_mut_ptr().add(W::BYTES * j), isa.shuffle(v, control));
                     }
                 }
                 done += 64;
