@@ -1,5 +1,6 @@
 //! Helpers shared by the workspace tests: where the samples are, and how
 //! to list them.
+#![deny(unsafe_code)]
 
 use std::path::{Path, PathBuf};
 
