@@ -308,7 +308,8 @@ fn rows_agree<const N: usize>() {
         let each: Vec<usize> = (0..count).map(|r| (r * 7 + r / 3 + row) % (elems + 1)).collect();
         for skew in [0, 16, N] {
             let at = line + skew;
-            let every = (0..=elems).filter(|&h| row.is_multiple_of(16) || h < 2 || h + 2 > elems || h == elems / 2);
+            let every =
+                (0..=elems).filter(|&h| row.is_multiple_of(16) || h < 2 || h + 2 > elems || h == elems / 2);
             for heads in every.map(Heads::Same).chain([Heads::Each(&each)]) {
                 let what = || format!("width {N}, row {row}, {heads:?}, skew {skew}");
                 agree(&mut buf, what, |w| w.rows::<N>(at, src, row, heads));
