@@ -164,6 +164,9 @@ fn descending_block<const ROW: usize>(isa: Avx2, src: &[u8], dst: &mut [u8], row
 /// registers.
 const GROUP: usize = 256;
 
+// `descending_groups` loads the eight registers one by one.
+const _: () = assert!(GROUP == 8 * 32);
+
 /// Copies rows of `ROW` bytes (32, 64 or 128) in reverse row order, a
 /// group of [`GROUP`] bytes of rows at a time: the group is loaded into
 /// registers upwards and its rows are stored upwards, last row first. The
@@ -173,25 +176,31 @@ const GROUP: usize = 256;
 /// at the end of `dst`.
 #[inline(always)]
 fn descending_groups<const ROW: usize>(isa: Avx2, src: &[u8], dst: &mut [u8]) -> usize {
-    let (blocks, rows) = (ROW / 32, GROUP / ROW);
     let mut done = 0;
     for (o, i) in dst.rchunks_exact_mut(GROUP).zip(src.chunks_exact(GROUP)) {
-        let mut v = [isa.control([0; 16]); GROUP / 32];
-        for (k, v) in v.iter_mut().enumerate() {
-            // SAFETY: `i` is `GROUP` bytes long and `k < GROUP / 32`, so the
-            // 32 bytes at `32 * k` lie inside it.
-            *v = unsafe { isa.load(i.as_ptr().add(32 * k)) };
-        }
-        for r in 0..rows {
-            for b in 0..blocks {
-                // Output row `r` of the group is its input row `rows - 1 -
-                // r`.
-                let Some(&w) = v.get((rows - 1 - r) * blocks + b) else {
-                    continue;
-                };
-                // SAFETY: `o` is `GROUP = rows * ROW` bytes long, `r < rows`
-                // and `32 * b < ROW`, so the 32 bytes at `ROW * r + 32 * b`
-                // lie inside it.
+        let p = i.as_ptr();
+        // Written out rather than filled in a loop, which the compiler kept
+        // in memory instead of registers.
+        // SAFETY: `i` is `GROUP = 8 * 32` bytes long, so the 32 bytes at
+        // each of these offsets lie inside it.
+        let v = unsafe {
+            [
+                isa.load(p),
+                isa.load(p.add(32)),
+                isa.load(p.add(64)),
+                isa.load(p.add(96)),
+                isa.load(p.add(128)),
+                isa.load(p.add(160)),
+                isa.load(p.add(192)),
+                isa.load(p.add(224)),
+            ]
+        };
+        // Output row `r` of the group is its `r`-th input row from the end.
+        for (r, row) in v.chunks_exact(ROW / 32).rev().enumerate() {
+            for (b, &w) in row.iter().enumerate() {
+                // SAFETY: `o` is `GROUP` bytes long and holds `GROUP / ROW`
+                // rows; `r` counts those rows and `32 * b < ROW`, so the 32
+                // bytes at `ROW * r + 32 * b` lie inside it.
                 unsafe { isa.store(super::Plain, o.as_mut_ptr().add(ROW * r + 32 * b), w) };
             }
         }
