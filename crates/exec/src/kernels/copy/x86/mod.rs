@@ -14,6 +14,15 @@
 //! routine stores with ordinary or streaming instructions is a type too,
 //! [`Stores`]: [`Plain`], or [`Streaming`], whose witness is made only by
 //! a caller that promises to fence (see [`Streaming::new`]).
+//!
+//! - `reverse`: reversed runs, rows reversed whole, and rows that share
+//!   one head, at either width.
+//! - `ssse3`: rows with a head each, at 16 bytes only.
+//! - `avx2`: rows in descending order with ordinary stores, at 32 bytes
+//!   only.
+//! - `sse2`: streaming copies that keep the bytes in order.
+//!
+//! Each of the last three says why it has one width.
 
 mod avx2;
 mod reverse;
