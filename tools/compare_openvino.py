@@ -5,7 +5,11 @@ Run by hand (never in CI), from the repository root:
 
     cargo build --release -p ovir-cli
     python3 tools/compare_openvino.py [--iterations 30] [--ovir-iterations 1000] [--only NAME]
-        [--markdown] [--keep DIR]
+        [--markdown] [--keep DIR] [--ovir LABEL=PATH]...
+
+`--ovir` may be given several times to time several builds of ovir side by
+side in the same run (for example a build from before a change and one from
+after it); by default it times target/release/ovir as "ovir".
 
 For every workload below it writes one IR with OpenVINO's own serializer,
 one input file, and then times in this one process and run:
@@ -110,8 +114,8 @@ def time_openvino(core, model, x, threads, iterations):
     return median_ms(request.infer, iterations)
 
 
-def time_ovir(xml, npy, threads, iterations):
-    cmd = [OVIR, "bench", xml, "-i", f"data={npy}", "--iterations", str(iterations), "--warmup", "3",
+def time_ovir(binary, xml, npy, threads, iterations):
+    cmd = [binary, "bench", xml, "-i", f"data={npy}", "--iterations", str(iterations), "--warmup", "3",
            "--threads", str(threads), "--json"]
     out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
     return json.loads(out)
@@ -124,9 +128,17 @@ def main():
     parser.add_argument("--only", help="run only workloads whose name contains this")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--keep", metavar="DIR", help="write the IR and input files here and keep them")
+    parser.add_argument("--ovir", action="append", metavar="LABEL=PATH",
+                        help="an ovir binary to time, under this label (repeatable; default ovir=target/release/ovir)")
     args = parser.parse_args()
-    if not os.path.exists(OVIR):
-        sys.exit(f"{OVIR} is missing: run `cargo build --release -p ovir-cli` first")
+    builds = []
+    for spec in args.ovir or [f"ovir={OVIR}"]:
+        label, sep, path = spec.partition("=")
+        if not sep or not label or not path:
+            sys.exit(f"--ovir {spec!r}: expected LABEL=PATH")
+        if not os.path.exists(path):
+            sys.exit(f"{path} is missing: run `cargo build --release -p ovir-cli` first")
+        builds.append((label, path))
 
     rng = np.random.default_rng(7)
     core = ov.Core()
@@ -149,16 +161,17 @@ def main():
             row["numpy_flip"] = median_ms(lambda: flip(x).copy(), args.iterations) if flip else None
             row["ov_1t"] = time_openvino(core, model, x, 1, args.iterations)
             row["ov_default"] = time_openvino(core, model, x, 0, args.iterations)
-            one = time_ovir(xml, npy, 1, args.ovir_iterations)
-            two = time_ovir(xml, npy, 2, args.ovir_iterations)
-            row["ovir_1t"], row["ovir_2t"] = one["median_ms"], two["median_ms"]
-            row["ovir_memcpy"] = one["memcpy_median_ms"]
+            for label, path in builds:
+                one = time_ovir(path, xml, npy, 1, args.ovir_iterations)
+                two = time_ovir(path, xml, npy, 2, args.ovir_iterations)
+                row[f"{label}_1t"], row[f"{label}_2t"] = one["median_ms"], two["median_ms"]
+                row[f"{label}_memcpy"] = one["memcpy_median_ms"]
             rows.append(row)
             print(f"done {name}", file=sys.stderr)
 
-    cols = ["ov_1t", "ov_default", "numpy_flip", "ovir_1t", "ovir_2t"]
+    cols = ["ov_1t", "ov_default", "numpy_flip"] + [f"{l}_{t}" for l, _ in builds for t in ("1t", "2t")]
     head = (["workload", "MiB", "memcpy ms"] + [f"{c} ms (×memcpy)" for c in cols]
-            + ["ovir's own memcpy ms", "ovir 1t ÷ own memcpy"])
+            + [h for l, _ in builds for h in (f"{l}'s own memcpy ms", f"{l} 1t ÷ own memcpy")])
 
     def cell(row, c):
         v = row[c]
@@ -167,8 +180,9 @@ def main():
     lines = []
     for row in rows:
         lines.append([row["workload"], f"{row['mib']:.0f}", f"{row['memcpy']:.2f}"]
-                     + [cell(row, c) for c in cols] + [f"{row['ovir_memcpy']:.2f}",
-                                                        f"{row['ovir_1t'] / row['ovir_memcpy']:.2f}×"])
+                     + [cell(row, c) for c in cols]
+                     + [v for l, _ in builds for v in (f"{row[f'{l}_memcpy']:.2f}",
+                                                       f"{row[f'{l}_1t'] / row[f'{l}_memcpy']:.2f}×")])
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
           f"Python {platform.python_version()}, OpenVINO {ov.get_version()}, numpy {np.__version__}")
     if args.markdown:
