@@ -64,7 +64,7 @@ pub fn output_file_names(model: &CompiledModel) -> anyhow::Result<Vec<String>> {
 /// Sets the inputs named by `-i` arguments, and fills every input they
 /// leave out with the valid example data a run without `-i` gets. When
 /// some inputs were given, each generated one is noted on standard error
-/// (`note: input "y" generated: f32 [2, 3]`), as benchmark_app notes what
+/// (`note: input "y" generated: f32 [2,3]`), as benchmark_app notes what
 /// it fills in.
 pub fn set_inputs(request: &mut InferRequest, specs: &[String]) -> anyhow::Result<()> {
     for spec in specs {
@@ -113,7 +113,8 @@ pub fn set_inputs(request: &mut InferRequest, specs: &[String]) -> anyhow::Resul
     for (i, tensor) in generated.into_iter().enumerate().filter(|(i, _)| missing.contains(i)) {
         if !specs.is_empty() {
             let name = request.model().inputs().get(i).map_or("", |p| p.name());
-            eprintln!("note: input \"{name}\" generated: {} {:?}", tensor.element_type(), tensor.shape());
+            let shape = ovir::PartialShape::from_static(tensor.shape());
+            eprintln!("note: input \"{name}\" generated: {} {shape}", tensor.element_type());
         }
         request.set_input(i, tensor)?;
     }

@@ -284,7 +284,7 @@ fn inputs_left_out_are_generated_and_noted() {
     let out = ovir(&["run", &model, "-i", &x, "-o", &given.display().to_string()]);
     let err = text(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{err}");
-    assert_eq!(err, "note: input \"y\" generated: f32 [2, 3]\n");
+    assert_eq!(err, "note: input \"y\" generated: f32 [2,3]\n");
     // The given input is used: its output matches OpenVINO's.
     let rx = std::fs::read(given.join("rx.npy")).unwrap();
     assert_eq!(rx, std::fs::read(samples().join(case).join("expected/rx.npy")).unwrap());
