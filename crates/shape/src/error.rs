@@ -197,6 +197,16 @@ pub enum ShapeErrorKind {
         /// The `destination_type`.
         to: ElementType,
     },
+    /// Convert was asked for a pair of element types that OpenVINO's
+    /// reference Convert does not define (`nf4` to `i32`, `f32` to `nf4`,
+    /// `f64` to `f4e2m1`, …).
+    #[error("Convert cannot convert {from} to {to}: {}", crate::ops::convert::conversion_rule(*from, *to))]
+    UndefinedConversion {
+        /// The input's element type.
+        from: ElementType,
+        /// The `destination_type`.
+        to: ElementType,
+    },
     /// Convert's `destination_type` is `dynamic` or `undefined`.
     #[error("Convert needs a concrete `destination_type` such as f32, but it is `{value}`")]
     DynamicDestination {

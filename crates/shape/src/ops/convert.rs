@@ -55,6 +55,11 @@ impl Operation for Convert {
         if from == ElementType::String {
             return Err(Problems::one(ShapeErrorKind::StringConversion { from, to }));
         }
+        if let Err(kind) = check_conversion(from, to) {
+            let mut problems = Problems::new();
+            problems.attr(ATTR, kind);
+            return Err(problems);
+        }
         // A known input value is not folded here: the evaluator given to
         // `analyze_with` does that. Dimensions carried as integers stay
         // dimensions in another integer type.
@@ -67,5 +72,61 @@ impl Operation for Convert {
 
     fn input_values(&self, _input: usize, _inputs: &[&PortFact]) -> ValueDomain {
         ValueDomain::PassedOn
+    }
+}
+
+/// Checks that Convert defines the conversion from `from` to `to`, as
+/// OpenVINO's reference `Convert::evaluate` does; the kernel applies the
+/// same check, so the words are the same at load time and at run time.
+///
+/// Every pair of `boolean`, the integers (packed ones included), `f16`,
+/// `bf16`, `f32`, `f64`, `f8e4m3` and `f8e5m2` converts, as does any type
+/// to itself. The other formats are narrower:
+///
+/// - `nf4`, `f4e2m1` and `f8e8m0` convert only to `f16`, `bf16` and
+///   `f32`;
+/// - only `f16`, `bf16` and `f32` convert to `f4e2m1` and `f8e8m0`;
+/// - only `f16` converts to `nf4`;
+/// - `string` converts to nothing, and nothing to it.
+///
+/// A `dynamic` side is not known yet and passes.
+///
+/// ```
+/// use ovir_shape::ops::convert::check_conversion;
+/// use ovir_tensor::ElementType;
+///
+/// assert!(check_conversion(ElementType::U4, ElementType::F16).is_ok());
+/// let err = check_conversion(ElementType::Nf4, ElementType::I32).unwrap_err();
+/// assert_eq!(err.to_string(), "Convert cannot convert nf4 to i32: nf4 converts only to f16, bf16 and f32");
+/// ```
+pub fn check_conversion(from: ElementType, to: ElementType) -> Result<(), ShapeErrorKind> {
+    use ElementType as E;
+    if from == E::String || to == E::String {
+        return Err(ShapeErrorKind::StringConversion { from, to });
+    }
+    let defined = from == to
+        || from == E::Dynamic
+        || to == E::Dynamic
+        || match (from, to) {
+            (E::Nf4 | E::F4e2m1 | E::F8e8m0, _) => matches!(to, E::F16 | E::Bf16 | E::F32),
+            (_, E::Nf4) => from == E::F16,
+            (_, E::F4e2m1 | E::F8e8m0) => matches!(from, E::F16 | E::Bf16 | E::F32),
+            _ => true,
+        };
+    if defined {
+        Ok(())
+    } else {
+        Err(ShapeErrorKind::UndefinedConversion { from, to })
+    }
+}
+
+/// Why [`check_conversion`] refuses a pair, for its error message.
+pub(crate) fn conversion_rule(from: ElementType, to: ElementType) -> String {
+    use ElementType as E;
+    match (from, to) {
+        (E::Nf4 | E::F4e2m1 | E::F8e8m0, _) => format!("{from} converts only to f16, bf16 and f32"),
+        (_, E::Nf4) => "only f16 converts to nf4".to_owned(),
+        (_, E::F4e2m1 | E::F8e8m0) => format!("only f16, bf16 and f32 convert to {to}"),
+        _ => "the conversion is not defined".to_owned(),
     }
 }

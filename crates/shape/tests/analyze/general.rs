@@ -321,6 +321,36 @@ const ERROR_CASES: &[ErrorCase] = &[
         attribute: None,
         text: "Convert does not support string: it cannot convert string to i32",
     },
+    ErrorCase {
+        name: "Convert nf4 to an integer",
+        build: |g| {
+            let x = g.parameter("nf4", "2");
+            g.op("Convert", &[("destination_type", "i32")], &[x]);
+        },
+        kind: "UndefinedConversion",
+        attribute: Some("destination_type"),
+        text: "Convert cannot convert nf4 to i32: nf4 converts only to f16, bf16 and f32",
+    },
+    ErrorCase {
+        name: "Convert f32 to nf4",
+        build: |g| {
+            let x = f32_data(g, "2");
+            g.op("Convert", &[("destination_type", "nf4")], &[x]);
+        },
+        kind: "UndefinedConversion",
+        attribute: Some("destination_type"),
+        text: "Convert cannot convert f32 to nf4: only f16 converts to nf4",
+    },
+    ErrorCase {
+        name: "Convert f64 to f4e2m1",
+        build: |g| {
+            let x = g.parameter("f64", "2");
+            g.op("Convert", &[("destination_type", "f4e2m1")], &[x]);
+        },
+        kind: "UndefinedConversion",
+        attribute: Some("destination_type"),
+        text: "Convert cannot convert f64 to f4e2m1: only f16, bf16 and f32 convert to f4e2m1",
+    },
 ];
 
 #[test]
