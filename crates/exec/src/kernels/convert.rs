@@ -1,6 +1,7 @@
 //! Convert-1: change a tensor's element type.
 
 use half::{bf16, f16, slice::HalfFloatSliceExt};
+use ovir_shape::ops::convert::check_conversion;
 use ovir_tensor::{Element, ElementType, Tensor};
 
 use super::{check_output, copy_all, parallel, ExecOptions, KernelError};
@@ -9,11 +10,15 @@ const OP: &str = "Convert";
 
 /// Converts every element of `data` to the element type `to`.
 ///
-/// Any pair of `boolean`, `i8`, `i16`, `i32`, `i64`, `u8`, `u16`, `u32`,
-/// `u64`, `f16`, `bf16`, `f32` and `f64` is supported; other types (`string`,
-/// the packed sub-byte types, the 8-bit floats) give
-/// [`KernelError::UnsupportedType`]. Converting to the same type returns
-/// `data` itself (a clone sharing its storage).
+/// Every pair that OpenVINO's reference Convert defines is supported (see
+/// [`check_conversion`]): `boolean`, the integers, `f16`, `bf16`, `f32`
+/// and `f64` among themselves and with the packed integers (`u1`, `u2`,
+/// `u3`, `u4`, `u6`, `i4`), `f8e4m3` and `f8e5m2`; and `f8e8m0`,
+/// `f4e2m1` and `nf4` to and from the float types OpenVINO allows. A pair
+/// it leaves undefined gives [`KernelError::Shape`] naming both types;
+/// `string` and `dynamic` give [`KernelError::UnsupportedType`].
+/// Converting to the same type returns `data` itself (a clone sharing its
+/// storage).
 ///
 /// The value rules:
 /// - to `boolean`: `value != 0`, so NaN gives `true` and `-0.0` gives
@@ -21,17 +26,35 @@ const OP: &str = "Convert";
 /// - integer to integer: the two's complement bits are truncated or
 ///   extended, as a C cast or Rust's `as` does (300 as `u8` is 44, -1 as
 ///   `u32` is 4294967295). OpenVINO's reference Convert is a plain
-///   `static_cast`, which wraps the same way.
-/// - real to integer: truncation toward zero, saturating at the target's
-///   bounds, with NaN giving 0 (Rust's `as`). In C++, and so in OpenVINO,
-///   an out-of-range value is undefined behaviour whose result depends on
-///   the machine; ovir picks the one result that is defined everywhere.
+///   `static_cast`, which wraps the same way. The packed integers take the
+///   low bits too (21 as `u4` is 5, 8 as `i4` is -8), and read as their
+///   value (`i4` sign-extended).
+/// - real to integer, the packed integers and the 8-bit floats as sources
+///   included: truncation toward zero, saturating at the target's bounds,
+///   with NaN giving 0 (Rust's `as`; 300.0 as `u4` is 15). In C++, and so
+///   in OpenVINO, an out-of-range value is undefined behaviour whose
+///   result depends on the machine; ovir picks the one result that is
+///   defined everywhere.
 /// - to `f16`, `bf16`, `f32`: rounding to nearest, ties to even, done once
 ///   from the exact source value. This holds for `i64`/`u64` sources and for
 ///   `f64` to `f16`/`bf16`, where converting through `f32` would round twice.
 ///   Values beyond the target's range become infinities.
 /// - to `f64` from any real type: exact. From `i64`/`u64`: rounded to
 ///   nearest, ties to even.
+/// - from `f8e4m3`, `f8e5m2`, `f8e8m0`, `f4e2m1`, `nf4`: the exact value
+///   (`nf4` through its 16-entry table), then the rules above.
+/// - to `f8e4m3` and `f8e5m2`: as OpenVINO 2026.4 does, the value is
+///   rounded to `f32`, then to `f16`, then to the 8-bit format, each time
+///   to nearest even. An `f8e4m3` overflow (above 464) gives NaN, an
+///   `f8e5m2` one infinity.
+/// - to `f8e8m0`: the nearest power of two, ties to the even exponent;
+///   zero and negative values give 2^-127, +inf gives 2^127.
+/// - to `f4e2m1`: nearest even, saturating at ±6 (NaN too).
+/// - to `nf4` (from `f16` only): the nearest table value, a tie going to
+///   the lower one; NaN gives code 0.
+///
+/// `docs/element-types.md` details the formats and where these rules
+/// differ from OpenVINO's.
 ///
 /// ```
 /// use ovir_exec::kernels::convert;
@@ -43,8 +66,7 @@ const OP: &str = "Convert";
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn convert(data: &Tensor, to: ElementType) -> Result<Tensor, KernelError> {
-    check_type(data.element_type())?;
-    check_type(to)?;
+    check_types(data.element_type(), to)?;
     if data.element_type() == to {
         return Ok(data.clone());
     }
@@ -63,8 +85,7 @@ pub fn convert_into(
     out: &mut Tensor,
     options: &ExecOptions,
 ) -> Result<(), KernelError> {
-    check_type(data.element_type())?;
-    check_type(to)?;
+    check_types(data.element_type(), to)?;
     check_output(OP, to, data.shape(), out)?;
     if data.element_type() == to {
         return copy_all(OP, data, out, options);
@@ -72,24 +93,13 @@ pub fn convert_into(
     run(data, out, options)
 }
 
-fn check_type(ty: ElementType) -> Result<(), KernelError> {
-    use ElementType as E;
-    match ty {
-        E::Boolean
-        | E::I8
-        | E::I16
-        | E::I32
-        | E::I64
-        | E::U8
-        | E::U16
-        | E::U32
-        | E::U64
-        | E::F16
-        | E::Bf16
-        | E::F32
-        | E::F64 => Ok(()),
-        _ => Err(KernelError::UnsupportedType { op: OP, ty }),
+fn check_types(from: ElementType, to: ElementType) -> Result<(), KernelError> {
+    for ty in [from, to] {
+        if matches!(ty, ElementType::String | ElementType::Dynamic) {
+            return Err(KernelError::UnsupportedType { op: OP, ty });
+        }
     }
+    check_conversion(from, to).map_err(KernelError::Shape)
 }
 
 /// Calls `$body` with `$t` bound to the Rust type of element type `$ty`.
@@ -154,6 +164,9 @@ macro_rules! with_type {
     }};
 }
 
+mod coded;
+mod small_float;
+
 fn run(data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), KernelError> {
     let internal = KernelError::Internal {
         op: OP,
@@ -162,10 +175,13 @@ fn run(data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), Ker
     let from = data.element_type();
     let src = data.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty: from })?;
     let to = out.element_type();
-    let (Some(sw), Some(dw)) = (from.byte_width(), to.byte_width()) else {
-        return Err(internal);
-    };
+    let count = data.len();
     let dst = out.bytes_mut().ok_or_else(|| internal.clone())?;
+    let (Some(sw), Some(dw)) = (from.byte_width(), to.byte_width()) else {
+        // Packed data is mostly small constants, converted once when the
+        // model compiles: one thread does.
+        return coded::convert_elements(from, to, src, dst, count);
+    };
     // Element k of the output depends on element k of the input only, so
     // each thread converts the input stretch matching its output chunk.
     // Chunks start at multiples of 64 elements, which keeps the typed
@@ -178,6 +194,11 @@ fn run(data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), Ker
 }
 
 fn convert_chunk(from: ElementType, to: ElementType, src: &[u8], dst: &mut [u8]) -> Result<(), KernelError> {
+    if coded::applies(from, to) {
+        // Both sides are whole bytes here (8-bit floats among them).
+        let count = to.byte_width().map_or(0, |w| dst.len() / w);
+        return coded::convert_elements(from, to, src, dst, count);
+    }
     if let Some(done) = convert_f16_slices(from, to, src, dst) {
         return done;
     }

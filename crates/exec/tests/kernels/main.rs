@@ -4,6 +4,7 @@
 
 mod common;
 mod convert;
+mod convert_formats;
 mod every_type;
 mod packed;
 mod properties;
