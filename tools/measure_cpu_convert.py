@@ -50,6 +50,8 @@ def values_of(t: ov.Tensor, n: int) -> list:
         return unpack_codes(raw, et, n).tolist()
     if et.startswith("f8"):
         return [f"{b:#04x}" for b in raw[:n]]
+    if et in ("bf16", "f16"):
+        return [f"{b:#06x}" for b in np.frombuffer(raw, np.uint16)[:n]]
     return np.asarray(t.data).reshape(-1)[:n].tolist()
 
 
@@ -93,6 +95,10 @@ MEASUREMENTS = [
     ("", "u3", "i32", [0, 3, 5, 7], True),
     ("", "f8e4m3", "f32", [0x01, 0x7E, 0x7F, 0xFE], True),
     ("", "f8e5m2", "f16", [0x01, 0x7B, 0x7C, 0x7D], True),
+    ("f8e5m2 signalling NaNs to f16 (bits)", "f8e5m2", "f16", [0x7D, 0x7E, 0xFD], True),
+    ("NaN and infinity to i32", "f8e4m3", "i32", [0x7E, 0xFE, 0x7F], True),
+    ("", "f8e5m2", "i32", [0x7B, 0x7C, 0xFC, 0x7E], True),
+    ("nf4 to bf16 (bits)", "nf4", "bf16", [8, 9, 13, 14], True),
     ("f8e8m0 code 0 (2^-127) as a constant", "f8e8m0", "f32", [0x00, 0x01, 0x7F, 0xFF], True),
     ("f8e8m0 code 0 (2^-127) as an input", "f8e8m0", "f32", [0x00, 0x01, 0x7F, 0xFF], False),
     ("reals out of range wrap into packed integers", "f32", "u4", [300.0, -1.5, 16.0, float("nan")], False),
