@@ -174,22 +174,35 @@ fn integer_of(ty: ElementType, code: u8) -> i8 {
     }
 }
 
+/// A block of a small float or packed integer `from`, each element
+/// decoded to its exact value (`f32` through the format's table, or the
+/// integer) and then turned into `T` by `real` or `int`.
+fn decode_block<T>(
+    from: ElementType,
+    src: &[u8],
+    out: &mut [T],
+    real: impl Fn(f32) -> T,
+    int: impl Fn(i8) -> T,
+) -> Result<(), KernelError> {
+    let mut codes = [0u8; BLOCK];
+    let codes = codes.get_mut(..out.len()).ok_or_else(|| internal("a block is too long"))?;
+    load_codes(from, src, codes)?;
+    let table = table(from);
+    for (o, &c) in out.iter_mut().zip(codes.iter()) {
+        *o = match table {
+            Some(t) => real(f32::from_bits(t[usize::from(c)])),
+            None => int(integer_of(from, c)),
+        };
+    }
+    Ok(())
+}
+
 /// The block's values as `i8`: packed integers exactly, real values
 /// truncated toward zero and saturated (NaN gives 0), other integers
 /// wrapped around.
 fn as_i8(from: ElementType, src: &[u8], out: &mut [i8]) -> Result<(), KernelError> {
     if coded(from) {
-        let mut codes = [0u8; BLOCK];
-        let codes = codes.get_mut(..out.len()).ok_or_else(|| internal("a block is too long"))?;
-        load_codes(from, src, codes)?;
-        let table = table(from);
-        for (o, &c) in out.iter_mut().zip(codes.iter()) {
-            *o = match table {
-                Some(t) => f32::from_bits(t[usize::from(c)]) as i8,
-                None => integer_of(from, c),
-            };
-        }
-        return Ok(());
+        return decode_block(from, src, out, |v| v as i8, |i| i);
     }
     let dst: &mut [u8] = bytemuck::cast_slice_mut(out);
     with_type!(from, S => convert_bytes::<S, i8>(src, dst))
@@ -201,17 +214,7 @@ fn as_i8(from: ElementType, src: &[u8], out: &mut [i8]) -> Result<(), KernelErro
 /// are kept for `bf16` and `f8e5m2`.
 fn as_f32(from: ElementType, src: &[u8], out: &mut [f32]) -> Result<(), KernelError> {
     if coded(from) {
-        let mut codes = [0u8; BLOCK];
-        let codes = codes.get_mut(..out.len()).ok_or_else(|| internal("a block is too long"))?;
-        load_codes(from, src, codes)?;
-        let table = table(from);
-        for (o, &c) in out.iter_mut().zip(codes.iter()) {
-            *o = match table {
-                Some(t) => f32::from_bits(t[usize::from(c)]),
-                None => f32::from(integer_of(from, c)),
-            };
-        }
-        return Ok(());
+        return decode_block(from, src, out, |v| v, f32::from);
     }
     match from {
         ElementType::Bf16 => {
