@@ -250,6 +250,16 @@ fn convert_f16_slices(
             let d: &mut [f32] = bytemuck::try_cast_slice_mut(dst).ok()?;
             Some(same_len(s.len(), d.len()).map(|()| s.convert_to_f32_slice(d)))
         }
+        (ElementType::Bf16, ElementType::F32) => {
+            // A bf16 is the high half of an f32: widening is a shift, which
+            // keeps NaN payloads (quiet or not), as OpenVINO's does.
+            let s: &[u16] = bytemuck::try_cast_slice(src).ok()?;
+            let d: &mut [u32] = bytemuck::try_cast_slice_mut(dst).ok()?;
+            Some(
+                same_len(s.len(), d.len())
+                    .map(|()| d.iter_mut().zip(s).for_each(|(o, &b)| *o = u32::from(b) << 16)),
+            )
+        }
         _ => None,
     }
 }

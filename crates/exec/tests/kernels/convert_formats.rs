@@ -91,6 +91,9 @@ fn f8e5m2_nans_keep_their_payload() {
     assert_eq!(halves.iter().map(|h| h.to_bits()).collect::<Vec<_>>(), vec![0x7D00, 0x7E00, 0x7F00, 0xFD00]);
     let brains = ok(convert(&data, ElementType::Bf16)).to_vec::<bf16>().unwrap_or_default();
     assert_eq!(brains.iter().map(|h| h.to_bits()).collect::<Vec<_>>(), vec![0x7FA0, 0x7FC0, 0x7FE0, 0xFFA0]);
+    // And on from bf16 to f32, the signalling ones too.
+    let wide = ok(convert(&tensor(&[4], brains), ElementType::F32));
+    assert_eq!(f32_bits(&wide), vec![0x7FA0_0000, 0x7FC0_0000, 0x7FE0_0000, 0xFFA0_0000]);
 }
 
 #[test]
