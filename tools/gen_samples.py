@@ -250,10 +250,12 @@ def saturate(x: np.ndarray, lo: int, hi: int, notes: list[str]) -> np.ndarray:
     reals to integers)."""
     with np.errstate(invalid="ignore"):
         t = np.trunc(x.astype(np.float64))
-        inside = np.isfinite(t) & (t >= lo) & (t <= hi)
-        if not inside.all():
-            notes.append(SATURATES)
-        return np.where(np.isnan(t), 0, np.clip(np.nan_to_num(t, posinf=hi, neginf=lo), lo, hi))
+    # Python integers, so that the 64-bit bounds stay exact.
+    values = t.reshape(-1).tolist()
+    out = [0 if np.isnan(v) else lo if v <= lo else hi if v >= hi else int(v) for v in values]
+    if not all(lo <= v <= hi for v in values):  # NaN compares false too
+        notes.append(SATURATES)
+    return np.array(out, dtype=object).reshape(t.shape)
 
 
 def ref_convert_coded(x: np.ndarray, src: str, dst: str) -> tuple[np.ndarray, list[str]]:
@@ -284,10 +286,7 @@ def ref_convert_coded(x: np.ndarray, src: str, dst: str) -> tuple[np.ndarray, li
             t = np.where(t > hi, t - 16, t)
         return t.astype(NP_DTYPE[dst]), notes
     if dst == "bf16":
-        if src == "nf4":
-            notes.append("OpenVINO rounds nf4 values to bf16 by its own rule, ovir to nearest even")
-        with np.errstate(all="ignore"):
-            return v.astype(ml_dtypes.bfloat16).astype(np.float32), notes
+        return to_bf16(v, notes), notes
     if src == "f8e5m2" and dst == "f16":
         if np.isin(x.astype(np.uint8) & 0x7F, [0x7D]).any():
             notes.append("the CPU plugin quiets the signalling f8e5m2 NaN 0x7D into the f16 0x7F00, "
@@ -298,6 +297,45 @@ def ref_convert_coded(x: np.ndarray, src: str, dst: str) -> tuple[np.ndarray, li
         info = np.iinfo(NP_DTYPE[dst])
         return saturate(v, int(info.min), int(info.max), notes).astype(NP_DTYPE[dst]), notes
     return ref_convert(v, vsrc, dst), notes
+
+
+def ov_bf16_bits(x: np.ndarray) -> np.ndarray:
+    """bf16 bits by OpenVINO's rule: half a unit is added only when the kept
+    lowest bit is 1, so the rest truncates."""
+    b = np.asarray(x, np.float32).view(np.uint32).astype(np.uint64)
+    return ((b + ((b >> 1) & 0x8000)) >> 16).astype(np.uint16)
+
+
+def to_bf16(v: np.ndarray, notes: list[str]) -> np.ndarray:
+    """ovir's bf16: nearest even from the exact value (as f32 values)."""
+    with np.errstate(all="ignore"):
+        out = v.astype(ml_dtypes.bfloat16)
+        f32 = v.astype(np.float32)
+    same = (out.view(np.uint16) == ov_bf16_bits(f32)) | np.isnan(f32)
+    if not same.all():
+        notes.append("OpenVINO rounds to bf16 by its own rule (truncating when the kept lowest bit is 0), "
+                     "ovir to nearest even")
+    # A NaN keeps the top of its payload (f8e5m2's NaNs carry one), where
+    # ml_dtypes makes every NaN canonical.
+    high = (f32.view(np.uint32) >> 16).astype(np.uint16)
+    keep = np.isnan(f32) & ((high & 0x7F) != 0)
+    bits = np.where(keep, high, out.view(np.uint16))
+    return (bits.astype(np.uint32) << 16).view(np.float32)
+
+
+def ref_convert_ordinary(x: np.ndarray, src: str, dst: str) -> tuple[np.ndarray, list[str]]:
+    """Convert-1 between the ordinary types as ovir does it: reals into
+    integers truncate and saturate (NaN to 0), reals round to nearest even,
+    integers wrap around."""
+    notes: list[str] = []
+    if src in FLOAT_TYPES and dst == "boolean" and np.isnan(x).any():
+        notes.append("the CPU plugin converts NaN to false")
+    if dst == "bf16":
+        return to_bf16(x, notes), notes
+    if src in FLOAT_TYPES and dst in INT_TYPES:
+        info = np.iinfo(NP_DTYPE[dst])
+        return saturate(x, int(info.min), int(info.max), notes).astype(NP_DTYPE[dst]), notes
+    return ref_convert(x, src, dst), notes
 
 
 def norm_axis(axis: int, rank: int) -> int:
@@ -462,7 +500,8 @@ def evaluate(model: ov.Model, feeds: dict[str, np.ndarray], out_names: list[str]
                 val, notes = ref_convert_coded(args[0], src, dst)
                 caveats += notes
             else:
-                val = ref_convert(args[0], src, dst)
+                val, notes = ref_convert_ordinary(args[0], src, dst)
+                caveats += notes
         elif kind == "Reverse":
             mode = node.get_attributes()["mode"]
             if arg_types[0] in WIDE_TYPES:
@@ -1329,6 +1368,64 @@ def convert_coded_cases():
             no_check=f"CPU reverses {et} data byte by byte, not element by element" if et in PACKED_BITS else None)
 
 
+# Every pair of element types that OpenVINO's reference Convert defines: one
+# case per source type, its values converted to each target it may take.
+ALL_CONVERT_TYPES = ["boolean", "i8", "u8", "i16", "u16", "i32", "u32", "i64", "u64", "f16", "bf16", "f32",
+                     "f64", "u1", "u2", "u3", "u4", "u6", "i4", "nf4", "f4e2m1", "f8e4m3", "f8e5m2", "f8e8m0"]
+PAIR_REALS = [0.0, -0.0, 0.5, -0.7, 1.0, 1.5, -1.5, 2.5, 3.9, -8.5, 15.9, 100.25, 300.0, -300.0, 448.0, 464.0,
+              500.0, 57344.0, 61440.0, 65504.0, 70000.0, 3e9, -3e9, 1e10, 2.0 ** -10, 3 * 2.0 ** -11, 1e-7,
+              np.inf, -np.inf, np.nan]
+PAIR_INTS = [0, 1, -1, 2, 7, 8, -8, 15, 16, 63, 64, -100, 127, -128, 255, 256, 300, 448, 65504, 65535, 70000,
+             -70000, 16777217, 2 ** 31 - 1, -2 ** 31, 2 ** 32 - 1, 2 ** 53 + 1, 2 ** 63 - 1, -2 ** 63, 2 ** 64 - 1]
+# The CPU plugin holds these types in 32 bits (see the README).
+CPU_EVERY_PAIR = ("the CPU plugin compiles no model with a u3 or u6 Convert or a u1 output; "
+                  "tools/measure_cpu_convert.py and the other convert_* samples compare it")
+
+
+def pair_source(et: str):
+    """The values each source type gives: every code of the coded types,
+    the booleans, the integers that fit, and the edge reals."""
+    if et in PACKED_BITS or et in F8_TYPES:
+        return random_codes(et, (16 if et == "i4" else 1 << PACKED_BITS.get(et, 8),))
+    if et == "boolean":
+        return np.array([False, True])
+    if et in INT_TYPES:
+        info = np.iinfo(NP_DTYPE[et])
+        return np.array([v for v in PAIR_INTS if info.min <= v <= info.max], NP_DTYPE[et])
+    with np.errstate(over="ignore"):
+        reals = np.array(PAIR_REALS, np.float64)
+        if et == "bf16":
+            return reals.astype(np.float32).astype(ml_dtypes.bfloat16).astype(np.float32)
+        return reals.astype(NP_DTYPE[et])
+
+
+def defined_targets(src: str) -> list[str]:
+    return [dst for dst in ALL_CONVERT_TYPES if small.ov_convert(src, dst, bytes(64), 8) is not None]
+
+
+def convert_every_pair_cases():
+    for src in ALL_CONVERT_TYPES:
+        values = pair_source(src)
+        if src in ("bf16", "u1", "u3", "u6"):
+            # ovir's .npy exchange has no bf16, and the CPU plugin takes no
+            # u1, u3 or u6 inputs: these sources are Consts.
+            if src == "bf16":
+                t = ov.Tensor(ov.Type.bf16, ov.Shape([len(values)]))
+                np.asarray(t.data).view(np.uint8).reshape(-1)[:] = \
+                    values.astype(ml_dtypes.bfloat16).view(np.uint8)
+                data, params, feeds = ov.op.Constant(t), [], {}
+            else:
+                data, params, feeds = code_const(values, src, "data"), [], {}
+        else:
+            data = param("data", src, values.shape)
+            params, feeds = [data], {"data": values}
+        outs = {}
+        for dst in defined_targets(src):
+            c = convert(data, dst, f"to_{dst}")
+            outs[f"out_{dst}"] = convert(c, "f32", f"{dst}_to_f32") if dst == "bf16" else c
+        add(f"convert_every_pair_from_{src}", model(outs, params, "convert"), feeds, no_check=CPU_EVERY_PAIR)
+
+
 # --- ReverseSubsequences (an ovir extension) --------------------------------
 
 # DirectML's DML_REVERSE_SUBSEQUENCES_OPERATOR_DESC, which ovir reads as
@@ -1513,7 +1610,19 @@ def same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 def run_cpu(m: ov.Model, inputs: dict[str, np.ndarray], out_names: list[str]) -> dict[str, np.ndarray]:
     compiled = CORE.compile_model(m, "CPU")
     request = compiled.create_infer_request()
-    request.infer(dict(inputs))
+    feeds = {}
+    for inp in compiled.inputs:
+        name = next(n for n in inputs if n in inp.get_names())
+        et, codes = type_name(inp.get_element_type()), inputs[name]
+        if et in PACKED_BITS or et in F8_TYPES:
+            # Codes, one per element: lay them out as OpenVINO does.
+            t = ov.Tensor(ov_type(et), ov.Shape(list(codes.shape)))
+            raw = pack_codes(codes, et) if et in PACKED_BITS else codes.astype(np.uint8).tobytes()
+            np.asarray(t.data).view(np.uint8).reshape(-1)[:] = np.frombuffer(raw, np.uint8)
+            feeds[name] = t
+        else:
+            feeds[name] = codes
+    request.infer(feeds)
     out = {}
     for name, o in zip(out_names, compiled.outputs):
         t = request.get_tensor(o)
@@ -2223,6 +2332,7 @@ def main() -> int:
     runtime_error_cases()
     subbyte_and_string_cases()
     convert_coded_cases()
+    convert_every_pair_cases()
     reverse_subsequences_cases()
     bad_cases()
     subsequences_bad_cases()
