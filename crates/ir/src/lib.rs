@@ -114,6 +114,7 @@ mod render;
 mod sniff;
 mod source;
 mod weights;
+mod write;
 
 pub use diagnostic::{Diagnostic, IrErrorKind, ReadError, MAX_REPORTED};
 pub use layer_ref::LayerRef;
@@ -125,3 +126,4 @@ pub use read::{read_model, read_model_from_bytes, read_model_from_memory, read_m
 pub use render::{render_diagnostic, render_warning};
 pub use source::{LineCol, SourceFile, Span};
 pub use weights::Weights;
+pub use write::{precision_name, written_port_shape, WriteError};

@@ -77,6 +77,7 @@ mod error;
 mod example;
 mod model;
 mod request;
+mod save;
 
 pub use crate::core::Core;
 pub use error::{Error, Place};

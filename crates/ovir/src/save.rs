@@ -1,0 +1,58 @@
+//! Saving a model as IR v11.
+
+use std::io::Write;
+use std::path::Path;
+
+use ovir_ir::WriteError;
+
+use crate::model::Model;
+
+impl Model {
+    /// Writes the model as IR v11: the XML to `xml_path` and the weights
+    /// beside it with the extension `.bin`, laid out as OpenVINO's
+    /// `save_model` lays them out (see [`ovir_ir::Model::save`]). A port
+    /// that declares no `precision` gets the element type inference found,
+    /// so every port of the file has one.
+    ///
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("ovir-model-save-{}", std::process::id()));
+    /// # std::fs::create_dir_all(&dir)?;
+    /// let model = ovir::Model::read("../../ir-samples/chain_convert_reverse/model.xml")?;
+    /// model.save(dir.join("copy.xml"))?;
+    /// let copy = ovir::Model::read(dir.join("copy.xml"))?;
+    /// assert_eq!(copy.outputs(), model.outputs());
+    /// # std::fs::remove_dir_all(&dir)?;
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn save(&self, xml_path: impl AsRef<Path>) -> Result<(), WriteError> {
+        self.to_write().save(xml_path)
+    }
+
+    /// Writes the model as IR v11 to two writers, the XML and the weights:
+    /// the bytes [`Model::save`] writes.
+    pub fn write_to(&self, xml: impl Write, weights: impl Write) -> Result<(), WriteError> {
+        self.to_write().write_to(xml, weights)
+    }
+
+    /// The graph with a precision on every port.
+    fn to_write(&self) -> ovir_ir::Model {
+        let mut ir = self.ir().clone();
+        let facts = &self.info().outputs;
+        let sources = ir.sources.clone();
+        for (l, layer) in ir.layers.iter_mut().enumerate() {
+            for (p, port) in layer.outputs.iter_mut().enumerate() {
+                if port.precision.is_none() {
+                    port.precision = facts.get(l).and_then(|f| f.get(p)).map(|f| f.element_type);
+                }
+            }
+            for (i, port) in layer.inputs.iter_mut().enumerate() {
+                if port.precision.is_none() {
+                    let src = sources.get(l).and_then(|s| s.get(i));
+                    port.precision =
+                        src.and_then(|s| facts.get(s.layer.0)?.get(s.port)).map(|f| f.element_type);
+                }
+            }
+        }
+        ir
+    }
+}
