@@ -53,6 +53,8 @@ pub enum Command {
     Info(InfoArgs),
     /// Run a model on inputs from .npy/.npz files (or generated ones).
     Run(RunArgs),
+    /// Write a model as IR v11.
+    Convert(crate::convert::ConvertArgs),
     /// Run every conformance case folder below a directory.
     Conformance(ConformanceArgs),
     /// Time repeated inferences and compare them with a memcpy of the same

@@ -1,5 +1,5 @@
-//! The `ovir` command line: `check`, `info`, `run`, `conformance` and
-//! `bench`, with `completions` and `man` to print shell completions and
+//! The `ovir` command line: `check`, `info`, `run`, `convert`, `conformance`
+//! and `bench`, with `completions` and `man` to print shell completions and
 //! the man page.
 //!
 //! The binary is a thin wrapper over [`main_with_args`]; the commands live
@@ -18,6 +18,7 @@ pub mod args;
 pub mod bench;
 pub mod check;
 pub mod conformance;
+pub mod convert;
 pub mod info;
 pub mod io;
 pub mod run;
@@ -119,6 +120,7 @@ where
         Command::Check(a) => check::run(a, cli.color.enabled(), &mut out),
         Command::Info(a) => info::run(a, &mut out),
         Command::Run(a) => run::run(a, &mut out),
+        Command::Convert(a) => convert::run(a, &mut out),
         Command::Conformance(a) => conformance::run(a, &mut out),
         Command::Bench(a) => bench::run(a, &mut out),
         Command::Completions(a) => completions(a.shell, &mut out),

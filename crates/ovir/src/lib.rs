@@ -72,6 +72,7 @@
 #![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
+pub mod builder;
 mod core;
 mod error;
 mod example;
@@ -80,6 +81,7 @@ mod request;
 mod save;
 
 pub use crate::core::Core;
+pub use builder::{BuildError, ModelBuilder};
 pub use error::{Error, Place};
 pub use model::{CompileOptions, CompiledModel, Model, PortInfo};
 pub use request::{InferRequest, Outputs, OutputsIter, PortKey};

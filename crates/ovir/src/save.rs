@@ -12,7 +12,10 @@ impl Model {
     /// beside it with the extension `.bin`, laid out as OpenVINO's
     /// `save_model` lays them out (see [`ovir_ir::Model::save`]). A port
     /// that declares no `precision` gets the element type inference found,
-    /// so every port of the file has one.
+    /// so every port of the file has one. An IR v10 model is written as
+    /// v11, and the tensor feeding each `Result` gets its producer's layer
+    /// name, by which v10 knows an output, so that every output keeps the
+    /// names it answers to.
     ///
     /// ```
     /// # let dir = std::env::temp_dir().join(format!("ovir-model-save-{}", std::process::id()));
@@ -34,9 +37,23 @@ impl Model {
         self.to_write().write_to(xml, weights)
     }
 
-    /// The graph with a precision on every port.
+    /// The graph with a precision on every port, and the names v10 gives
+    /// outputs implicitly written out.
     fn to_write(&self) -> ovir_ir::Model {
         let mut ir = self.ir().clone();
+        if ir.version == 10 {
+            let results: Vec<_> = ir.results().collect();
+            for result in results {
+                let Some(&src) = ir.sources.get(result.0).and_then(|s| s.first()) else { continue };
+                let Some(producer) = ir.layers.get_mut(src.layer.0) else { continue };
+                let name = producer.name.clone();
+                if let Some(port) = producer.outputs.get_mut(src.port) {
+                    if !name.is_empty() && !port.names.contains(&name) {
+                        port.names.push(name);
+                    }
+                }
+            }
+        }
         let facts = &self.info().outputs;
         let sources = ir.sources.clone();
         for (l, layer) in ir.layers.iter_mut().enumerate() {

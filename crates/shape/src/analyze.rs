@@ -7,7 +7,7 @@ use ovir_tensor::Tensor;
 use crate::dims::int_tensor;
 use crate::error::{AnalyzeError, ShapeError};
 use crate::fact::PortFact;
-use crate::operation::{Input, Op};
+use crate::operation::{Input, Op, Problems};
 use crate::registry::OpRegistry;
 
 /// Computes the value of a layer whose inputs are all known, while a model
@@ -150,11 +150,7 @@ pub fn analyze_partial(model: &Model, eval: &dyn Evaluator, registry: &OpRegistr
                 Input { fact: &outputs[src.layer.0][src.port], tainted: tainted[src.layer.0] }
             })
             .collect();
-        let result = registry.build(layer, inputs.len()).and_then(|op| {
-            let mut facts = op.get().infer(&inputs)?;
-            complete_values(layer, &op, &inputs, &mut facts, eval);
-            Ok((op, facts))
-        });
+        let result = infer_inputs(layer, &inputs, eval, registry);
         let inputs_tainted = inputs.iter().any(|i| i.tainted);
         match result {
             Ok((op, facts)) => {
@@ -170,6 +166,45 @@ pub fn analyze_partial(model: &Model, eval: &dyn Evaluator, registry: &OpRegistr
         }
     }
     PartialInfo { ops, outputs, errors, broken: None }
+}
+
+/// Finds, builds and infers the layer at `idx` of a model whose earlier
+/// layers are known: `outputs` holds the facts of every layer that feeds
+/// it, indexed like [`Model::layers`](ovir_ir::Model::layers). This is
+/// one step of [`analyze_with_ops`], for whoever adds layers one at a
+/// time and wants each checked as it comes.
+///
+/// # Panics
+/// When `idx` or a source of the layer is not in the model, or `outputs`
+/// lacks the facts of a layer that feeds it.
+pub fn infer_layer(
+    model: &Model,
+    idx: LayerIdx,
+    outputs: &[Vec<PortFact>],
+    eval: &dyn Evaluator,
+    registry: &OpRegistry,
+) -> Result<(Op, Vec<PortFact>), Problems> {
+    let layer = model.layer(idx);
+    let inputs: Vec<Input<'_>> = (0..layer.inputs.len())
+        .map(|i| {
+            let src = model.source(idx, i);
+            Input::new(&outputs[src.layer.0][src.port])
+        })
+        .collect();
+    infer_inputs(layer, &inputs, eval, registry)
+}
+
+fn infer_inputs(
+    layer: &Layer,
+    inputs: &[Input<'_>],
+    eval: &dyn Evaluator,
+    registry: &OpRegistry,
+) -> Result<(Op, Vec<PortFact>), Problems> {
+    registry.build(layer, inputs.len()).and_then(|op| {
+        let mut facts = op.get().infer(inputs)?;
+        complete_values(layer, &op, inputs, &mut facts, eval);
+        Ok((op, facts))
+    })
 }
 
 /// Fills in the value of a single-output layer with inputs when it can be

@@ -139,7 +139,8 @@ mod ports;
 mod registry;
 
 pub use analyze::{
-    analyze, analyze_partial, analyze_with, analyze_with_ops, Evaluator, ModelInfo, NoEvaluation, PartialInfo,
+    analyze, analyze_partial, analyze_with, analyze_with_ops, infer_layer, Evaluator, ModelInfo,
+    NoEvaluation, PartialInfo,
 };
 pub use error::{AnalyzeError, ShapeError, ShapeErrorKind};
 pub use extension::{CustomOp, CustomOpState, CustomOperation, Extension, ExtensionError};

@@ -1,0 +1,456 @@
+//! Building a model in code, op by op, as OpenVINO's opset functions do.
+//!
+//! Each call adds one layer and checks it at once with the same shape
+//! inference that checks a model read from a file, so a wrong attribute or
+//! an input of the wrong type or shape is an error at that call, naming
+//! the op. [`ModelBuilder::build`] hands back a [`Model`] that compiles,
+//! runs and saves like one read from IR.
+//!
+//! ```
+//! use ovir::{ElementType, ModelBuilder, PartialShape, Tensor};
+//!
+//! let mut b = ModelBuilder::new("rseq");
+//! let data = b.parameter("data", ElementType::F32, PartialShape::from_static(&[2, 4]))?;
+//! let lengths = b.constant_slice(&[2], &[3i32, 1])?;
+//! // A wrong attribute is refused where it is given.
+//! let err = b.reverse_sequence(data, lengths, 0, 2).unwrap_err();
+//! assert!(err.to_string().contains("seq_axis"), "{err}");
+//!
+//! let out = b.reverse_sequence(data, lengths, 0, 1)?;
+//! b.set_names(out, &["out"])?;
+//! b.result(out)?;
+//! let model = b.build()?;
+//!
+//! let x = Tensor::from_vec(&[2, 4], (0..8).map(|v| v as f32).collect())?;
+//! let outputs = model.compile()?.run([("data", x)])?;
+//! assert_eq!(outputs.get("out")?.to_vec::<f32>()?, [2.0, 1.0, 0.0, 3.0, 4.0, 5.0, 6.0, 7.0]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use ovir_exec::ConstantEvaluator;
+use ovir_ir::{Attribute, Attributes, Edge, Layer, LayerIdx, OutputRef, Port, RtInfo, SourceFile, Span};
+use ovir_shape::ops::ReverseSubsequences;
+use ovir_shape::{BroadcastMode, Op, OpRegistry, PortFact, Problem, ReverseMode};
+use ovir_tensor::{Element, ElementType, PartialShape, Tensor, TensorError};
+
+use crate::error::Error;
+use crate::model::Model;
+use crate::Core;
+
+/// An output of a layer added to a [`ModelBuilder`]: what its op
+/// functions take as inputs and return. It belongs to the builder that
+/// made it; another builder refuses it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Output {
+    builder: u64,
+    at: OutputRef,
+}
+
+impl Output {
+    /// The output in the graph being built.
+    pub fn output_ref(self) -> OutputRef {
+        self.at
+    }
+}
+
+/// Numbers builders, so that an output of one is not taken for an output
+/// of another.
+static BUILDERS: AtomicU64 = AtomicU64::new(0);
+
+/// Why a layer could not be added.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The op refused its attributes or inputs.
+    #[error("{op} `{name}`: {}", list(problems))]
+    Invalid {
+        /// The op's type.
+        op: String,
+        /// The layer's name.
+        name: String,
+        /// Every problem found.
+        problems: Vec<Problem>,
+    },
+    /// An output that is not one of this builder's.
+    #[error("{op}: input {input} (layer {layer}, output {port}) is no output of this builder's model")]
+    UnknownOutput {
+        /// The op it was given to.
+        op: String,
+        /// The input's position.
+        input: usize,
+        /// The layer the handle names.
+        layer: usize,
+        /// The output the handle names.
+        port: usize,
+    },
+    /// A constant's value could not be made.
+    #[error("constant: {0}")]
+    Value(#[from] TensorError),
+    /// Packed codes outside the element type's range.
+    #[error("constant: {0}")]
+    Codes(#[from] ovir_tensor::packed::PackError),
+}
+
+fn list(problems: &[Problem]) -> String {
+    let items: Vec<String> = problems
+        .iter()
+        .map(|p| match &p.attribute {
+            Some(a) => format!("attribute `{a}`: {}", p.kind),
+            None => p.kind.to_string(),
+        })
+        .collect();
+    items.join("; ")
+}
+
+/// Builds a model op by op; see the [module docs](self).
+#[derive(Debug)]
+pub struct ModelBuilder {
+    id: u64,
+    ir: ovir_ir::Model,
+    facts: Vec<Vec<PortFact>>,
+    registry: OpRegistry,
+}
+
+impl ModelBuilder {
+    /// An empty model named `name`, with the ops of [`OpRegistry::new`].
+    pub fn new(name: &str) -> Self {
+        ModelBuilder::with_core(name, &Core::new())
+    }
+
+    /// An empty model whose layers may also use the extensions of `core`.
+    pub fn with_core(name: &str, core: &Core) -> Self {
+        let ir = ovir_ir::Model {
+            name: name.to_string(),
+            version: 11,
+            layers: Vec::new(),
+            edges: Vec::new(),
+            rt_info: RtInfo::default(),
+            source: Arc::new(SourceFile { path: None, text: String::new() }),
+            sources: Vec::new(),
+            order: Vec::new(),
+        };
+        let id = BUILDERS.fetch_add(1, Ordering::Relaxed);
+        ModelBuilder { id, ir, facts: Vec::new(), registry: core.ops().clone() }
+    }
+
+    /// What inference found for an output: its element type, its shape
+    /// and, when known before the model runs, its value.
+    pub fn fact(&self, output: Output) -> Option<&PortFact> {
+        if output.builder != self.id {
+            return None;
+        }
+        self.facts.get(output.at.layer.0)?.get(output.at.port)
+    }
+
+    /// A model input (`Parameter`): its layer and tensor are both named
+    /// `name`.
+    pub fn parameter(
+        &mut self,
+        name: &str,
+        ty: ElementType,
+        shape: PartialShape,
+    ) -> Result<Output, BuildError> {
+        let attrs = [("shape", shape_attr(&shape)), ("element_type", ty.ir_name().to_string())];
+        let out = self.add("Parameter", "opset1", Some(name), &attrs, &[], None)?;
+        self.set_names(out, &[name])?;
+        Ok(out)
+    }
+
+    /// A constant (`Const`) holding `value`.
+    pub fn constant(&mut self, value: Tensor) -> Result<Output, BuildError> {
+        self.add("Const", "opset1", None, &[], &[], Some(value))
+    }
+
+    /// A constant of this shape from a slice of values in row-major order.
+    pub fn constant_slice<T: Element>(
+        &mut self,
+        shape: &[usize],
+        values: &[T],
+    ) -> Result<Output, BuildError> {
+        self.constant(Tensor::from_elements(shape, values)?)
+    }
+
+    /// A constant from an `ndarray` array.
+    pub fn constant_array<T: Element, D: ndarray::Dimension>(
+        &mut self,
+        array: ndarray::ArrayView<'_, T, D>,
+    ) -> Result<Output, BuildError> {
+        self.constant(Tensor::from_array(array))
+    }
+
+    /// A `string` constant of this shape.
+    pub fn constant_strings(&mut self, shape: &[usize], values: Vec<String>) -> Result<Output, BuildError> {
+        self.constant(Tensor::from_strings(shape, values)?)
+    }
+
+    /// A constant of a packed sub-byte type (`u1`, `u4`, `i4`, `nf4`, …) or
+    /// an 8-bit float type, from one code per element: the integer (two's
+    /// complement for `i4`), the `nf4` index, or the float's bit pattern.
+    /// Codes outside the type's range are refused.
+    pub fn constant_codes(
+        &mut self,
+        ty: ElementType,
+        shape: &[usize],
+        codes: &[u8],
+    ) -> Result<Output, BuildError> {
+        let exchange = ovir_tensor::packed::exchange_type(ty).unwrap_or(ty);
+        let value = Tensor::from_bytes(exchange, shape, codes)?;
+        self.constant(ovir_tensor::packed::from_exchange(&value, ty)?)
+    }
+
+    /// `Convert`: the elements converted to `to`.
+    pub fn convert(&mut self, data: Output, to: ElementType) -> Result<Output, BuildError> {
+        self.op("Convert", "opset1", &[("destination_type", to.ir_name().to_string())], &[data])
+    }
+
+    /// `Reverse`: `data` with the axes `axes` names reversed (axis numbers
+    /// in index mode, one boolean per axis in mask mode).
+    pub fn reverse(&mut self, data: Output, axes: Output, mode: ReverseMode) -> Result<Output, BuildError> {
+        self.op("Reverse", "opset1", &[("mode", mode.as_str().to_string())], &[data, axes])
+    }
+
+    /// `ReverseSequence`: the first `lengths[b]` elements along `seq_axis`
+    /// of each slice `b` along `batch_axis` reversed.
+    pub fn reverse_sequence(
+        &mut self,
+        data: Output,
+        lengths: Output,
+        batch_axis: i64,
+        seq_axis: i64,
+    ) -> Result<Output, BuildError> {
+        let attrs = [("batch_axis", batch_axis.to_string()), ("seq_axis", seq_axis.to_string())];
+        self.op("ReverseSequence", "opset1", &attrs, &[data, lengths])
+    }
+
+    /// ovir's `ReverseSubsequences` extension: consecutive subsequences
+    /// along `axis`, of the lengths `lengths` gives, each reversed.
+    pub fn reverse_subsequences(
+        &mut self,
+        data: Output,
+        lengths: Output,
+        axis: i64,
+    ) -> Result<Output, BuildError> {
+        let (op, version) = (ReverseSubsequences::TYPE, ReverseSubsequences::VERSION);
+        self.op(op, version, &[("axis", axis.to_string())], &[data, lengths])
+    }
+
+    /// `ShapeOf`: the shape of `data`, as `output_type` (`i32` or `i64`).
+    pub fn shape_of(&mut self, data: Output, output_type: ElementType) -> Result<Output, BuildError> {
+        self.op("ShapeOf", "opset3", &[("output_type", output_type.ir_name().to_string())], &[data])
+    }
+
+    /// `Gather`: the elements of `data` at `indices` along `axis`, with
+    /// `batch_dims` leading batch dimensions.
+    pub fn gather(
+        &mut self,
+        data: Output,
+        indices: Output,
+        axis: Output,
+        batch_dims: i64,
+    ) -> Result<Output, BuildError> {
+        self.op("Gather", "opset8", &[("batch_dims", batch_dims.to_string())], &[data, indices, axis])
+    }
+
+    /// `Broadcast`: `data` broadcast to `target_shape`; `axes_mapping` is
+    /// the third input of the explicit mode.
+    pub fn broadcast(
+        &mut self,
+        data: Output,
+        target_shape: Output,
+        mode: BroadcastMode,
+        axes_mapping: Option<Output>,
+    ) -> Result<Output, BuildError> {
+        let mut inputs = vec![data, target_shape];
+        inputs.extend(axes_mapping);
+        self.op("Broadcast", "opset3", &[("mode", mode.as_str().to_string())], &inputs)
+    }
+
+    /// `Reshape`: `data` with the shape `shape` holds (`-1` for the one
+    /// dimension to infer, `0` to copy a dimension when `special_zero`).
+    pub fn reshape(&mut self, data: Output, shape: Output, special_zero: bool) -> Result<Output, BuildError> {
+        self.op("Reshape", "opset1", &[("special_zero", special_zero.to_string())], &[data, shape])
+    }
+
+    /// `Squeeze`: `data` without the size-1 axes `axes` names (all of them
+    /// without `axes`).
+    pub fn squeeze(&mut self, data: Output, axes: Option<Output>) -> Result<Output, BuildError> {
+        let mut inputs = vec![data];
+        inputs.extend(axes);
+        self.op("Squeeze", "opset1", &[], &inputs)
+    }
+
+    /// `Unsqueeze`: `data` with size-1 axes inserted where `axes` says.
+    pub fn unsqueeze(&mut self, data: Output, axes: Output) -> Result<Output, BuildError> {
+        self.op("Unsqueeze", "opset1", &[], &[data, axes])
+    }
+
+    /// `Concat`: the inputs joined along `axis`.
+    pub fn concat(&mut self, inputs: &[Output], axis: i64) -> Result<Output, BuildError> {
+        self.op("Concat", "opset1", &[("axis", axis.to_string())], inputs)
+    }
+
+    /// `Slice`: the elements of `data` from `start` to `stop` by `step`
+    /// along `axes` (every axis from 0 without `axes`).
+    pub fn slice(
+        &mut self,
+        data: Output,
+        start: Output,
+        stop: Output,
+        step: Output,
+        axes: Option<Output>,
+    ) -> Result<Output, BuildError> {
+        let mut inputs = vec![data, start, stop, step];
+        inputs.extend(axes);
+        self.op("Slice", "opset8", &[], &inputs)
+    }
+
+    /// Gives an output its tensor names (replacing any it had): the names
+    /// a model's inputs and outputs are known by.
+    pub fn set_names(&mut self, output: Output, names: &[&str]) -> Result<(), BuildError> {
+        self.fact(output).ok_or_else(|| unknown("set_names", 0, output))?;
+        let port = self.port_mut(output).ok_or_else(|| unknown("set_names", 0, output))?;
+        port.names = names.iter().filter(|n| !n.is_empty()).map(|n| n.to_string()).collect();
+        Ok(())
+    }
+
+    /// Renames the layer that produces an output (layers are named
+    /// `<Type>_<id>` when added).
+    pub fn set_layer_name(&mut self, output: Output, name: &str) -> Result<(), BuildError> {
+        self.fact(output).ok_or_else(|| unknown("set_layer_name", 0, output))?;
+        let layer =
+            self.ir.layers.get_mut(output.at.layer.0).ok_or_else(|| unknown("set_layer_name", 0, output))?;
+        layer.name = name.to_string();
+        Ok(())
+    }
+
+    /// Makes an output a model output (`Result`).
+    pub fn result(&mut self, output: Output) -> Result<(), BuildError> {
+        self.add("Result", "opset1", None, &[], &[output], None).map(|_| ())
+    }
+
+    /// Makes an output a model output, with its `Result` layer named
+    /// `name`.
+    pub fn result_named(&mut self, output: Output, name: &str) -> Result<(), BuildError> {
+        self.add("Result", "opset1", Some(name), &[], &[output], None).map(|_| ())
+    }
+
+    /// The model, validated as a model read from a file is.
+    pub fn build(self) -> Result<Model, Error> {
+        Model::validate_with(self.ir, &self.registry)
+    }
+
+    fn op(
+        &mut self,
+        op: &str,
+        version: &str,
+        attrs: &[(&str, String)],
+        inputs: &[Output],
+    ) -> Result<Output, BuildError> {
+        self.add(op, version, None, attrs, inputs, None)
+    }
+
+    fn port_mut(&mut self, output: Output) -> Option<&mut Port> {
+        self.ir.layers.get_mut(output.at.layer.0)?.outputs.get_mut(output.at.port)
+    }
+
+    /// Adds a layer and infers it; on any problem the layer is taken out
+    /// again, so the builder stays as it was.
+    fn add(
+        &mut self,
+        op: &str,
+        version: &str,
+        name: Option<&str>,
+        attrs: &[(&str, String)],
+        inputs: &[Output],
+        constant: Option<Tensor>,
+    ) -> Result<Output, BuildError> {
+        let idx = LayerIdx(self.ir.layers.len());
+        let id = idx.0 as u64;
+        for (i, input) in inputs.iter().enumerate() {
+            if self.fact(*input).is_none() {
+                return Err(unknown(op, i, *input));
+            }
+        }
+        let mut attrs: Vec<(&str, String)> = attrs.to_vec();
+        if let Some(value) = &constant {
+            let shape: Vec<String> = value.shape().iter().map(usize::to_string).collect();
+            attrs.push(("element_type", value.element_type().ir_name().to_string()));
+            attrs.push(("shape", shape.join(", ")));
+        }
+        let port = |i: usize, fact: &PortFact| Port {
+            id: i as u64,
+            precision: Some(fact.element_type),
+            names: Vec::new(),
+            shape: fact.shape.clone(),
+            rt_info: RtInfo::default(),
+            span: Span::default(),
+        };
+        let layer = Layer {
+            id,
+            name: name.map_or_else(|| format!("{op}_{id}"), str::to_string),
+            op_type: op.to_string(),
+            version: version.to_string(),
+            attrs: Attributes(
+                attrs
+                    .into_iter()
+                    .map(|(n, v)| Attribute { name: n.to_string(), value: v, span: Span::default() })
+                    .collect(),
+            ),
+            inputs: inputs.iter().enumerate().filter_map(|(i, o)| Some(port(i, self.fact(*o)?))).collect(),
+            // Every op here has one output, but Result, which has none.
+            outputs: if op == "Result" { Vec::new() } else { vec![port(inputs.len(), &PortFact::unknown())] },
+            rt_info: RtInfo::default(),
+            span: Span::default(),
+            constant,
+        };
+        self.ir.layers.push(layer);
+        self.ir.sources.push(inputs.iter().map(|o| o.at).collect());
+        self.ir.order.push(idx);
+        let inferred =
+            ovir_shape::infer_layer(&self.ir, idx, &self.facts, &ConstantEvaluator, &self.registry);
+        let (_op, facts): (Op, Vec<PortFact>) = match inferred {
+            Ok(done) => done,
+            Err(problems) => {
+                let layer = self.ir.layers.pop();
+                self.ir.sources.pop();
+                self.ir.order.pop();
+                let name = layer.map(|l| l.name).unwrap_or_default();
+                return Err(BuildError::Invalid { op: op.to_string(), name, problems: problems.into_vec() });
+            }
+        };
+        let first_output = inputs.len();
+        if let Some(layer) = self.ir.layers.last_mut() {
+            layer.outputs = facts.iter().enumerate().map(|(i, f)| port(first_output + i, f)).collect();
+        }
+        for (i, input) in inputs.iter().enumerate() {
+            let producer = &self.ir.layers[input.at.layer.0];
+            let from_port = (producer.inputs.len() + input.at.port) as u64;
+            let span = Span::default();
+            self.ir.edges.push(Edge {
+                from_layer: producer.id,
+                from_port,
+                to_layer: id,
+                to_port: i as u64,
+                span,
+            });
+        }
+        self.facts.push(facts);
+        Ok(Output { builder: self.id, at: OutputRef { layer: idx, port: 0 } })
+    }
+}
+
+fn unknown(op: &str, input: usize, output: Output) -> BuildError {
+    BuildError::UnknownOutput { op: op.to_string(), input, layer: output.at.layer.0, port: output.at.port }
+}
+
+/// A `Parameter`'s `shape` attribute, as OpenVINO writes it: `?,3,1..10`,
+/// `...` for a dynamic rank, empty for a scalar.
+fn shape_attr(shape: &PartialShape) -> String {
+    match shape.dims() {
+        None => "...".to_string(),
+        Some(dims) => dims.iter().map(ToString::to_string).collect::<Vec<_>>().join(","),
+    }
+}
