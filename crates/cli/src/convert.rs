@@ -1,10 +1,12 @@
-//! `ovir convert`: read IR v10 or v11 and write it as IR v11.
+//! `ovir convert`: read IR v10 or v11 and write it as IR v11, with input
+//! shapes fixed and constants folded when asked.
 
 use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::Context;
 use clap::Args;
+use ovir::PartialShape;
 
 use crate::args::ModelArgs;
 use crate::io::count;
@@ -23,11 +25,35 @@ pub struct ConvertArgs {
     /// The .xml file to write.
     #[arg(short, long, value_name = "OUT.xml")]
     pub output: PathBuf,
+    /// Write what constant folding computes as Consts: layers whose output
+    /// is known before the model runs become one Const each, layers that
+    /// pass their input through unchanged are taken out, and layers no
+    /// output needs are dropped.
+    #[arg(long)]
+    pub fold: bool,
+    /// Fix the shape of an input before anything else, as OpenVINO's
+    /// reshape does: NAME=[2,3], NAME=[?,4] or NAME=[1..8,4]. May be given
+    /// once per input.
+    #[arg(long = "shape", value_name = "NAME=[DIMS]", value_parser = parse_shape)]
+    pub shapes: Vec<(String, PartialShape)>,
+}
+
+/// Parses `NAME=[dims]`; the name is everything before the last `=`.
+fn parse_shape(text: &str) -> Result<(String, PartialShape), String> {
+    let (name, dims) =
+        text.rsplit_once('=').ok_or_else(|| format!("'{text}' is not NAME=[DIMS], such as data=[2,3]"))?;
+    let shape = dims.parse::<PartialShape>().map_err(|e| format!("'{dims}' is not a shape: {e}"))?;
+    Ok((name.to_string(), shape))
 }
 
 /// Reads, validates and writes the model, then prints what was written.
 pub fn run(args: &ConvertArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
-    let model = ovir::Model::read_with_weights(&args.model.model, args.model.weights.as_deref())?;
+    let read = ovir::Model::read_with_weights(&args.model.model, args.model.weights.as_deref())?;
+    let before = read.ir().layers.len();
+    let mut model = if args.shapes.is_empty() { read } else { read.reshaped(&args.shapes)? };
+    if args.fold {
+        model = model.folded()?;
+    }
     if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the folder {}", dir.display()))?;
@@ -37,9 +63,10 @@ pub fn run(args: &ConvertArgs, out: &mut impl Write) -> Result<Outcome, CliError
     let size = std::fs::metadata(&weights).map(|m| m.len()).unwrap_or(0);
     writeln!(
         out,
-        "wrote {} ({}) and {} ({})",
+        "wrote {} ({}{}) and {} ({})",
         args.output.display(),
         count(model.ir().layers.len(), "layer"),
+        if args.fold { format!(", {before} before folding") } else { String::new() },
         weights.display(),
         count(size as usize, "byte")
     )

@@ -78,4 +78,4 @@ mod plan;
 mod step;
 
 pub use evaluator::ConstantEvaluator;
-pub use plan::{CompileError, Plan, PlanInput, PlanOutput, RunError, RunState};
+pub use plan::{CompileError, Folded, Plan, PlanInput, PlanOutput, RunError, RunState};

@@ -448,7 +448,7 @@ fn unknown(op: &str, input: usize, output: Output) -> BuildError {
 
 /// A `Parameter`'s `shape` attribute, as OpenVINO writes it: `?,3,1..10`,
 /// `...` for a dynamic rank, empty for a scalar.
-fn shape_attr(shape: &PartialShape) -> String {
+pub(crate) fn shape_attr(shape: &PartialShape) -> String {
     match shape.dims() {
         None => "...".to_string(),
         Some(dims) => dims.iter().map(ToString::to_string).collect::<Vec<_>>().join(","),

@@ -79,6 +79,7 @@ mod example;
 mod model;
 mod request;
 mod save;
+mod transform;
 
 pub use crate::core::Core;
 pub use builder::{BuildError, ModelBuilder};

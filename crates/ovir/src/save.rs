@@ -54,22 +54,38 @@ impl Model {
                 }
             }
         }
+        self.fill_ports(&mut ir, false);
+        ir
+    }
+
+    /// Gives the ports of `ir`, this model's graph or a copy of it, the
+    /// element types (and, with `shapes`, the shapes) inference found:
+    /// only where a port declares no precision, or, with `shapes`,
+    /// everywhere.
+    pub(crate) fn fill_ports(&self, ir: &mut ovir_ir::Model, shapes: bool) {
         let facts = &self.info().outputs;
+        let fact = |at: Option<&ovir_ir::OutputRef>| at.and_then(|s| facts.get(s.layer.0)?.get(s.port));
         let sources = ir.sources.clone();
         for (l, layer) in ir.layers.iter_mut().enumerate() {
-            for (p, port) in layer.outputs.iter_mut().enumerate() {
-                if port.precision.is_none() {
-                    port.precision = facts.get(l).and_then(|f| f.get(p)).map(|f| f.element_type);
+            let outputs = layer
+                .outputs
+                .iter_mut()
+                .enumerate()
+                .map(|(p, port)| (port, facts.get(l).and_then(|f| f.get(p))));
+            let inputs = layer
+                .inputs
+                .iter_mut()
+                .enumerate()
+                .map(|(i, port)| (port, fact(sources.get(l).and_then(|s| s.get(i)))));
+            for (port, fact) in outputs.chain(inputs) {
+                let Some(fact) = fact else { continue };
+                if shapes || port.precision.is_none() {
+                    port.precision = Some(fact.element_type);
                 }
-            }
-            for (i, port) in layer.inputs.iter_mut().enumerate() {
-                if port.precision.is_none() {
-                    let src = sources.get(l).and_then(|s| s.get(i));
-                    port.precision =
-                        src.and_then(|s| facts.get(s.layer.0)?.get(s.port)).map(|f| f.element_type);
+                if shapes {
+                    port.shape = fact.shape.clone();
                 }
             }
         }
-        ir
     }
 }

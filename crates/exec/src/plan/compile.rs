@@ -32,22 +32,75 @@ impl Plan {
         info: &ModelInfo,
         max_tensor_bytes: u64,
     ) -> Result<Plan, CompileError> {
-        model.check_references().map_err(|e| CompileError::Broken(Box::new(e)))?;
-        let fits = info.ops.len() == model.layers.len()
-            && info.outputs.len() == model.layers.len()
-            && info.outputs.iter().zip(&model.layers).all(|(o, l)| o.len() == l.outputs.len());
-        if !fits {
-            return Err(CompileError::InfoMismatch {
-                layers: model.layers.len(),
-                info_layers: info.ops.len(),
-            });
-        }
-        let mut builder = Builder::new(model, info, max_tensor_bytes);
-        for &idx in &model.order {
-            builder.layer(idx)?;
-        }
-        Ok(builder.finish())
+        Ok(build(model, info, max_tensor_bytes)?.finish())
     }
+
+    /// What compiling folds, layer by layer: [`Folded::Value`] for a layer
+    /// whose output is known before the model runs, [`Folded::PassesOn`]
+    /// for one that passes an input through unchanged (a Reverse with
+    /// nothing to reverse), [`Folded::Runs`] for the rest. Checks and
+    /// limits are those of [`Plan::compile_with_limit`].
+    pub fn folding(
+        model: &Model,
+        info: &ModelInfo,
+        max_tensor_bytes: u64,
+    ) -> Result<Vec<Folded>, CompileError> {
+        let builder = build(model, info, max_tensor_bytes)?;
+        let at = |slot: Slot| {
+            let layer = builder.first_slot.partition_point(|&first| first <= slot).saturating_sub(1);
+            let port = slot - builder.first_slot.get(layer).copied().unwrap_or(0);
+            OutputRef { layer: LayerIdx(layer), port }
+        };
+        Ok((0..model.layers.len())
+            .map(|i| {
+                if model.layers[i].outputs.is_empty() {
+                    return Folded::Runs;
+                }
+                let out = builder.first_slot[i];
+                match (builder.alias[out], &builder.known[out]) {
+                    (to, _) if to != out => Folded::PassesOn(at(to)),
+                    (_, Some(value)) => Folded::Value(value.clone()),
+                    _ => Folded::Runs,
+                }
+            })
+            .collect())
+    }
+}
+
+/// What compiling makes of one layer's first output: see
+/// [`Plan::folding`].
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Folded {
+    /// The layer runs with the model (or is an input or an output).
+    Runs,
+    /// The output is known before the model runs: this value (also the
+    /// value of a `Const`).
+    Value(Tensor),
+    /// The layer passes this output through unchanged: whatever reads the
+    /// layer can read it instead.
+    PassesOn(OutputRef),
+}
+
+/// Checks the model's references and that `info` is its analysis, then
+/// compiles every layer.
+fn build<'m>(
+    model: &'m Model,
+    info: &'m ModelInfo,
+    max_tensor_bytes: u64,
+) -> Result<Builder<'m>, CompileError> {
+    model.check_references().map_err(|e| CompileError::Broken(Box::new(e)))?;
+    let fits = info.ops.len() == model.layers.len()
+        && info.outputs.len() == model.layers.len()
+        && info.outputs.iter().zip(&model.layers).all(|(o, l)| o.len() == l.outputs.len());
+    if !fits {
+        return Err(CompileError::InfoMismatch { layers: model.layers.len(), info_layers: info.ops.len() });
+    }
+    let mut builder = Builder::new(model, info, max_tensor_bytes);
+    for &idx in &model.order {
+        builder.layer(idx)?;
+    }
+    Ok(builder)
 }
 
 /// A plan being compiled.

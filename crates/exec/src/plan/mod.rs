@@ -20,6 +20,7 @@ mod run;
 mod schedule;
 mod state;
 
+pub use compile::Folded;
 pub use error::{CompileError, RunError};
 pub use state::RunState;
 

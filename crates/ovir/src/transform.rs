@@ -1,0 +1,164 @@
+//! Rewriting a validated model: fixing input shapes, and writing what
+//! constant folding computes into the graph.
+
+use ovir_exec::{Folded, Plan};
+use ovir_ir::{Attributes, Edge, LayerIdx, OutputRef, RtInfo};
+use ovir_shape::OpRegistry;
+use ovir_tensor::{PartialShape, DEFAULT_MAX_TENSOR_BYTES};
+
+use crate::builder::shape_attr;
+use crate::error::Error;
+use crate::model::Model;
+
+impl Model {
+    /// The model with the inputs named in `shapes` given those shapes, as
+    /// OpenVINO's `reshape` does, and analysed again: the shapes replace
+    /// what the `Parameter`s declared, and every shape after them follows.
+    /// A name is any name the input answers to.
+    pub fn reshaped(&self, shapes: &[(String, PartialShape)]) -> Result<Model, Error> {
+        let mut ir = self.ir().clone();
+        let inputs = self.inputs();
+        let params: Vec<LayerIdx> = ir.parameters().collect();
+        for (name, shape) in shapes {
+            let Some(at) = inputs.iter().position(|p| p.answers_to(name)) else {
+                let available = inputs.iter().map(|p| p.name().to_string()).collect();
+                return Err(Error::UnknownInput { key: name.clone(), available });
+            };
+            let Some(layer) = params.get(at).and_then(|idx| ir.layers.get_mut(idx.0)) else { continue };
+            match layer.attrs.0.iter_mut().find(|a| a.name == "shape") {
+                Some(a) => a.value = shape_attr(shape),
+                None => layer.attrs.0.push(ovir_ir::Attribute {
+                    name: "shape".to_string(),
+                    value: shape_attr(shape),
+                    span: Default::default(),
+                }),
+            }
+            if let Some(port) = layer.outputs.first_mut() {
+                port.shape = shape.clone();
+            }
+        }
+        // The ports are written as inference now finds them.
+        let model = Model::validate_with(ir, &OpRegistry::new())?;
+        let mut ir = model.ir().clone();
+        model.fill_ports(&mut ir, true);
+        Model::validate_with(ir, &OpRegistry::new())
+    }
+
+    /// The model with what constant folding computes written into it, as
+    /// `ovir convert --fold` writes it: each layer whose output is known
+    /// before the model runs becomes a `Const` holding it (a shape worked
+    /// out by `ShapeOf`, `Gather` and `Broadcast` from static shapes
+    /// becomes one `Const`), each layer that passes its input through
+    /// unchanged (a `Reverse` with nothing to reverse) is taken out, its
+    /// readers reading its input and its tensor names going with them,
+    /// and layers no output needs any more are dropped. Inputs stay, used
+    /// or not. The result is validated again with ovir's built-in ops.
+    pub fn folded(&self) -> Result<Model, Error> {
+        let ir = self.ir();
+        let folding = Plan::folding(ir, self.info(), DEFAULT_MAX_TENSOR_BYTES)
+            .map_err(|error| Error::Compile { error, at: None })?;
+        let mut ir = ir.clone();
+        // Where each layer's readers read from now.
+        let mut redirect: Vec<Option<OutputRef>> = vec![None; ir.layers.len()];
+        for (i, folded) in folding.into_iter().enumerate() {
+            let keep = ["Parameter", "Result"].iter().any(|t| ir.layers[i].is(t)) || ir.layers[i].is_const();
+            match folded {
+                Folded::Value(value) if !keep => {
+                    let layer = &mut ir.layers[i];
+                    layer.op_type = "Const".to_string();
+                    layer.version = "opset1".to_string();
+                    layer.attrs = Attributes::default();
+                    layer.rt_info = RtInfo::default();
+                    layer.inputs.clear();
+                    layer.outputs.truncate(1);
+                    if let Some(port) = layer.outputs.first_mut() {
+                        port.precision = Some(value.element_type());
+                        port.shape = PartialShape::from_static(value.shape());
+                        port.id = 0;
+                    }
+                    layer.constant = Some(value);
+                    ir.sources[i].clear();
+                }
+                Folded::PassesOn(to) if !keep => redirect[i] = Some(to),
+                _ => {}
+            }
+        }
+        for i in 0..ir.layers.len() {
+            if let Some(to) = redirect[i] {
+                let names = ir.layers[i].outputs.first().map(|p| p.names.clone()).unwrap_or_default();
+                if let Some(port) = ir.layers.get_mut(to.layer.0).and_then(|l| l.outputs.get_mut(to.port)) {
+                    for name in names {
+                        if !port.names.contains(&name) {
+                            port.names.push(name);
+                        }
+                    }
+                }
+            }
+        }
+        for sources in &mut ir.sources {
+            for src in sources.iter_mut() {
+                if let (0, Some(to)) = (src.port, redirect[src.layer.0]) {
+                    *src = to;
+                }
+            }
+        }
+        Model::validate_with(keep_needed(ir), &OpRegistry::new())
+    }
+}
+
+/// The graph without the layers that neither an output needs nor are
+/// inputs, with its edges and order made again from its sources.
+fn keep_needed(mut ir: ovir_ir::Model) -> ovir_ir::Model {
+    let count = ir.layers.len();
+    let mut needed = vec![false; count];
+    let mut stack: Vec<usize> =
+        (0..count).filter(|&i| ir.layers[i].is("Result") || ir.layers[i].is("Parameter")).collect();
+    while let Some(i) = stack.pop() {
+        if std::mem::replace(&mut needed[i], true) {
+            continue;
+        }
+        stack.extend(ir.sources[i].iter().map(|s| s.layer.0).filter(|&s| !needed[s]));
+    }
+    let mut new_index = vec![0usize; count];
+    let mut next = 0;
+    for (i, slot) in new_index.iter_mut().enumerate() {
+        if needed[i] {
+            *slot = next;
+            next += 1;
+        }
+    }
+    let order: Vec<LayerIdx> =
+        ir.order.iter().filter(|idx| needed[idx.0]).map(|idx| LayerIdx(new_index[idx.0])).collect();
+    let mut layers = Vec::with_capacity(next);
+    let mut sources = Vec::with_capacity(next);
+    for (i, (layer, srcs)) in ir.layers.drain(..).zip(ir.sources.drain(..)).enumerate() {
+        if needed[i] {
+            layers.push(layer);
+            sources.push(
+                srcs.into_iter()
+                    .map(|s| OutputRef { layer: LayerIdx(new_index[s.layer.0]), port: s.port })
+                    .collect::<Vec<_>>(),
+            );
+        }
+    }
+    let mut edges = Vec::new();
+    for (to, srcs) in sources.iter().enumerate() {
+        for (input, src) in srcs.iter().enumerate() {
+            let (from, consumer) = (&layers[src.layer.0], &layers[to]);
+            let from_port = from.outputs.get(src.port).map_or(0, |p: &ovir_ir::Port| p.id);
+            let to_port = consumer.inputs.get(input).map_or(0, |p: &ovir_ir::Port| p.id);
+            edges.push(Edge {
+                from_layer: from.id,
+                from_port,
+                to_layer: consumer.id,
+                to_port,
+                span: Default::default(),
+            });
+        }
+    }
+    ir.layers = layers;
+    ir.sources = sources;
+    ir.order = order;
+    ir.edges = edges;
+    ir
+}
