@@ -32,7 +32,7 @@ pub struct ConvertArgs {
     #[arg(long)]
     pub fold: bool,
     /// Fix the shape of an input before anything else, as OpenVINO's
-    /// reshape does: NAME=[2,3], NAME=[?,4] or NAME=[1..8,4]. May be given
+    /// reshape does: `NAME=[2,3]`, `NAME=[?,4]` or `NAME=[1..8,4]`. May be given
     /// once per input.
     #[arg(long = "shape", value_name = "NAME=[DIMS]", value_parser = parse_shape)]
     pub shapes: Vec<(String, PartialShape)>,

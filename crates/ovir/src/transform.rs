@@ -83,8 +83,8 @@ impl Model {
                 _ => {}
             }
         }
-        for i in 0..ir.layers.len() {
-            if let Some(to) = redirect[i] {
+        for (i, to) in redirect.iter().enumerate() {
+            if let Some(to) = *to {
                 let names = ir.layers[i].outputs.first().map(|p| p.names.clone()).unwrap_or_default();
                 if let Some(port) = ir.layers.get_mut(to.layer.0).and_then(|l| l.outputs.get_mut(to.port)) {
                     for name in names {
