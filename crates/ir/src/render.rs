@@ -65,15 +65,16 @@ fn render_at(
     notes: &[String],
     color: bool,
 ) -> String {
-    let origin = source.display_name();
+    let origin = visible_text(&source.display_name());
+    let message = visible_text(message);
     let mut footers: Vec<String> = Vec::new();
     if let Some(layer) = layer {
-        footers.push(layer.to_string());
+        footers.push(visible_text(&layer.to_string()));
     }
-    footers.extend(notes.iter().cloned());
+    footers.extend(notes.iter().map(|n| visible_text(n)));
 
     let excerpt = span.map(|s| Excerpt::new(source, s));
-    let mut msg = level.title(message);
+    let mut msg = level.title(&message);
     if let Some(ex) = &excerpt {
         msg = msg.snippet(
             Snippet::source(&ex.text)
@@ -87,12 +88,17 @@ fn render_at(
         msg = msg.footer(Level::Note.title(note));
     }
     let renderer = if color { Renderer::styled() } else { Renderer::plain() };
+    // The excerpt is already cut to `MAX_WIDTH` columns here; the
+    // renderer's own trimming is kept out of the way, as it mixes byte
+    // lengths with columns (a line of three-byte characters looks three
+    // times too wide to it) and its arithmetic can underflow.
+    let renderer = renderer.term_width(RENDER_WIDTH);
     let out = renderer.render(msg).to_string();
     match &excerpt {
         // A message without a place still says which file it is about.
         None => format!("{out}\n  --> {origin}"),
         Some(ex) => {
-            let title = renderer.render(level.title(message)).to_string();
+            let title = renderer.render(level.title(&message)).to_string();
             with_column(out, title.len(), &origin, ex)
         }
     }
@@ -102,27 +108,31 @@ fn render_at(
 /// [`SourceFile::line_col`] gives.
 ///
 /// The renderer counts the column in the excerpt it draws, where each tab
-/// is widened to four spaces (which keeps the carets under the text) and a
-/// long line is only a window; so it would disagree with every other place
-/// that shows a column. Its `-->` line is the first thing after the title,
-/// and ends with `origin:line:column`, which is replaced there.
+/// is widened to four spaces (which keeps the carets under the text), a
+/// control character is drawn as a picture or an escape, and a long line
+/// is only a window; so it would disagree with every other place that
+/// shows a column. Its `-->` line is the first thing after the title, and
+/// ends with `origin:line:column`, which is replaced there.
 fn with_column(rendered: String, title_len: usize, origin: &str, ex: &Excerpt) -> String {
-    let drawn = ex.text.get(..ex.range.start).map_or(0, |s| s.chars().count()) + 1;
+    let before = ex.text.get(..ex.range.start).map_or(0, |s| s.chars().count());
+    let Some(drawn) = before.checked_add(1) else { return rendered };
     let theirs = format!("{origin}:{}:{drawn}\n", ex.at.line);
     let Some(found) = rendered.get(title_len..).and_then(|rest| rest.find(&theirs)) else {
         return rendered;
     };
-    let at = title_len + found;
+    let Some(at) = title_len.checked_add(found) else { return rendered };
+    let Some(after) = at.checked_add(theirs.len()) else { return rendered };
     let ours = format!("{origin}:{}:{}\n", ex.at.line, ex.at.column);
-    let mut fixed = String::with_capacity(rendered.len() + 8);
+    let mut fixed = String::with_capacity(rendered.len().saturating_add(8));
     fixed.push_str(rendered.get(..at).unwrap_or(""));
     fixed.push_str(&ours);
-    fixed.push_str(rendered.get(at + theirs.len()..).unwrap_or(""));
+    fixed.push_str(rendered.get(after..).unwrap_or(""));
     fixed
 }
 
-/// The whole lines of the text that a span touches, and the span relative
-/// to them; rendering only these keeps the cost independent of file size.
+/// The lines of the text that a span touches, each cut to a window around
+/// what it marks and made printable, and the span relative to them;
+/// rendering only these keeps the cost independent of file size.
 struct Excerpt {
     text: String,
     /// Where the span starts: its line is the excerpt's first line.
@@ -134,65 +144,215 @@ struct Excerpt {
 /// way and count them another, and the carets would miss their place.
 const TAB: &str = "    ";
 
-/// Excerpts longer than this many bytes are cut to a window around the
-/// span.
-const MAX_EXCERPT: usize = 400;
-/// Bytes of context shown on each side of the span in a window.
+/// The most columns an excerpt line takes, ellipses included: about what
+/// a terminal shows, so that no line wraps and carets stay under their
+/// text.
+const MAX_WIDTH: usize = 140;
+/// Columns of context shown before the span when a line is cut.
 const CONTEXT: usize = 60;
-/// The most bytes of the span itself a window shows.
-const MAX_MARKED: usize = 200;
+/// The most lines of a span an excerpt shows; a span running on is cut at
+/// the end of the last one, which ends in an ellipsis.
+const MAX_LINES: usize = 5;
 /// Marks text left out of a window.
 const ELLIPSIS: &str = "…";
+/// The terminal width the renderer is told: far more than any excerpt
+/// line's bytes (at most `MAX_WIDTH` columns of at most four bytes each,
+/// or ten for an escape, which is as many columns), so that it never cuts
+/// lines itself.
+const RENDER_WIDTH: usize = 1 << 16;
+
+/// How one character of the file is shown in an excerpt or a message:
+///
+/// - a tab as four spaces;
+/// - the C0 control characters and DEL as their Unicode control pictures
+///   (`\x1b` as `␛`, `\0` as `␀`), as rustc shows them;
+/// - every other character that a terminal would act on or not show: C1
+///   controls, whitespace other than the space (a vertical tab is one,
+///   and so is U+2028), the bidirectional text controls and zero-width
+///   format characters, as a Rust escape (`\u{202e}`);
+/// - anything else as itself.
+///
+/// Every form has a width that the renderer and a terminal agree on, so
+/// carets drawn by column land under their text, and nothing in a file
+/// can move the cursor, change colours or reorder what is shown.
+fn push_visible(c: char, out: &mut String) {
+    match c {
+        '\t' => out.push_str(TAB),
+        ' ' => out.push(' '),
+        '\u{0}'..='\u{1f}' => out.push(char::from_u32(0x2400 + u32::from(c)).unwrap_or('\u{fffd}')),
+        '\u{7f}' => out.push('\u{2421}'),
+        c if c.is_control() || c.is_whitespace() || is_invisible_format(c) => {
+            out.extend(c.escape_unicode());
+        }
+        c => out.push(c),
+    }
+}
+
+/// The format characters that change how text around them is shown or
+/// take no room: the bidirectional marks, embeddings, overrides and
+/// isolates, the zero-width spaces and joiners, and the byte-order mark.
+fn is_invisible_format(c: char) -> bool {
+    matches!(
+        c,
+        '\u{61c}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}'
+            | '\u{2066}'..='\u{206f}' | '\u{feff}' | '\u{fff9}'..='\u{fffb}'
+    )
+}
+
+/// Columns a character takes once shown; never less than 1 for the
+/// budget of a window, so that a line of a million zero-width characters
+/// is still cut after `MAX_WIDTH` of them.
+fn columns(c: char) -> usize {
+    match c {
+        '\t' => TAB.len(),
+        '\u{0}'..='\u{1f}' | '\u{7f}' | ' ' => 1,
+        c if c.is_control() || c.is_whitespace() || is_invisible_format(c) => c.escape_unicode().count(),
+        c => unicode_width::UnicodeWidthChar::width(c).unwrap_or(1).max(1),
+    }
+}
+
+/// A message, a note or a file name made printable as excerpts are
+/// (see [`push_visible`]); its line breaks stay line breaks.
+fn visible_text(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c == '\n' {
+            out.push('\n');
+        } else {
+            push_visible(c, &mut out);
+        }
+    }
+    out
+}
+
+/// One line of an excerpt: `line` (without its line break) shown within
+/// `MAX_WIDTH` columns, with the bytes `mark` of it (at character
+/// boundaries, `mark.start <= mark.end <= line.len()`) marked. A line too
+/// wide is cut to a window: `CONTEXT` columns before the mark, as much of
+/// the mark as fits, and context after it; `…` stands for what is left
+/// out. `more` adds an ellipsis after the mark, for a span that runs on
+/// past the last line shown.
+///
+/// Returns the shown text and the mark's byte range in it.
+fn window(line: &str, mark: std::ops::Range<usize>, more: bool) -> (String, std::ops::Range<usize>) {
+    let before = line.get(..mark.start).unwrap_or("");
+    let marked = line.get(mark.clone()).unwrap_or("");
+    let after = line.get(mark.end..).unwrap_or("");
+    let fits = line.chars().try_fold(0usize, |used, c| {
+        let used = used.checked_add(columns(c))?;
+        (used <= MAX_WIDTH).then_some(used)
+    });
+    // Every column counted below is within `MAX_WIDTH`, so none of these
+    // sums can overflow; `saturating_*` says so without a panic path.
+    let (from, to_mark, to) = match fits {
+        Some(_) if !more => (0, marked.len(), after.len()),
+        _ => {
+            let budget = MAX_WIDTH.saturating_sub(2 * ELLIPSIS.chars().count());
+            // Context before the mark, walking back from it.
+            let mut used = 0usize;
+            let mut from = before.len();
+            for (i, c) in before.char_indices().rev() {
+                let w = columns(c);
+                if used.saturating_add(w) > CONTEXT.min(budget) {
+                    break;
+                }
+                used = used.saturating_add(w);
+                from = i;
+            }
+            // As much of the mark as the rest of the budget holds.
+            let mut to_mark = 0usize;
+            for (i, c) in marked.char_indices() {
+                let w = columns(c);
+                if used.saturating_add(w) > budget {
+                    break;
+                }
+                used = used.saturating_add(w);
+                to_mark = i.saturating_add(c.len_utf8());
+            }
+            // Context after it, when the whole mark is shown.
+            let mut to = 0usize;
+            let limit = used.saturating_add(CONTEXT).min(budget);
+            if to_mark == marked.len() && !more {
+                for (i, c) in after.char_indices() {
+                    let w = columns(c);
+                    if used.saturating_add(w) > limit {
+                        break;
+                    }
+                    used = used.saturating_add(w);
+                    to = i.saturating_add(c.len_utf8());
+                }
+            }
+            (from, to_mark, to)
+        }
+    };
+    let mut text = String::new();
+    if from > 0 {
+        text.push_str(ELLIPSIS);
+    }
+    before.get(from..).unwrap_or("").chars().for_each(|c| push_visible(c, &mut text));
+    let start = text.len();
+    marked.get(..to_mark).unwrap_or("").chars().for_each(|c| push_visible(c, &mut text));
+    let end = text.len();
+    after.get(..to).unwrap_or("").chars().for_each(|c| push_visible(c, &mut text));
+    if to_mark < marked.len() || to < after.len() || more {
+        text.push_str(ELLIPSIS);
+    }
+    (text, start..end)
+}
 
 impl Excerpt {
     fn new(source: &SourceFile, span: Span) -> Self {
         let text = source.text.as_str();
         let start = floor_char_boundary(text, span.start);
         let end = floor_char_boundary(text, span.end.clamp(start, text.len()));
-        let line_start = text.get(..start).and_then(|b| b.rfind('\n')).map_or(0, |i| i + 1);
-        // A span ending right after a newline belongs to the line before it.
-        let last = if end > start { end - 1 } else { end };
-        let last = floor_char_boundary(text, last.max(start));
-        let line_end = text.get(last..).and_then(|a| a.find('\n')).map_or(text.len(), |i| last + i);
-        let mut lines = text.get(line_start..line_end).unwrap_or("");
-        if let Some(stripped) = lines.strip_suffix('\r') {
-            lines = stripped;
-        }
-        let mut rel_start = (start - line_start).min(lines.len());
-        let mut rel_end = end.saturating_sub(line_start).min(lines.len());
-        if rel_end <= rel_start {
-            // An empty span still gets one caret.
-            rel_end = lines
-                .get(rel_start..)
+        // An empty span still gets one caret: it marks the character it is
+        // at, if there is one on its line.
+        let end = if end == start {
+            text.get(start..)
                 .and_then(|r| r.chars().next())
-                .map_or(rel_start, |c| rel_start + c.len_utf8());
+                .filter(|&c| c != '\n' && c != '\r')
+                .map_or(start, |c| start.saturating_add(c.len_utf8()))
+        } else {
+            end
+        };
+        let first_start = text.get(..start).and_then(|b| b.rfind('\n')).map_or(0, |i| i.saturating_add(1));
+        let mut shown = String::new();
+        let mut range = 0..0;
+        let mut line_start = first_start;
+        for n in 0..MAX_LINES {
+            let rest = text.get(line_start..).unwrap_or("");
+            let (line, next) = match rest.find('\n') {
+                Some(i) => {
+                    (rest.get(..i).unwrap_or(""), Some(line_start.saturating_add(i).saturating_add(1)))
+                }
+                None => (rest, None),
+            };
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            let line_end = line_start.saturating_add(line.len());
+            // The part of this line the span covers.
+            let mark_start = start.clamp(line_start, line_end).saturating_sub(line_start);
+            let mark_end = end.clamp(line_start, line_end).saturating_sub(line_start);
+            // A span ending right after a line break belongs to the lines
+            // before it.
+            let last = next.is_none_or(|next| end <= next);
+            let more = !last && n + 1 == MAX_LINES;
+            let (line_text, mark) = window(line, mark_start..mark_end, more);
+            if n > 0 {
+                shown.push('\n');
+            }
+            let base = shown.len();
+            shown.push_str(&line_text);
+            if n == 0 {
+                range.start = base.saturating_add(mark.start);
+            }
+            range.end = base.saturating_add(mark.end);
+            match next {
+                Some(next) if !last => line_start = next,
+                _ => break,
+            }
         }
-        // A very long line (a whole file on one line, or a huge attribute)
-        // is shown as a window around the span, so that a message stays
-        // small whatever the file.
-        let windowed;
-        if lines.len() > MAX_EXCERPT {
-            let from = floor_char_boundary(lines, rel_start.saturating_sub(CONTEXT));
-            rel_end = ceil_char_boundary(lines, rel_end.min(rel_start + MAX_MARKED));
-            let to = ceil_char_boundary(lines, rel_end.saturating_add(CONTEXT).min(lines.len()));
-            let head = if from > 0 { ELLIPSIS } else { "" };
-            let tail = if to < lines.len() { ELLIPSIS } else { "" };
-            windowed = format!("{head}{}{tail}", lines.get(from..to).unwrap_or(""));
-            rel_start = rel_start - from + head.len();
-            rel_end = rel_end - from + head.len();
-            lines = &windowed;
-        }
-        let shift = |i: usize| i + lines.get(..i).map_or(0, |p| p.matches('\t').count()) * (TAB.len() - 1);
-        let range = shift(rel_start)..shift(rel_end);
-        Excerpt { text: lines.replace('\t', TAB), at: source.line_col(start), range }
+        Excerpt { text: shown, at: source.line_col(start), range }
     }
-}
-
-fn ceil_char_boundary(text: &str, mut i: usize) -> usize {
-    while i < text.len() && !text.is_char_boundary(i) {
-        i += 1;
-    }
-    i.min(text.len())
 }
 
 #[cfg(test)]
@@ -250,6 +410,207 @@ mod tests {
         assert!(out.contains("^^^^^^^^^^^"), "{out}");
         let out = render_diagnostic(&s, "bad", Some(Span { start: 0, end: s.text.len() }), None, &[], false);
         assert!(out.len() < 2000, "{} bytes", out.len());
+    }
+
+    /// The Unicode control pictures of U+0000 to U+001F, then the one of
+    /// DEL, as the Unicode charts give them.
+    const PICTURES: &str = "␀␁␂␃␄␅␆␇␈␉␊␋␌␍␎␏␐␑␒␓␔␕␖␗␘␙␚␛␜␝␞␟␡";
+
+    /// Every control character: C0 and DEL.
+    fn controls() -> impl Iterator<Item = (char, char)> {
+        (0u8..0x20).chain([0x7f]).map(char::from).zip(PICTURES.chars())
+    }
+
+    /// The code line numbered `line` and the caret line under it, each
+    /// without the gutter (`12 | `), from plain output.
+    fn code_and_carets(out: &str, line: usize) -> (Vec<char>, Vec<char>) {
+        let prefix = format!("{line} | ");
+        let lines: Vec<&str> = out.lines().collect();
+        let at = lines
+            .iter()
+            .position(|l| l.starts_with(&prefix))
+            .unwrap_or_else(|| panic!("no line {line}: {out}"));
+        // One entry per column: a wide character takes two, the second
+        // of them a NUL, which no shown text holds; a zero-width one none.
+        let code = lines[at][prefix.len()..]
+            .chars()
+            .flat_map(|c| {
+                let width = unicode_width::UnicodeWidthChar::width(c).unwrap_or(0);
+                std::iter::repeat_n(c, width.min(1)).chain(std::iter::repeat_n('\0', width.saturating_sub(1)))
+            })
+            .collect();
+        let carets = lines
+            .get(at + 1)
+            .and_then(|l| l.get(prefix.len()..))
+            .map(|l| l.chars().collect())
+            .unwrap_or_default();
+        (code, carets)
+    }
+
+    /// The text drawn above the carets of a single-line annotation.
+    fn marked(out: &str, line: usize) -> String {
+        let (code, carets) = code_and_carets(out, line);
+        let first = carets.iter().position(|&c| c == '^').unwrap_or_else(|| panic!("no carets: {out}"));
+        let last = carets.iter().rposition(|&c| c == '^').unwrap_or(first);
+        code.get(first..=last)
+            .map(|c| c.iter().filter(|&&c| c != '\0').collect())
+            .unwrap_or_else(|| panic!("carets past the text: {out}"))
+    }
+
+    /// Output that a terminal shows as it is: no control character but
+    /// the line break, none of the bidirectional controls.
+    fn assert_printable(out: &str) {
+        let bad =
+            out.chars().find(|&c| (c.is_control() && c != '\n') || ('\u{202a}'..='\u{202e}').contains(&c));
+        assert!(bad.is_none(), "{bad:?} in {out:?}");
+    }
+
+    /// This runs in the test profile, where overflow checks are on in
+    /// ovir and in the renderer alike: a column computed wrong anywhere
+    /// panics instead of putting a caret in the wrong place.
+    #[test]
+    fn every_control_character_is_shown_and_carets_stay_under_their_text() {
+        for (control, picture) in controls() {
+            for count in [1, 7, 30, 100, 300] {
+                let run: String = std::iter::repeat_n(control, count).collect();
+                let s = src(&format!("<net>\n\t{run}<x a=\"1\"/>{run}\n</net>\n"));
+                let tag = s.text.find("<x").unwrap_or(0);
+                let line = 2 + if control == '\n' { count } else { 0 };
+                let spans = [
+                    (tag, tag + 10),
+                    (6, 6),
+                    (6, s.text.len()),
+                    (7, 8),
+                    (tag + 3, s.text.len() - 3),
+                    (s.text.len(), s.text.len()),
+                ];
+                for (i, (start, end)) in spans.into_iter().enumerate() {
+                    let span = Some(Span { start, end });
+                    let out = render_diagnostic(&s, "bad", span, None, &[], false);
+                    assert_printable(&out);
+                    let styled = render_diagnostic(&s, "bad", span, None, &[], true);
+                    assert!(styled.contains("bad"), "{styled}");
+                    if i == 0 {
+                        assert_eq!(marked(&out, line), "<x a=\"1\"/>", "{control:?} x {count}: {out}");
+                        let column = s.line_col(tag).column;
+                        assert!(out.contains(&format!("model.xml:{line}:{column}\n")), "{out}");
+                        let (code, _) = code_and_carets(&out, line);
+                        assert!(code.len() <= MAX_WIDTH, "{} columns: {out}", code.len());
+                    }
+                    if i == 3 && !matches!(control, '\t' | '\n' | '\r') {
+                        assert_eq!(marked(&out, 2), picture.to_string(), "{control:?} x {count}: {out}");
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn control_characters_in_messages_and_notes_are_shown_too() {
+        let s = src("<net>\n<x/>\n</net>\n");
+        let out = render_diagnostic(
+            &s,
+            "bad \u{1b}[31m",
+            Some(Span { start: 6, end: 10 }),
+            None,
+            &["n\u{7}".into()],
+            false,
+        );
+        assert_printable(&out);
+        assert!(out.starts_with("error: bad ␛[31m"), "{out}");
+        assert!(out.contains("note: n␇"), "{out}");
+    }
+
+    #[test]
+    fn invisible_and_reordering_characters_are_escaped() {
+        let s = src("<net>\n<x a=\"\u{202e}\u{9b}31m\u{a0}\u{200b}b\"/>\n</net>\n");
+        let start = s.text.find("<x").unwrap_or(0);
+        let out = render_diagnostic(&s, "bad", Some(Span { start, end: s.text.len() - 8 }), None, &[], false);
+        assert_printable(&out);
+        assert_eq!(marked(&out, 2), "<x a=\"\\u{202e}\\u{9b}31m\\u{a0}\\u{200b}b\"/>", "{out}");
+        assert!(out.contains("model.xml:2:1\n"), "{out}");
+    }
+
+    #[test]
+    fn invalid_utf8_is_shown_as_replacement_characters() {
+        let err = crate::read_model_from_bytes(b"<net>\n\t\xff\xfe<x/>\x80\n</net>\n", None)
+            .err()
+            .unwrap_or_else(|| panic!("invalid UTF-8 was read"));
+        let out = err.render(false);
+        assert_printable(&out);
+        assert_eq!(marked(&out, 2), "\u{fffd}", "{out}");
+        assert!(out.contains("<memory>:2:2\n"), "{out}");
+    }
+
+    /// A tab, vertical tabs around one ESC, and invalid UTF-8: the line
+    /// on which the renderer's margin arithmetic once underflowed.
+    #[test]
+    fn a_line_of_vertical_tabs_and_invalid_utf8_renders() {
+        let mut bytes = b"<net>\n\t".to_vec();
+        bytes.extend([0x0b; 18]);
+        bytes.push(0x1b);
+        bytes.extend([0x0b; 80]);
+        bytes.extend(b"<da\xff\xff\xff\x7fta bai64tch_axis=\"0\"i16 seq_axis=\"1\" />\n</net>\n");
+        let s = src(&String::from_utf8_lossy(&bytes));
+        let tag = s.text.find("<da").unwrap_or(0);
+        let line_end = s.text.find("/>").unwrap_or(0) + 2;
+        let esc = s.text.find('\u{1b}').unwrap_or(0);
+        for (start, end) in
+            [(tag, line_end), (6, line_end), (esc, esc + 1), (tag + 3, tag + 6), (6, s.text.len())]
+        {
+            for color in [false, true] {
+                let out = render_diagnostic(&s, "bad", Some(Span { start, end }), None, &[], color);
+                assert!(out.contains("␋␋␋"), "{out}");
+                if !color {
+                    assert_printable(&out);
+                }
+            }
+        }
+        let out = render_diagnostic(&s, "bad", Some(Span { start: tag, end: tag + 6 }), None, &[], false);
+        assert_eq!(marked(&out, 2), "<da\u{fffd}", "{out}");
+        let out = render_diagnostic(&s, "bad", Some(Span { start: esc, end: esc + 1 }), None, &[], false);
+        assert_eq!(marked(&out, 2), "␛", "{out}");
+        assert!(out.contains("␋␋␛␋"), "{out}");
+        assert!(out.contains("model.xml:2:20\n"), "{out}");
+    }
+
+    /// Every span of that line, from every character boundary to every
+    /// later one: most of them once underflowed.
+    #[test]
+    fn every_span_of_a_line_of_control_characters_renders() {
+        let mut bytes = b"<net>\n\t".to_vec();
+        bytes.extend([0x0b; 18]);
+        bytes.push(0x1b);
+        bytes.extend([0x0b; 80]);
+        bytes.extend(b"<da\xff\x7fta seq_axis=\"1\" />\n</net>\n");
+        let s = src(&String::from_utf8_lossy(&bytes));
+        let bounds: Vec<usize> = (0..=s.text.len()).filter(|&i| s.text.is_char_boundary(i)).collect();
+        for (i, &start) in bounds.iter().enumerate() {
+            for &end in &bounds[i..] {
+                let out = render_diagnostic(&s, "bad", Some(Span { start, end }), None, &[], false);
+                assert_printable(&out);
+            }
+        }
+    }
+
+    #[test]
+    fn wide_and_zero_width_characters_stay_within_the_width() {
+        for unit in ["日", "\u{301}", "e\u{301}", "\u{b}", "\u{85}", "ab"] {
+            let line = unit.repeat(100_000);
+            let s = src(&format!("<net>\n{line}<x/>{line}\n</net>\n"));
+            let tag = s.text.find("<x").unwrap_or(0);
+            for (start, end) in [(tag, tag + 4), (6, tag + 4), (tag, s.text.len()), (6, 6)] {
+                let out = render_diagnostic(&s, "bad", Some(Span { start, end }), None, &[], false);
+                assert_printable(&out);
+                assert!(out.len() < 4000, "{} bytes for {unit:?}", out.len());
+                let (code, _) = code_and_carets(&out, 2);
+                let width = code.len();
+                // A span running onto the next line adds two columns of gutter.
+                assert!(width <= MAX_WIDTH + 2, "{width} columns for {unit:?}: {out}");
+            }
+            let out = render_diagnostic(&s, "bad", Some(Span { start: tag, end: tag + 4 }), None, &[], false);
+            assert_eq!(marked(&out, 2).trim_end_matches('…'), "<x/>", "{unit:?}: {out}");
+        }
     }
 
     #[test]
