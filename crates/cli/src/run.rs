@@ -36,7 +36,12 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
     // Packed sub-byte and 8-bit float outputs leave as one u8 (i8 for i4)
     // per element, the form NumPy can hold and `-i` takes back.
     let types: Vec<ElementType> = request.outputs().iter().map(|t| t.element_type()).collect();
-    let unpacked: Vec<Tensor> = request.outputs().into_iter().map(ovir::packed::to_exchange).collect();
+    let unpacked = request
+        .outputs()
+        .into_iter()
+        .map(ovir::packed::try_to_exchange)
+        .collect::<Result<Vec<Tensor>, _>>()
+        .context("cannot unpack the outputs")?;
     let outputs: Vec<&Tensor> = unpacked.iter().collect();
     let io = |e: std::io::Error| CliError::Other(e.into());
 

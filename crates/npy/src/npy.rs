@@ -2,7 +2,7 @@
 
 use std::io::{self, BufWriter, Read, Write};
 
-use ovir_tensor::{ElementType, Tensor};
+use ovir_tensor::{ByteCount, ElementType, Tensor, TensorError};
 
 use crate::error::{stream, NpyError};
 use crate::header::{encode_header, read_header, Dtype, Header};
@@ -28,34 +28,73 @@ pub(crate) fn read_sized(r: &mut impl Read, available: u64) -> Result<Tensor, Np
     match header.dtype {
         Dtype::Numeric { ty, .. } => {
             let mut tensor = Tensor::zeros(ty, &header.shape)?;
-            if let Some(buf) = tensor.bytes_mut() {
-                r.read_exact(buf).map_err(stream)?;
-            }
+            r.read_exact(tensor.try_bytes_mut()?).map_err(stream)?;
             finish_numeric(tensor, &header)
         }
         Dtype::Unicode { .. } => {
-            let mut buf = vec![0; header.data_len];
+            let mut buf = Vec::new();
+            buf.try_reserve_exact(header.data_len).map_err(|_| out_of_memory(&header))?;
+            buf.resize(header.data_len, 0);
             r.read_exact(&mut buf).map_err(stream)?;
             decode(&header, &buf)
         }
     }
 }
 
+/// The error for the data of an array that there is no memory for.
+fn out_of_memory(header: &Header) -> NpyError {
+    let ty = match header.dtype {
+        Dtype::Numeric { ty, .. } => ty,
+        Dtype::Unicode { .. } => ElementType::String,
+    };
+    let bytes = ByteCount(Some(header.data_len as u128));
+    TensorError::OutOfMemory { ty, shape: header.shape.clone(), bytes }.into()
+}
+
+/// Reads into `buf` until it is full or the stream ends; the number of
+/// bytes read.
+fn fill(r: &mut impl Read, buf: &mut [u8]) -> io::Result<usize> {
+    let mut done = 0;
+    while let Some(rest) = buf.get_mut(done..).filter(|rest| !rest.is_empty()) {
+        match r.read(rest) {
+            Ok(0) => break,
+            Ok(n) => done += n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
 /// Reads a `.npy` stream that announces `announced` bytes but may hold
-/// fewer or more, such as a zip entry: memory grows only with the data that
-/// really arrives, and the stream is read to its end so that the archive's
-/// checksum is verified.
+/// fewer or more, such as a zip entry, and reads it to its end so that
+/// the archive's checksum is verified.
+///
+/// Numeric data goes straight into its tensor, allocated zeroed up front:
+/// the system hands out its pages only as data is written to them, so a
+/// stream that announces more than it holds costs address space, not
+/// memory. Other data grows a buffer as it arrives.
 pub(crate) fn read_unsized(r: &mut impl Read, announced: u64) -> Result<Tensor, NpyError> {
     let header = read_header(r, announced)?;
     check_data_len(&header, announced)?;
+    let size_mismatch = |found: usize, extra: u64| NpyError::SizeMismatch {
+        expected: header.data_len as u64,
+        found: (found as u64).saturating_add(extra),
+    };
+    if let Dtype::Numeric { ty, .. } = header.dtype {
+        let mut tensor = Tensor::zeros(ty, &header.shape)?;
+        let found = fill(r, tensor.try_bytes_mut()?).map_err(stream)?;
+        let extra = io::copy(r, &mut io::sink()).map_err(stream)?;
+        if found != header.data_len || extra != 0 {
+            return Err(size_mismatch(found, extra));
+        }
+        return finish_numeric(tensor, &header);
+    }
     let mut buf = Vec::with_capacity(header.data_len.min(INITIAL_RESERVE));
     r.by_ref().take(header.data_len as u64).read_to_end(&mut buf).map_err(stream)?;
     let extra = io::copy(r, &mut io::sink()).map_err(stream)?;
     if buf.len() != header.data_len || extra != 0 {
-        return Err(NpyError::SizeMismatch {
-            expected: header.data_len as u64,
-            found: (buf.len() as u64).saturating_add(extra),
-        });
+        return Err(size_mismatch(buf.len(), extra));
     }
     decode(&header, &buf)
 }

@@ -7,12 +7,12 @@
 //! ReverseSequence's lengths gets lengths within the sequence axis, and so
 //! on. This module only follows each input to the ops that read it.
 
-use std::ops::RangeInclusive;
+use std::ops::{Range, RangeInclusive};
 
 use ovir_exec::kernels;
 use ovir_ir::{LayerIdx, Model as IrModel};
 use ovir_shape::{ModelInfo, PortFact, ValueDomain};
-use ovir_tensor::{packed, Dim, ElementType, PartialShape, Tensor};
+use ovir_tensor::{packed, ByteCount, Dim, ElementType, PartialShape, Tensor, TensorError};
 
 use crate::error::Error;
 use crate::model::CompiledModel;
@@ -89,28 +89,32 @@ fn domain_of(
     ValueDomain::Any
 }
 
-fn values(domain: ValueDomain, count: usize) -> Vec<f64> {
-    (0..count)
-        .map(|i| match domain {
-            ValueDomain::Axes { rank } => (i % rank.unwrap_or(1).max(1)) as f64,
-            ValueDomain::Mask { .. } => (i % 2 == 0) as u8 as f64,
-            ValueDomain::Lengths { max } => match max {
-                Some(d) if d > 0 => (1 + (i as u64 % d)) as f64,
-                Some(_) => 0.0,
-                None => 1.0,
-            },
-            _ => {
-                // Alternating signs and halves exercise sign and fraction bits
-                // while staying exact in every float type.
-                let v = (i % 251) as f64;
-                if i % 2 == 0 {
-                    v
-                } else {
-                    -v / 2.0
-                }
+/// How many elements are made at a time: the `f64` pattern they are made
+/// from is built one chunk at a time, so it stays small however large the
+/// input.
+const CHUNK: usize = 1 << 14;
+
+/// The pattern of values for the elements `range` of an input.
+fn values(domain: ValueDomain, range: Range<usize>) -> impl Iterator<Item = f64> {
+    range.map(move |i| match domain {
+        ValueDomain::Axes { rank } => (i % rank.unwrap_or(1).max(1)) as f64,
+        ValueDomain::Mask { .. } => (i % 2 == 0) as u8 as f64,
+        ValueDomain::Lengths { max } => match max {
+            Some(d) if d > 0 => (1 + (i as u64 % d)) as f64,
+            Some(_) => 0.0,
+            None => 1.0,
+        },
+        _ => {
+            // Alternating signs and halves exercise sign and fraction bits
+            // while staying exact in every float type.
+            let v = (i % 251) as f64;
+            if i % 2 == 0 {
+                v
+            } else {
+                -v / 2.0
             }
-        })
-        .collect()
+        }
+    })
 }
 
 /// An input of a packed sub-byte or 8-bit float type, made in its exchange
@@ -123,19 +127,21 @@ fn exchange_example(
     domain: ValueDomain,
     range: RangeInclusive<i64>,
 ) -> Result<Tensor, packed::PackError> {
-    let count = ovir_tensor::element_count(shape).unwrap_or(0);
     let (low, span) = (*range.start(), range.end() - range.start() + 1);
     let wrap = |v: i64| (v - low).rem_euclid(span) + low;
-    let values: Vec<i64> = match domain {
+    let exchange = packed::exchange_type(ty).ok_or(packed::PackError::NoExchangeForm { ty })?;
+    let mut codes = Tensor::zeros(exchange, shape)?;
+    let bytes = codes.try_bytes_mut()?;
+    let count = bytes.len();
+    let values: Box<dyn Iterator<Item = i64>> = match domain {
         ValueDomain::Axes { .. } | ValueDomain::Mask { .. } | ValueDomain::Lengths { .. } => {
-            values(domain, count).into_iter().map(|v| wrap(v as i64)).collect()
+            Box::new(values(domain, 0..count).map(|v| wrap(v as i64)))
         }
-        _ => (0..count).map(|i| wrap(i as i64 + low)).collect(),
+        _ => Box::new((0..count).map(|i| wrap(i as i64 + low))),
     };
     // Two's complement keeps negative i8 values exact in their byte.
-    let bytes: Vec<u8> = values.into_iter().map(|v| v as u8).collect();
-    let exchange = packed::exchange_type(ty).ok_or(packed::PackError::NoExchangeForm { ty })?;
-    packed::from_exchange(&Tensor::from_bytes(exchange, shape, &bytes)?, ty)
+    bytes.iter_mut().zip(values).for_each(|(b, v)| *b = v as u8);
+    packed::from_exchange(&codes, ty)
 }
 
 fn example_tensor(
@@ -146,31 +152,45 @@ fn example_tensor(
     limit: u64,
 ) -> Result<Tensor, Error> {
     // The size checks come first: nothing is allocated for a shape that
-    // cannot exist or does not fit the memory limit. The f64 pattern the
-    // values are made from counts too.
+    // cannot exist or does not fit the memory limit.
     let too_large = |source| Error::InputTooLarge { name: name.to_string(), source };
     // An input of dynamic element type is given f32 values.
     let ty = if ty == ElementType::Dynamic { ElementType::F32 } else { ty };
     ovir_tensor::check_memory(ty, shape, limit).map_err(too_large)?;
-    if ty != ElementType::String {
-        ovir_tensor::check_memory(ElementType::F64, shape, limit).map_err(too_large)?;
-    }
     Tensor::required_bytes(ty, shape).map_err(too_large)?;
     let count = ovir_tensor::element_count(shape).unwrap_or(0);
     if ty == ElementType::String {
-        let strings = (0..count).map(|i| format!("s{i}")).collect();
+        let mut strings = Vec::new();
+        strings.try_reserve_exact(count).map_err(|_| {
+            let bytes = ByteCount(ovir_tensor::memory_bytes(ty, shape));
+            too_large(TensorError::OutOfMemory { ty, shape: shape.to_vec(), bytes })
+        })?;
+        strings.extend((0..count).map(|i| format!("s{i}")));
         return Ok(Tensor::from_strings(shape, strings)?);
     }
     if let Some(range) = packed::exchange_range(ty) {
-        return exchange_example(ty, shape, domain, range)
-            .map_err(|reason| Error::InputValue { name: name.to_string(), reason });
+        return exchange_example(ty, shape, domain, range).map_err(|reason| match reason {
+            packed::PackError::Tensor(source) => too_large(source),
+            reason => Error::InputValue { name: name.to_string(), reason },
+        });
     }
-    if ty.byte_width().is_none() {
-        return Ok(Tensor::zeros(ty, shape)?);
+    let mut out = Tensor::zeros(ty, shape).map_err(too_large)?;
+    let Some(width) = ty.byte_width() else {
+        return Ok(out);
+    };
+    // Each chunk's values are made as f64 and converted to the input's
+    // type by the Convert kernel, so that every type gets the values a
+    // Convert from f64 would give, while only one chunk exists as f64.
+    let example_error = |source| Error::ExampleInput { name: name.to_string(), source: Box::new(source) };
+    let dst = out.try_bytes_mut().map_err(too_large)?;
+    for (i, part) in dst.chunks_mut(CHUNK * width).enumerate() {
+        let start = i * CHUNK;
+        let n = part.len() / width;
+        let wide = Tensor::from_vec(&[n], values(domain, start..start + n).collect())?;
+        let narrow = kernels::convert(&wide, ty).map_err(example_error)?;
+        part.copy_from_slice(narrow.bytes().unwrap_or_default());
     }
-    let wide = Tensor::from_vec(shape, values(domain, count))?;
-    kernels::convert(&wide, ty)
-        .map_err(|source| Error::ExampleInput { name: name.to_string(), source: Box::new(source) })
+    Ok(out)
 }
 
 impl CompiledModel {
@@ -186,9 +206,9 @@ impl CompiledModel {
     ///
     /// An input larger than the memory limit
     /// ([`CompileOptions::max_tensor_bytes`](crate::CompileOptions::max_tensor_bytes))
-    /// is an [`Error::InputTooLarge`], found before anything is allocated.
-    /// The values are made from a pattern of `f64`s, so that pattern, at 8
-    /// bytes an element, must fit the limit too.
+    /// is an [`Error::InputTooLarge`], found before anything is allocated;
+    /// so is one there is no memory for. Each input is made in place: no
+    /// copy of it in another type is ever whole in memory.
     pub fn example_inputs(&self) -> Result<Vec<Tensor>, Error> {
         let model = self.model();
         let ir = model.ir();
@@ -217,7 +237,7 @@ mod tests {
 
     #[test]
     fn lengths_stay_within_the_sequence_axis() {
-        let v = values(ValueDomain::Lengths { max: Some(3) }, 5);
+        let v: Vec<f64> = values(ValueDomain::Lengths { max: Some(3) }, 0..5).collect();
         assert_eq!(v, vec![1.0, 2.0, 3.0, 1.0, 2.0]);
     }
 }

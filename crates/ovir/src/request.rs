@@ -233,7 +233,7 @@ impl InferRequest {
         key: impl Into<PortKey<'k>>,
         array: ndarray::ArrayView<'_, T, D>,
     ) -> Result<(), Error> {
-        self.set_input(key, Tensor::from_array(array))
+        self.set_input(key, Tensor::try_from_array(array)?)
     }
 
     /// Sets a `string` input from an `ndarray` array of strings (copied).

@@ -39,6 +39,16 @@ pub enum TensorError {
         /// The limit, in bytes.
         limit: u64,
     },
+    /// The allocator had no memory for the tensor's bytes.
+    #[error("cannot allocate {bytes} for the {ty} tensor of shape {shape:?}: out of memory")]
+    OutOfMemory {
+        /// The element type.
+        ty: ElementType,
+        /// The shape.
+        shape: Vec<usize>,
+        /// Bytes that were asked for.
+        bytes: ByteCount,
+    },
     /// The bytes given do not match the shape and element type.
     #[error("the {ty} tensor of shape {shape:?} needs {expected} bytes, but {found} were given")]
     ByteLength {

@@ -2,7 +2,9 @@
 //! byte, and back.
 
 use crate::element::ElementType;
-use crate::packing::{exchange_codes, exchange_range, exchange_type, is_packed, pack, PackError};
+use crate::packing::{
+    exchange_range, exchange_type, is_packed, pack_into, sign_extend_i4, unpack_into, PackError,
+};
 use crate::tensor::Tensor;
 
 /// A tensor in its exchange form: packed types become one `u8` code per
@@ -20,18 +22,33 @@ use crate::tensor::Tensor;
 /// ```
 pub fn to_exchange(tensor: &Tensor) -> Tensor {
     // A tensor's bytes always have the length its type and shape need, so
-    // neither unpacking nor building the result can fail; the fallback
-    // only keeps this function total.
-    exchange_of(tensor).unwrap_or_else(|_| tensor.clone())
+    // unpacking cannot fail; the fallback keeps this function total when
+    // there is no memory for the result, which
+    // [`try_to_exchange`] reports instead.
+    try_to_exchange(tensor).unwrap_or_else(|_| tensor.clone())
 }
 
-fn exchange_of(tensor: &Tensor) -> Result<Tensor, PackError> {
+/// [`to_exchange`], failing with [`TensorError::OutOfMemory`]
+/// (as a [`PackError::Tensor`]) when there is no memory for the result.
+///
+/// [`TensorError::OutOfMemory`]: crate::TensorError::OutOfMemory
+pub fn try_to_exchange(tensor: &Tensor) -> Result<Tensor, PackError> {
     let ty = tensor.element_type();
     let (Some(to), Some(bytes)) = (exchange_type(ty), tensor.bytes()) else {
         return Ok(tensor.clone());
     };
-    let codes = exchange_codes(bytes, ty, tensor.len())?;
-    Ok(Tensor::from_bytes(to, tensor.shape(), &codes)?)
+    // The codes are made straight in the result, with no copy between.
+    let mut out = Tensor::zeros(to, tensor.shape())?;
+    let codes = out.try_bytes_mut()?;
+    if is_packed(ty) {
+        unpack_into(bytes, ty, codes)?;
+    } else {
+        codes.copy_from_slice(bytes);
+    }
+    if ty == ElementType::I4 {
+        sign_extend_i4(codes);
+    }
+    Ok(out)
 }
 
 /// A tensor of element type `ty` from its exchange form (see
@@ -52,18 +69,28 @@ pub fn from_exchange(tensor: &Tensor, ty: ElementType) -> Result<Tensor, PackErr
     }
     let bytes = tensor.bytes().ok_or(PackError::ExchangeType { ty, expected, found })?;
     let signed = expected == ElementType::I8;
-    let mut codes = Vec::with_capacity(bytes.len());
-    for (index, &b) in bytes.iter().enumerate() {
-        let value = if signed { i64::from(b as i8) } else { i64::from(b) };
-        if !range.contains(&value) {
-            return Err(PackError::OutOfRange { ty, index, value, range });
-        }
-        // Two's-complement codes keep only the type's own bits.
-        let mask = ((1u16 << ty.bit_width()) - 1) as u8;
-        codes.push(b & mask);
+    if let Some((index, value)) = bytes
+        .iter()
+        .map(|&b| if signed { i64::from(b as i8) } else { i64::from(b) })
+        .enumerate()
+        .find(|(_, v)| !range.contains(v))
+    {
+        return Err(PackError::OutOfRange { ty, index, value, range });
     }
-    let bytes = if is_packed(ty) { pack(&codes, ty)? } else { codes };
-    Ok(Tensor::from_bytes(ty, tensor.shape(), &bytes)?)
+    // Two's-complement codes keep only the type's own bits.
+    let mask = ((1u16 << ty.bit_width()) - 1) as u8;
+    let mut out = Tensor::zeros(ty, tensor.shape())?;
+    if is_packed(ty) {
+        // The masked codes need a buffer of their own, one byte each; a
+        // tensor is one whose allocation can fail without aborting.
+        let mut codes = Tensor::zeros(ElementType::U8, tensor.shape())?;
+        let masked = codes.try_bytes_mut()?;
+        masked.iter_mut().zip(bytes).for_each(|(c, &b)| *c = b & mask);
+        pack_into(masked, ty, out.try_bytes_mut()?)?;
+    } else {
+        out.try_bytes_mut()?.iter_mut().zip(bytes).for_each(|(c, &b)| *c = b & mask);
+    }
+    Ok(out)
 }
 
 #[cfg(test)]

@@ -35,7 +35,7 @@
 //! # Ok::<(), ovir_tensor::packed::PackError>(())
 //! ```
 
-pub use crate::exchange::{from_exchange, to_exchange};
+pub use crate::exchange::{from_exchange, to_exchange, try_to_exchange};
 pub use crate::packing::{
     code_at, exchange_range, exchange_type, is_packed, pack, pack_into, packed_bytes, set_code, unpack,
     unpack_into, PackError,

@@ -107,11 +107,17 @@ pub fn exchange_range(ty: ElementType) -> Option<RangeInclusive<i64>> {
 pub(crate) fn exchange_codes(bytes: &[u8], ty: ElementType, count: usize) -> Result<Vec<u8>, PackError> {
     let mut codes = if is_packed(ty) { unpack(bytes, ty, count)? } else { bytes.to_vec() };
     if ty == ElementType::I4 {
-        for c in &mut codes {
-            *c = (((*c << 4) as i8) >> 4) as u8;
-        }
+        sign_extend_i4(&mut codes);
     }
     Ok(codes)
+}
+
+/// Sign-extends `i4` codes in place, so that each reads as the same number
+/// as an `i8`.
+pub(crate) fn sign_extend_i4(codes: &mut [u8]) {
+    for c in codes {
+        *c = (((*c << 4) as i8) >> 4) as u8;
+    }
 }
 
 /// Bytes that `count` packed elements of `ty` take; `None` when `ty` is not

@@ -8,7 +8,7 @@ use half::{bf16, f16};
 use ndarray::{ArrayD, ArrayViewD, IxDyn};
 
 use crate::element::ElementType;
-use crate::error::TensorError;
+use crate::error::{ByteCount, TensorError};
 use crate::packing::exchange_codes;
 use crate::shape::element_count;
 
@@ -74,23 +74,44 @@ struct Line([u8; 64]);
 /// in-cache u8 copies, buffers that start 16 bytes into a line (where the
 /// system allocator puts large blocks) made both a plain copy and a
 /// row-order reversal 15–30% slower.
-#[derive(Clone)]
 struct AlignedBuf {
     lines: Vec<Line>,
     len: usize,
 }
 
 impl AlignedBuf {
-    fn zeroed(len: usize) -> Self {
-        // `zeroed_vec` asks the allocator for zeroed memory, which for large
-        // buffers is fresh pages that are not touched until written.
-        AlignedBuf { lines: bytemuck::zeroed_vec(len.div_ceil(64)), len }
+    /// A zeroed buffer of `len` bytes, or `None` when the allocator has no
+    /// memory for it. Tensors come from untrusted shapes, so running out of
+    /// memory must be an error the caller can report, not the abort that
+    /// an infallible allocation ends in.
+    fn try_zeroed(len: usize) -> Option<Self> {
+        let count = len.div_ceil(64);
+        if count == 0 {
+            return Some(AlignedBuf::empty());
+        }
+        let layout = std::alloc::Layout::array::<Line>(count).ok()?;
+        // SAFETY: `layout` has a non-zero size (`count > 0`, and a `Line`
+        // is 64 bytes).
+        let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Line>();
+        if ptr.is_null() {
+            return None;
+        }
+        // SAFETY: `ptr` was allocated by the global allocator with the
+        // layout of `count` `Line`s, which is what a `Vec<Line>` of that
+        // capacity deallocates with; all `count` lines are initialised, to
+        // zero, which is a valid `Line` (it is `Zeroable`).
+        let lines = unsafe { Vec::from_raw_parts(ptr, count, count) };
+        Some(AlignedBuf { lines, len })
     }
 
-    fn from_slice(bytes: &[u8]) -> Self {
-        let mut buf = AlignedBuf::zeroed(bytes.len());
+    fn empty() -> Self {
+        AlignedBuf { lines: Vec::new(), len: 0 }
+    }
+
+    fn try_from_slice(bytes: &[u8]) -> Option<Self> {
+        let mut buf = AlignedBuf::try_zeroed(bytes.len())?;
         buf.bytes_mut().copy_from_slice(bytes);
-        buf
+        Some(buf)
     }
 
     fn bytes(&self) -> &[u8] {
@@ -176,20 +197,27 @@ impl Tensor {
             return Tensor::from_strings(shape, vec![String::new(); count]);
         }
         let len = Tensor::byte_len(ty, shape)?;
+        let buf = AlignedBuf::try_zeroed(len).ok_or_else(|| Tensor::out_of_memory(ty, shape, len))?;
         Ok(Tensor {
             ty,
             shape: shape.to_vec(),
-            data: Data::Bytes { owner: Owner::Heap(Arc::new(AlignedBuf::zeroed(len))), range: 0..len },
+            data: Data::Bytes { owner: Owner::Heap(Arc::new(buf)), range: 0..len },
         })
+    }
+
+    /// The error for a buffer of `len` bytes that the allocator refused.
+    fn out_of_memory(ty: ElementType, shape: &[usize], len: usize) -> TensorError {
+        TensorError::OutOfMemory { ty, shape: shape.to_vec(), bytes: ByteCount(Some(len as u128)) }
     }
 
     /// A numeric tensor holding a copy of `bytes` (little-endian, packed).
     pub fn from_bytes(ty: ElementType, shape: &[usize], bytes: &[u8]) -> Result<Tensor, TensorError> {
         let len = Tensor::check_bytes(ty, shape, bytes.len())?;
+        let buf = AlignedBuf::try_from_slice(bytes).ok_or_else(|| Tensor::out_of_memory(ty, shape, len))?;
         Ok(Tensor {
             ty,
             shape: shape.to_vec(),
-            data: Data::Bytes { owner: Owner::Heap(Arc::new(AlignedBuf::from_slice(bytes))), range: 0..len },
+            data: Data::Bytes { owner: Owner::Heap(Arc::new(buf)), range: 0..len },
         })
     }
 
@@ -256,19 +284,37 @@ impl Tensor {
     }
 
     /// A tensor holding a copy of an `ndarray` array.
+    ///
+    /// When there is no memory for the copy, the result is an empty tensor
+    /// of shape `[0]`; [`try_from_array`](Self::try_from_array) reports
+    /// that as an error instead.
     pub fn from_array<T: Element, D: ndarray::Dimension>(array: ndarray::ArrayView<'_, T, D>) -> Tensor {
-        let values: Vec<T> = array.iter().copied().collect();
-        let shape = array.shape().to_vec();
-        // The array's own shape always matches its element count, and it
-        // exists in memory, so neither size check can fail.
-        Tensor::from_elements(&shape, &values).unwrap_or_else(|_| Tensor::empty(T::TYPE))
+        Tensor::try_from_array(array).unwrap_or_else(|_| Tensor::empty(T::TYPE))
+    }
+
+    /// A tensor holding a copy of an `ndarray` array, or
+    /// [`TensorError::OutOfMemory`] when there is no memory for the copy.
+    pub fn try_from_array<T: Element, D: ndarray::Dimension>(
+        array: ndarray::ArrayView<'_, T, D>,
+    ) -> Result<Tensor, TensorError> {
+        // The elements go straight into the tensor, in the array's logical
+        // (row-major) order whatever its memory layout, with no copy in
+        // between.
+        let mut t = Tensor::zeros(T::TYPE, array.shape())?;
+        let width = T::TYPE.byte_width().unwrap_or(1);
+        if let Some(bytes) = t.bytes_mut() {
+            for (v, out) in array.iter().zip(bytes.chunks_exact_mut(width)) {
+                v.write_le(out);
+            }
+        }
+        Ok(t)
     }
 
     fn empty(ty: ElementType) -> Tensor {
         Tensor {
             ty,
             shape: vec![0],
-            data: Data::Bytes { owner: Owner::Heap(Arc::new(AlignedBuf::zeroed(0))), range: 0..0 },
+            data: Data::Bytes { owner: Owner::Heap(Arc::new(AlignedBuf::empty())), range: 0..0 },
         }
     }
 
@@ -331,27 +377,39 @@ impl Tensor {
 
     /// Mutable bytes of a numeric tensor; copies them first when the
     /// storage is shared with another tensor or borrowed. `None` for
-    /// strings.
+    /// strings, and when there is no memory for that copy
+    /// ([`try_bytes_mut`](Self::try_bytes_mut) tells the two apart).
     pub fn bytes_mut(&mut self) -> Option<&mut [u8]> {
-        if let Data::Bytes { owner, range } = &mut self.data {
-            let unique =
-                matches!(owner, Owner::Heap(buf) if Arc::strong_count(buf) == 1 && Arc::weak_count(buf) == 0);
-            let whole = matches!(owner, Owner::Heap(buf) if buf.len == range.len());
-            if !(unique && whole) {
-                let copy = match owner {
-                    Owner::Heap(buf) => AlignedBuf::from_slice(buf.bytes().get(range.clone()).unwrap_or(&[])),
-                    Owner::Shared(o) => {
-                        AlignedBuf::from_slice((**o).as_ref().get(range.clone()).unwrap_or(&[]))
-                    }
-                };
-                *range = 0..copy.len;
-                *owner = Owner::Heap(Arc::new(copy));
-            }
-            if let Owner::Heap(buf) = owner {
-                return Arc::get_mut(buf).map(AlignedBuf::bytes_mut);
-            }
+        self.try_bytes_mut().ok()
+    }
+
+    /// Mutable bytes of a numeric tensor, as [`bytes_mut`](Self::bytes_mut)
+    /// gives them; a string tensor is a [`TensorError::TypeMismatch`], and
+    /// a copy there is no memory for a [`TensorError::OutOfMemory`].
+    pub fn try_bytes_mut(&mut self) -> Result<&mut [u8], TensorError> {
+        let (ty, shape) = (self.ty, &self.shape);
+        let not_bytes = TensorError::TypeMismatch { expected: ElementType::U8, found: ty };
+        let Data::Bytes { owner, range } = &mut self.data else {
+            return Err(not_bytes);
+        };
+        let unique =
+            matches!(owner, Owner::Heap(buf) if Arc::strong_count(buf) == 1 && Arc::weak_count(buf) == 0);
+        let whole = matches!(owner, Owner::Heap(buf) if buf.len == range.len());
+        if !(unique && whole) {
+            let src = match owner {
+                Owner::Heap(buf) => buf.bytes().get(range.clone()),
+                Owner::Shared(o) => (**o).as_ref().get(range.clone()),
+            };
+            let src = src.unwrap_or(&[]);
+            let copy =
+                AlignedBuf::try_from_slice(src).ok_or_else(|| Tensor::out_of_memory(ty, shape, src.len()))?;
+            *range = 0..copy.len;
+            *owner = Owner::Heap(Arc::new(copy));
         }
-        None
+        match owner {
+            Owner::Heap(buf) => Arc::get_mut(buf).map(AlignedBuf::bytes_mut).ok_or(not_bytes),
+            Owner::Shared(_) => Err(not_bytes),
+        }
     }
 
     /// `true` when this tensor alone owns its storage, so writing through
