@@ -2,7 +2,7 @@
 
 use std::collections::HashSet;
 use std::fs::File;
-use std::io::{BufReader, BufWriter, Cursor, Read, Seek, Write};
+use std::io::{self, BufReader, BufWriter, Cursor, Read, Seek, SeekFrom, Write};
 use std::path::Path;
 
 use ovir_tensor::Tensor;
@@ -74,7 +74,8 @@ pub(crate) fn write(entries: &[(String, Tensor)], path: &Path) -> Result<(), Npy
         .map(|(name, tensor)| Plan::new(tensor).map_err(|e| e.in_file(path, Some(name))))
         .collect::<Result<Vec<_>, _>>()?;
     write_atomically(path, |file| {
-        let mut zip = ZipWriter::new(BufWriter::new(file));
+        let mut out = Fused::new(BufWriter::new(file));
+        let mut zip = ZipWriter::new(&mut out);
         for ((name, tensor), plan) in entries.iter().zip(&plans) {
             // Zip64 extensions are only needed, and only written, for
             // entries of 4 GiB or more.
@@ -88,9 +89,122 @@ pub(crate) fn write(entries: &[(String, Tensor)], path: &Path) -> Result<(), Npy
     })
 }
 
+/// A writer that fails once: after its first error it takes and discards
+/// everything. A `ZipWriter` dropped unfinished, as it is on every error
+/// path, finalises the archive and prints to standard error when that
+/// fails; through this writer the finalising succeeds, into nothing, and
+/// only the first error reaches the caller. The temporary file it wrote
+/// to is dropped anyway.
+///
+/// It keeps the position and the length the stream would have had, so
+/// that the seeks of the finalising (whose positions the zip writer checks
+/// against each other) stay consistent.
+struct Fused<W> {
+    inner: W,
+    failed: bool,
+    pos: u64,
+    len: u64,
+}
+
+impl<W> Fused<W> {
+    fn new(inner: W) -> Self {
+        Fused { inner, failed: false, pos: 0, len: 0 }
+    }
+
+    /// `result`, noting an error.
+    fn note<T>(&mut self, result: io::Result<T>) -> io::Result<T> {
+        self.failed |= result.is_err();
+        result
+    }
+
+    /// Moves the position by `n` bytes written.
+    fn advance(&mut self, n: usize) {
+        self.pos = self.pos.saturating_add(n as u64);
+        self.len = self.len.max(self.pos);
+    }
+}
+
+impl<W: Write> Write for Fused<W> {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let result = if self.failed { Ok(buf.len()) } else { self.inner.write(buf) };
+        let n = self.note(result)?;
+        self.advance(n);
+        Ok(n)
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        if self.failed {
+            return Ok(());
+        }
+        let result = self.inner.flush();
+        self.note(result)
+    }
+}
+
+impl<W: Seek> Seek for Fused<W> {
+    fn seek(&mut self, to: SeekFrom) -> io::Result<u64> {
+        let result = if self.failed {
+            let (base, delta) = match to {
+                SeekFrom::Start(n) => (n, 0),
+                SeekFrom::Current(d) => (self.pos, d),
+                SeekFrom::End(d) => (self.len, d),
+            };
+            base.checked_add_signed(delta).ok_or_else(|| io::Error::from(io::ErrorKind::InvalidInput))
+        } else {
+            self.inner.seek(to)
+        };
+        self.pos = self.note(result)?;
+        self.len = self.len.max(self.pos);
+        Ok(self.pos)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A writer whose every call fails after `room` bytes, as a full disk
+    /// does.
+    struct Full {
+        room: usize,
+    }
+
+    impl Write for Full {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            if self.room == 0 {
+                return Err(io::Error::from(io::ErrorKind::StorageFull));
+            }
+            let n = buf.len().min(self.room);
+            self.room -= n;
+            Ok(n)
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+
+    impl Seek for Full {
+        fn seek(&mut self, _: SeekFrom) -> io::Result<u64> {
+            Err(io::Error::from(io::ErrorKind::StorageFull))
+        }
+    }
+
+    #[test]
+    fn after_its_first_error_a_fused_writer_takes_everything() {
+        let mut out = Fused::new(Full { room: 3 });
+        assert_eq!(out.write(b"abcd").unwrap(), 3);
+        assert_eq!(out.write(b"d").unwrap_err().kind(), io::ErrorKind::StorageFull);
+        assert_eq!(out.write(b"efgh").unwrap(), 4);
+        out.flush().unwrap();
+        // Positions stay those of a stream that took every byte.
+        assert_eq!(out.stream_position().unwrap(), 7);
+        assert_eq!(out.seek(SeekFrom::Start(1)).unwrap(), 1);
+        assert_eq!(out.seek(SeekFrom::End(-2)).unwrap(), 5);
+        assert_eq!(out.seek(SeekFrom::Current(1)).unwrap(), 6);
+        let mut out = Fused::new(Full { room: 3 });
+        assert!(out.seek(SeekFrom::Start(0)).is_err());
+        out.write_all(b"anything").unwrap();
+    }
 
     #[test]
     fn arrays_larger_than_the_limit_are_refused_before_reading() {
