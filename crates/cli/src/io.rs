@@ -140,7 +140,8 @@ pub fn count(n: usize, noun: &str) -> String {
 /// ends in `.npz`, to that one `.npy` file when it ends in `.npy` and the
 /// model has one output, and otherwise to `out/<name>.npy` files. The
 /// suffix counts in any case (`OUT.NPZ` is an archive). Missing parent
-/// folders are created, whichever form `out` has.
+/// folders are created, whichever form `out` has. Either every file is
+/// written or, on an error, none is changed.
 pub fn write_outputs(model: &CompiledModel, outputs: &[&Tensor], out: &Path) -> anyhow::Result<Vec<PathBuf>> {
     let names = output_file_names(model)?;
     if has_extension(out, "npz") {
@@ -165,12 +166,12 @@ pub fn write_outputs(model: &CompiledModel, outputs: &[&Tensor], out: &Path) -> 
         return Ok(vec![out.to_path_buf()]);
     }
     make_folder(out)?;
-    let mut written = Vec::new();
-    for (name, tensor) in names.iter().zip(outputs) {
-        let path = out.join(format!("{name}.npy"));
-        ovir_npy::write_npy_file(tensor, &path)?;
-        written.push(path);
-    }
+    // All files or none: a run that fails on the way leaves the folder as
+    // it was, not half updated.
+    let written: Vec<PathBuf> = names.iter().map(|name| out.join(format!("{name}.npy"))).collect();
+    let files: Vec<(&Tensor, &Path)> =
+        outputs.iter().copied().zip(written.iter().map(PathBuf::as_path)).collect();
+    ovir_npy::write_npy_files(&files)?;
     Ok(written)
 }
 
@@ -240,18 +241,13 @@ pub fn difference(expected: &Tensor, actual: &Tensor) -> Option<String> {
         return None;
     }
     let width = expected.element_type().byte_width().unwrap_or(1);
-    let diffs: Vec<usize> = a
-        .chunks(width)
-        .zip(b.chunks(width))
-        .enumerate()
-        .filter(|(_, (x, y))| x != y)
-        .map(|(i, _)| i)
-        .collect();
-    let first = *diffs.first()?;
+    let mut diffs = a.chunks(width).zip(b.chunks(width)).enumerate().filter(|(_, (x, y))| x != y);
+    let first = diffs.next()?.0;
+    let count = 1 + diffs.count();
     let show = |t: &Tensor, i: usize| element_text(t, i);
     Some(format!(
         "{} of {} elements differ; first at {:?}: expected {}, got {}{}",
-        diffs.len(),
+        count,
         expected.len(),
         unravel(first, expected.shape()),
         show(expected, first),
@@ -273,26 +269,53 @@ fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
     idx
 }
 
-/// One element as text, in its own type.
+/// One element as text, in its own type. Only that element is read, so
+/// showing a few elements of a large output costs no copy of it.
 pub fn element_text(t: &Tensor, i: usize) -> String {
-    if let Some(v) = t.integer_values().and_then(|v| v.get(i).copied()) {
-        return v.to_string();
-    }
-    if let Some(v) = t.real_values().and_then(|v| v.get(i).copied()) {
-        return format!("{v}");
-    }
     if let Some(s) = t.strings().and_then(|s| s.get(i)) {
         return format!("{s:?}");
+    }
+    let one = pieces(t, 1).and_then(|mut p| p.nth(i));
+    if let Some(v) = one.as_ref().and_then(Tensor::integer_values).and_then(|v| v.first().copied()) {
+        return v.to_string();
+    }
+    if let Some(v) = one.as_ref().and_then(Tensor::real_values).and_then(|v| v.first().copied()) {
+        return format!("{v}");
     }
     "?".to_string()
 }
 
+/// How many elements [`max_abs_diff`] widens at a time.
+const PIECE: usize = 1 << 12;
+
+/// A numeric tensor of whole-byte elements as flat tensors of `n`
+/// elements each (the last may be shorter), so that its values can be
+/// widened a few at a time instead of all at once.
+fn pieces(t: &Tensor, n: usize) -> Option<impl Iterator<Item = Tensor> + '_> {
+    let ty = t.element_type();
+    let width = ty.byte_width()?;
+    let bytes = t.bytes()?;
+    Some(bytes.chunks(n * width).filter_map(move |c| Tensor::from_bytes(ty, &[c.len() / width], c).ok()))
+}
+
 fn max_abs_diff(a: &Tensor, b: &Tensor) -> Option<String> {
-    if let (Some(x), Some(y)) = (a.integer_values(), b.integer_values()) {
-        return x.iter().zip(&y).map(|(p, q)| (p - q).abs()).max().map(|d| d.to_string());
+    // An empty tensor of the same type tells which kind of values it has,
+    // without widening any.
+    let probe = Tensor::zeros(a.element_type(), &[0]).ok()?;
+    let pairs = pieces(a, PIECE)?.zip(pieces(b, PIECE)?);
+    if probe.integer_values().is_some() {
+        let piece = |(x, y): (Tensor, Tensor)| {
+            let (x, y) = (x.integer_values()?, y.integer_values()?);
+            x.iter().zip(&y).map(|(p, q)| (p - q).abs()).max()
+        };
+        return pairs.filter_map(piece).max().map(|d| d.to_string());
     }
-    let (x, y) = (a.real_values()?, b.real_values()?);
-    let d = x.iter().zip(&y).map(|(p, q)| (p - q).abs()).filter(|d| !d.is_nan()).fold(0.0f64, f64::max);
+    probe.real_values()?;
+    let piece = |(x, y): (Tensor, Tensor)| {
+        let (x, y) = (x.real_values()?, y.real_values()?);
+        Some(x.iter().zip(&y).map(|(p, q)| (p - q).abs()).filter(|d| !d.is_nan()).fold(0.0f64, f64::max))
+    };
+    let d = pairs.filter_map(piece).fold(0.0f64, f64::max);
     Some(format!("{d}"))
 }
 

@@ -62,26 +62,38 @@ fn write_model(dir: &Path, xml: &str, weights: &[u8]) -> String {
     path.display().to_string()
 }
 
-/// A Parameter `data` of f32 `[16384, 16384]` whose sequences a
-/// ReverseSequence reverses; its lengths are an input too, so the model
-/// needs no weights.
-fn reverse_sequence_model(dir: &Path) -> String {
-    let dims = "<dim>16384</dim><dim>16384</dim>";
+/// One chain per entry of `sizes`: a Parameter `data{i}` of f32
+/// `[rows, cols]` whose sequences a ReverseSequence reverses into output
+/// `out{i}`. The lengths are inputs too, so the model needs no weights.
+fn reverse_sequences(dir: &Path, sizes: &[(usize, usize)]) -> String {
+    let (mut layers, mut edges) = (String::new(), String::new());
+    for (i, &(rows, cols)) in sizes.iter().enumerate() {
+        let dims = format!("<dim>{rows}</dim><dim>{cols}</dim>");
+        let id = 4 * i;
+        layers += &format!(
+            r#"<layer id="{id}" name="data{i}" type="Parameter" version="opset1"><data shape="{rows},{cols}" element_type="f32"/><output><port id="0" precision="FP32" names="data{i}">{dims}</port></output></layer>
+<layer id="{}" name="lengths{i}" type="Parameter" version="opset1"><data shape="{rows}" element_type="i32"/><output><port id="0" precision="I32" names="lengths{i}"><dim>{rows}</dim></port></output></layer>
+<layer id="{}" name="rs{i}" type="ReverseSequence" version="opset1"><data batch_axis="0" seq_axis="1"/><input><port id="0">{dims}</port><port id="1"><dim>{rows}</dim></port></input><output><port id="2" precision="FP32" names="out{i}">{dims}</port></output></layer>
+<layer id="{}" name="result{i}" type="Result" version="opset1"><input><port id="0">{dims}</port></input></layer>
+"#,
+            id + 1,
+            id + 2,
+            id + 3
+        );
+        edges += &format!(
+            r#"<edge from-layer="{id}" from-port="0" to-layer="{}" to-port="0"/>
+<edge from-layer="{}" from-port="0" to-layer="{}" to-port="1"/>
+<edge from-layer="{}" from-port="2" to-layer="{}" to-port="0"/>
+"#,
+            id + 2,
+            id + 1,
+            id + 2,
+            id + 2,
+            id + 3
+        );
+    }
     let xml = format!(
-        r#"<?xml version="1.0"?>
-<net name="big" version="11">
-<layers>
-<layer id="0" name="data" type="Parameter" version="opset1"><data shape="16384,16384" element_type="f32"/><output><port id="0" precision="FP32" names="data">{dims}</port></output></layer>
-<layer id="1" name="lengths" type="Parameter" version="opset1"><data shape="16384" element_type="i32"/><output><port id="0" precision="I32" names="lengths"><dim>16384</dim></port></output></layer>
-<layer id="2" name="rs" type="ReverseSequence" version="opset1"><data batch_axis="0" seq_axis="1"/><input><port id="0">{dims}</port><port id="1"><dim>16384</dim></port></input><output><port id="2" precision="FP32" names="out">{dims}</port></output></layer>
-<layer id="3" name="out" type="Result" version="opset1"><input><port id="0">{dims}</port></input></layer>
-</layers>
-<edges>
-<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
-<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
-<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
-</edges>
-</net>"#
+        "<?xml version=\"1.0\"?>\n<net name=\"rs\" version=\"11\">\n<layers>\n{layers}</layers>\n<edges>\n{edges}</edges>\n</net>\n"
     );
     write_model(dir, &xml, &[])
 }
@@ -129,9 +141,9 @@ fn allocation_failure_is_an_error_that_names_the_tensor() {
     let dir = scratch("alloc");
 
     // A generated input.
-    let model = reverse_sequence_model(&dir);
+    let model = reverse_sequences(&dir, &[(16384, 16384)]);
     let out = ovir_under(&limit, &["run", &model, "-o", &dir.join("out").display().to_string()]);
-    assert_clean_error(&out, &["input \"data\"", GIB, "out of memory"]);
+    assert_clean_error(&out, &["input \"data0\"", GIB, "out of memory"]);
     assert!(!dir.join("out").exists());
 
     // An input read from a .npy file: a sparse file of 1 GiB takes no disk.
@@ -143,7 +155,7 @@ fn allocation_failure_is_an_error_that_names_the_tensor() {
     head.push(b'\n');
     std::fs::write(&npy, &head).unwrap();
     std::fs::OpenOptions::new().append(true).open(&npy).unwrap().set_len(128 + (1 << 30)).unwrap();
-    let input = format!("data={}", npy.display());
+    let input = format!("data0={}", npy.display());
     let out = ovir_under(&limit, &["run", &model, "-i", &input]);
     assert_clean_error(&out, &["data.npy", GIB, "out of memory"]);
 
@@ -156,5 +168,78 @@ fn allocation_failure_is_an_error_that_names_the_tensor() {
     let model = broadcast_model(&dir, true);
     let out = ovir_under(&limit, &["run", &model]);
     assert_clean_error(&out, &["\"bc\"", GIB, "out of memory"]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The largest file each run under a file size limit may write: 32
+/// blocks, 16 KiB or 32 KiB as the shell counts them. An output of f32
+/// `[16, 16]` (1 KiB) fits, one of `[256, 256]` (256 KiB) does not.
+const FILE_LIMIT: &str = "ulimit -f 32";
+
+/// The names in a folder, sorted.
+fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
+
+/// With `SIGXFSZ` ignored, writing past the limit fails with `EFBIG`, as
+/// writing to a full disk fails with `ENOSPC`. The `.npz` archive's writer
+/// once printed its own complaint, glued to the `error:` line; the target
+/// keeps its old content, and no temporary file is left.
+#[test]
+fn a_file_too_large_for_the_disk_gives_one_clean_error_and_leaves_the_old_files() {
+    let dir = scratch("efbig");
+    let model = reverse_sequences(&dir, &[(16, 16), (256, 256)]);
+    let limited = format!("{FILE_LIMIT}; trap '' XFSZ");
+
+    let out_dir = dir.join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let npz = out_dir.join("o.npz");
+    std::fs::write(&npz, "old").unwrap();
+    let out = ovir_under(&limited, &["run", &model, "-o", &npz.display().to_string()]);
+    assert_clean_error(&out, &["o.npz", "File too large"]);
+    assert_eq!(text(&out.stderr).lines().count(), 1, "{}", text(&out.stderr));
+    assert_eq!(std::fs::read_to_string(&npz).unwrap(), "old");
+    assert_eq!(listing(&out_dir), ["o.npz"]);
+
+    // Two outputs into a folder: `out0.npy` is complete before `out1.npy`
+    // fails, yet it does not replace the old one.
+    std::fs::remove_file(&npz).unwrap();
+    std::fs::write(out_dir.join("out0.npy"), "old").unwrap();
+    let out = ovir_under(&limited, &["run", &model, "-o", &out_dir.display().to_string()]);
+    assert_clean_error(&out, &["out1.npy", "File too large"]);
+    assert_eq!(std::fs::read_to_string(out_dir.join("out0.npy")).unwrap(), "old");
+    assert_eq!(listing(&out_dir), ["out0.npy"]);
+
+    // The same run with room enough writes both.
+    let out = ovir_under("true", &["run", &model, "-o", &out_dir.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(listing(&out_dir), ["out0.npy", "out1.npy"]);
+    assert_eq!(std::fs::metadata(out_dir.join("out1.npy")).unwrap().len(), 128 + 256 * 256 * 4);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The signal a process gets for writing past its file size limit.
+const SIGXFSZ: i32 = 25;
+
+/// A run killed by `SIGXFSZ` while it writes: its content was in an unnamed
+/// file, which the system removes with the process, so the folder holds
+/// nothing, not even a temporary file.
+#[test]
+fn a_run_killed_while_writing_leaves_nothing_behind() {
+    use std::os::unix::process::ExitStatusExt;
+    let dir = scratch("killed");
+    let model = reverse_sequences(&dir, &[(16, 16), (256, 256)]);
+    for target in ["out", "out/o.npz"] {
+        let out_dir = dir.join("out");
+        std::fs::create_dir_all(&out_dir).unwrap();
+        let out = ovir_under(FILE_LIMIT, &["run", &model, "-o", &dir.join(target).display().to_string()]);
+        assert_eq!(out.status.signal(), Some(SIGXFSZ), "{target}: {:?} {}", out.status, text(&out.stderr));
+        assert_eq!(listing(&out_dir), Vec::<String>::new(), "{target}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }

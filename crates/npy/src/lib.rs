@@ -20,7 +20,11 @@
 //! checked against the bytes really present before memory is set aside for
 //! it, so malformed or hostile files give an [`NpyError`], not a crash or a
 //! huge allocation. The file writers replace their target in one step: a
-//! run that is interrupted leaves the old file (or none), never half a file.
+//! run that is interrupted leaves the old file (or none), never half a file;
+//! [`write_npy_files`] replaces several files that way, all or none. On
+//! Linux the new content is written to an unnamed file (`O_TMPFILE`), so
+//! a process killed while writing leaves nothing behind; elsewhere it can
+//! leave a hidden `.NAME.XXXXXX.tmp` file beside the target.
 //!
 //! ```
 //! use ovir_npy::{read_npy, write_npy};
@@ -81,8 +85,26 @@ pub fn write_npy(tensor: &Tensor, out: &mut impl Write) -> Result<(), NpyError> 
 /// Writes `tensor` as a `.npy` file at `path`, replacing any file there
 /// only once the new one is complete.
 pub fn write_npy_file(tensor: &Tensor, path: &Path) -> Result<(), NpyError> {
-    let plan = npy::Plan::new(tensor).map_err(|e| e.in_file(path, None))?;
-    file::write_atomically(path, |f| plan.write(tensor, f))
+    write_npy_files(&[(tensor, path)])
+}
+
+/// Writes each tensor as a `.npy` file at its path: every file, or none.
+///
+/// Each file is written in full beside its target first; only when all of
+/// them are complete do they replace their targets. A failure on the way
+/// (a full disk, a file too large, a tensor NumPy cannot hold) leaves
+/// every target as it was.
+pub fn write_npy_files(files: &[(&Tensor, &Path)]) -> Result<(), NpyError> {
+    let plans = files
+        .iter()
+        .map(|&(tensor, path)| npy::Plan::new(tensor).map_err(|e| e.in_file(path, None)))
+        .collect::<Result<Vec<_>, _>>()?;
+    let staged = files
+        .iter()
+        .zip(&plans)
+        .map(|(&(tensor, path), plan)| file::stage(path, |f| plan.write(tensor, f)))
+        .collect::<Result<Vec<_>, _>>()?;
+    file::commit(staged)
 }
 
 /// Reads every array of the `.npz` file at `path`, in archive order, named
