@@ -166,6 +166,10 @@ pub struct RunArgs {
     /// of 1024), such as 512M or 2G. Default: 16G.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     pub max_memory: Option<u64>,
+    /// Also print, on standard error, the peak resident memory of the run
+    /// (where the system tells it).
+    #[arg(short, long)]
+    pub verbose: bool,
 }
 
 /// `ovir conformance`.
@@ -181,7 +185,8 @@ pub struct ConformanceArgs {
 Inputs are given as for `ovir run`; those not given are generated. The report gives \
 min, median, mean, p90 and max latency, throughput, the bytes the kernels moved and the \
 GB/s achieved, and the median time of a memcpy of the same bytes, timed in turns with the \
-inferences in the same run, with the ratio to it. --json prints one JSON object with the fields median_ms, min_ms, \
+inferences in the same run, with the ratio to it, and the peak resident memory before the memcpy's \
+buffers were allocated. --json prints one JSON object with the fields median_ms, min_ms, \
 mean_ms, p90_ms, max_ms, iterations, threads, bytes_moved and memcpy_median_ms, and more.")]
 pub struct BenchArgs {
     /// The model.

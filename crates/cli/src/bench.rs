@@ -83,6 +83,11 @@ pub struct Report {
     pub memcpy_median_ms: f64,
     /// `median_ms / memcpy_median_ms`.
     pub ratio_to_memcpy: f64,
+    /// The process's peak resident memory, in bytes, over reading,
+    /// compiling, setting the inputs and the first turn of inferences,
+    /// before the buffers of the memcpy comparison exist; `None` where
+    /// the system does not tell it.
+    pub peak_rss_bytes: Option<u64>,
 }
 
 fn progress(total: usize, label: &str) -> ProgressBar {
@@ -155,6 +160,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
     let mut times = Vec::with_capacity(iterations);
     let mut memcpy = Vec::with_capacity(iterations);
     let mut copier = None;
+    let mut peak = None;
     while times.len() < iterations {
         let turn = TURN.min(iterations - times.len());
         for _ in 0..turn {
@@ -165,7 +171,10 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
         }
         let copier = match &mut copier {
             Some(c) => c,
-            None => copier.insert(Memcpy::new(request.bytes_moved(), warmup.max(1))?),
+            None => {
+                peak = crate::peak_rss_bytes();
+                copier.insert(Memcpy::new(request.bytes_moved(), warmup.max(1))?)
+            }
         };
         memcpy.extend((0..turn).map(|_| copier.time()));
     }
@@ -190,6 +199,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
         gb_per_s: bytes as f64 * per_s(stats.median_ms) / 1e9,
         memcpy_median_ms: copy.median_ms,
         ratio_to_memcpy: if copy.median_ms > 0.0 { stats.median_ms / copy.median_ms } else { f64::NAN },
+        peak_rss_bytes: peak,
     };
     let io = |e: std::io::Error| CliError::Other(e.into());
     if args.json {
@@ -215,7 +225,11 @@ fn write_text(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
         out,
         "memcpy:     median {:.3} ms for the same bytes; ovir/memcpy = {:.2}",
         r.memcpy_median_ms, r.ratio_to_memcpy
-    )
+    )?;
+    if let Some(peak) = r.peak_rss_bytes {
+        writeln!(out, "memory:     peak resident {:.1} MiB", peak as f64 / f64::from(1 << 20))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

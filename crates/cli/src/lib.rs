@@ -137,3 +137,12 @@ where
         }
     }
 }
+
+/// The process's peak resident memory so far, in bytes (`VmHWM` in
+/// `/proc/self/status`); `None` where the system does not tell it.
+pub fn peak_rss_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find_map(|l| l.strip_prefix("VmHWM:"))?;
+    let kib: u64 = line.trim().strip_suffix("kB")?.trim().parse().ok()?;
+    kib.checked_mul(1024)
+}

@@ -85,5 +85,10 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
             return Ok(Outcome::Failure);
         }
     }
+    if args.verbose {
+        if let Some(peak) = crate::peak_rss_bytes() {
+            eprintln!("peak resident memory: {peak} bytes ({:.1} MiB)", peak as f64 / f64::from(1 << 20));
+        }
+    }
     Ok(Outcome::Success)
 }

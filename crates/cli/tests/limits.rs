@@ -1,7 +1,8 @@
 //! The `ovir` binary under limits the system sets on the process: too
 //! little memory, too small a file size. Each run ends with a clean
 //! `error:` line and exit code 1, never a panic or an abort, and leaves no
-//! partial output behind.
+//! partial output behind. And the memory a run takes: its input and its
+//! output, and little more.
 #![cfg(target_os = "linux")]
 
 use std::path::{Path, PathBuf};
@@ -56,6 +57,7 @@ fn assert_clean_error(out: &Output, what: &[&str]) {
 }
 
 fn write_model(dir: &Path, xml: &str, weights: &[u8]) -> String {
+    std::fs::create_dir_all(dir).unwrap();
     std::fs::write(dir.join("model.bin"), weights).unwrap();
     let path = dir.join("model.xml");
     std::fs::write(&path, xml).unwrap();
@@ -240,6 +242,36 @@ fn a_run_killed_while_writing_leaves_nothing_behind() {
         let out = ovir_under(FILE_LIMIT, &["run", &model, "-o", &dir.join(target).display().to_string()]);
         assert_eq!(out.status.signal(), Some(SIGXFSZ), "{target}: {:?} {}", out.status, text(&out.stderr));
         assert_eq!(listing(&out_dir), Vec::<String>::new(), "{target}");
+    }
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The peak resident memory `ovir run -v` reports.
+fn peak_of(out: &Output) -> u64 {
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    let line =
+        err.lines().find_map(|l| l.strip_prefix("peak resident memory: ")).unwrap_or_else(|| panic!("{err}"));
+    line.split(' ').next().unwrap().parse().unwrap()
+}
+
+/// A run that generates one f32 input of 16 MiB and writes (or shows) one
+/// output of the same size holds both, and little more: no copy of the
+/// input in another type, none of the output for writing or showing it.
+/// What a run of a tiny model takes is subtracted, the binary and its
+/// libraries.
+#[test]
+fn a_run_takes_about_its_input_and_its_output_in_memory() {
+    const TENSOR: f64 = (16 << 20) as f64;
+    let dir = scratch("rss");
+    let small = reverse_sequences(&dir.join("small"), &[(2, 2)]);
+    let base = peak_of(&ovir_under("true", &["run", &small, "-v"])) as f64;
+    let model = reverse_sequences(&dir, &[(2048, 2048)]);
+    let written = ovir_under("true", &["run", &model, "-v", "-o", &dir.join("out").display().to_string()]);
+    let shown = ovir_under("true", &["run", &model, "-v"]);
+    for out in [written, shown] {
+        let ratio = (peak_of(&out) as f64 - base) / TENSOR;
+        assert!((1.9..=2.2).contains(&ratio), "{ratio:.2} times the tensor: {}", text(&out.stderr));
     }
     std::fs::remove_dir_all(&dir).unwrap();
 }
