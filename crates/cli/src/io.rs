@@ -109,8 +109,8 @@ pub fn set_inputs(request: &mut InferRequest, specs: &[String]) -> anyhow::Resul
     if missing.is_empty() {
         return Ok(());
     }
-    let generated = request.model().example_inputs()?;
-    for (i, tensor) in generated.into_iter().enumerate().filter(|(i, _)| missing.contains(i)) {
+    let generated = request.model().example_inputs_of(&missing)?;
+    for (i, tensor) in missing.into_iter().zip(generated) {
         if !specs.is_empty() {
             let name = request.model().inputs().get(i).map_or("", |p| p.name());
             let shape = ovir::PartialShape::from_static(tensor.shape());

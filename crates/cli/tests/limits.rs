@@ -64,6 +64,18 @@ fn write_model(dir: &Path, xml: &str, weights: &[u8]) -> String {
     path.display().to_string()
 }
 
+/// The edges of four layers from `id` on: the first two feed the third's
+/// inputs 0 and 1, and the third feeds the fourth, a Result.
+fn chain_edges(id: usize) -> String {
+    let (a, b, op, result) = (id, id + 1, id + 2, id + 3);
+    format!(
+        r#"<edge from-layer="{a}" from-port="0" to-layer="{op}" to-port="0"/>
+<edge from-layer="{b}" from-port="0" to-layer="{op}" to-port="1"/>
+<edge from-layer="{op}" from-port="2" to-layer="{result}" to-port="0"/>
+"#
+    )
+}
+
 /// One chain per entry of `sizes`: a Parameter `data{i}` of f32
 /// `[rows, cols]` whose sequences a ReverseSequence reverses into output
 /// `out{i}`. The lengths are inputs too, so the model needs no weights.
@@ -82,17 +94,7 @@ fn reverse_sequences(dir: &Path, sizes: &[(usize, usize)]) -> String {
             id + 2,
             id + 3
         );
-        edges += &format!(
-            r#"<edge from-layer="{id}" from-port="0" to-layer="{}" to-port="0"/>
-<edge from-layer="{}" from-port="0" to-layer="{}" to-port="1"/>
-<edge from-layer="{}" from-port="2" to-layer="{}" to-port="0"/>
-"#,
-            id + 2,
-            id + 1,
-            id + 2,
-            id + 2,
-            id + 3
-        );
+        edges += &chain_edges(id);
     }
     let xml = format!(
         "<?xml version=\"1.0\"?>\n<net name=\"rs\" version=\"11\">\n<layers>\n{layers}</layers>\n<edges>\n{edges}</edges>\n</net>\n"
@@ -120,11 +122,9 @@ fn broadcast_model(dir: &Path, constant: bool) -> String {
 <layer id="3" name="out" type="Result" version="opset1"><input><port id="0">{dims}</port></input></layer>
 </layers>
 <edges>
-<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
-<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
-<edge from-layer="2" from-port="2" to-layer="3" to-port="0"/>
-</edges>
-</net>"#
+{}</edges>
+</net>"#,
+        chain_edges(0)
     );
     let mut weights = Vec::new();
     for _ in 0..2 {

@@ -33,7 +33,8 @@ pub(crate) fn read_sized(r: &mut impl Read, available: u64) -> Result<Tensor, Np
         }
         Dtype::Unicode { .. } => {
             let mut buf = Vec::new();
-            buf.try_reserve_exact(header.data_len).map_err(|_| out_of_memory(&header))?;
+            buf.try_reserve_exact(header.data_len)
+                .map_err(|_| out_of_memory(&header, header.data_len as u128))?;
             buf.resize(header.data_len, 0);
             r.read_exact(&mut buf).map_err(stream)?;
             decode(&header, &buf)
@@ -41,13 +42,13 @@ pub(crate) fn read_sized(r: &mut impl Read, available: u64) -> Result<Tensor, Np
     }
 }
 
-/// The error for the data of an array that there is no memory for.
-fn out_of_memory(header: &Header) -> NpyError {
+/// The error for `bytes` of an array that there is no memory for.
+fn out_of_memory(header: &Header, bytes: u128) -> NpyError {
     let ty = match header.dtype {
         Dtype::Numeric { ty, .. } => ty,
         Dtype::Unicode { .. } => ElementType::String,
     };
-    let bytes = ByteCount(Some(header.data_len as u128));
+    let bytes = ByteCount(Some(bytes));
     TensorError::OutOfMemory { ty, shape: header.shape.clone(), bytes }.into()
 }
 
@@ -126,7 +127,11 @@ fn decode(header: &Header, data: &[u8]) -> Result<Tensor, NpyError> {
     match header.dtype {
         Dtype::Numeric { ty, .. } => finish_numeric(Tensor::from_bytes(ty, &header.shape, data)?, header),
         Dtype::Unicode { chars, big_endian } => {
-            let mut strings = Vec::with_capacity(header.count);
+            let mut strings = Vec::new();
+            strings.try_reserve_exact(header.count).map_err(|_| {
+                let handles = header.count as u128 * std::mem::size_of::<String>() as u128;
+                out_of_memory(header, handles)
+            })?;
             if chars == 0 {
                 strings.resize(header.count, String::new());
             } else {

@@ -210,13 +210,27 @@ impl CompiledModel {
     /// so is one there is no memory for. Each input is made in place: no
     /// copy of it in another type is ever whole in memory.
     pub fn example_inputs(&self) -> Result<Vec<Tensor>, Error> {
+        let all: Vec<usize> = (0..self.inputs().len()).collect();
+        self.example_inputs_of(&all)
+    }
+
+    /// The example inputs of [`example_inputs`](Self::example_inputs) for
+    /// the inputs at `indices` only, in that order, so that filling in the
+    /// inputs a caller left out allocates nothing for the others. An index
+    /// past the last input is an [`Error::UnknownInput`].
+    pub fn example_inputs_of(&self, indices: &[usize]) -> Result<Vec<Tensor>, Error> {
         let model = self.model();
         let ir = model.ir();
         let info = model.info();
         let consumers = consumers_of(ir);
-        ir.parameters()
-            .zip(self.inputs())
-            .map(|(idx, port)| {
+        let params: Vec<LayerIdx> = ir.parameters().collect();
+        indices
+            .iter()
+            .map(|&i| {
+                let (Some(&idx), Some(port)) = (params.get(i), self.inputs().get(i)) else {
+                    let available = self.inputs().iter().map(|p| p.name().to_string()).collect();
+                    return Err(Error::UnknownInput { key: i.to_string(), available });
+                };
                 let domain = domain_of(ir, &consumers, info, idx);
                 let shape = resolve(&port.shape, domain);
                 example_tensor(port.element_type, &shape, domain, port.name(), self.max_tensor_bytes())
