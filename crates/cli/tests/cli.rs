@@ -204,6 +204,10 @@ fn bench_json_has_the_contract_fields() {
         assert!(json.get(field).is_some(), "missing {field} in {json}");
     }
     assert_eq!(json["iterations"], 5);
+    // The peak resident memory: at least the binary itself, on Linux.
+    if cfg!(target_os = "linux") {
+        assert!(json["peak_rss_bytes"].as_u64().is_some_and(|b| b > 1 << 20), "{json}");
+    }
     // A 4×4 f32 ReverseSequence writes its 64-byte output once per inference.
     assert_eq!(json["bytes_moved"], 64);
     let min = json["min_ms"].as_f64().unwrap();
