@@ -89,18 +89,9 @@ impl AlignedBuf {
         if count == 0 {
             return Some(AlignedBuf::empty());
         }
-        let layout = std::alloc::Layout::array::<Line>(count).ok()?;
-        // SAFETY: `layout` has a non-zero size (`count > 0`, and a `Line`
-        // is 64 bytes).
-        let ptr = unsafe { std::alloc::alloc_zeroed(layout) }.cast::<Line>();
-        if ptr.is_null() {
-            return None;
-        }
-        // SAFETY: `ptr` was allocated by the global allocator with the
-        // layout of `count` `Line`s, which is what a `Vec<Line>` of that
-        // capacity deallocates with; all `count` lines are initialised, to
-        // zero, which is a valid `Line` (it is `Zeroable`).
-        let lines = unsafe { Vec::from_raw_parts(ptr, count, count) };
+        // Zeroed pages come from the system already cleared, and a refused
+        // allocation is an `Err` here rather than an abort.
+        let lines = bytemuck::allocation::try_zeroed_vec::<Line>(count).ok()?;
         Some(AlignedBuf { lines, len })
     }
 
