@@ -543,3 +543,31 @@ fn port_mismatches_are_warnings_and_strict_refuses_them_with_their_line() {
     assert_eq!(ok.status.code(), Some(0), "{}", text(&ok.stderr));
     assert!(text(&ok.stderr).is_empty(), "{}", text(&ok.stderr));
 }
+
+#[test]
+fn xml_with_control_characters_is_shown_with_them_visible() {
+    // A file that opens with a tag goes to the XML reader even when it
+    // holds control characters: the message points at the bad byte, and
+    // the characters reach the terminal as pictures, never raw.
+    let dir = scratch("control-characters");
+    let model = dir.join("model.xml");
+    let mut xml = b"<net>\n\t".to_vec();
+    xml.extend(std::iter::repeat_n(0x0b, 40));
+    xml.push(0x1b);
+    xml.extend(b"<da\xff\xff\x7ft axis=\"0\"/>\n</net>\n");
+    std::fs::write(&model, xml).unwrap();
+    let out = ovir(&["check", &model.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(err.contains("not valid UTF-8"), "{err}");
+    assert!(err.contains("model.xml:2:"), "{err}");
+    assert!(err.contains('\u{240b}') && err.contains('\u{241b}'), "{err}");
+    assert!(!out.stderr.iter().any(|&b| b < 0x20 && b != b'\n'), "{err:?}");
+    // The caret sits under the first invalid byte: as many columns in as
+    // the characters before it on its line.
+    let line = err.lines().find(|l| l.contains('\u{240b}')).unwrap();
+    let caret = err.lines().find(|l| l.trim_end().ends_with('^')).unwrap();
+    let col = |l: &str, i: usize| l[..i].chars().count();
+    let bad = line.find('\u{fffd}').unwrap();
+    assert_eq!(col(caret, caret.find('^').unwrap()), col(line, bad), "{err}");
+}

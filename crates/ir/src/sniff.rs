@@ -36,8 +36,14 @@ pub(crate) fn not_xml(bytes: &[u8], path: Option<&Path>) -> Option<(&'static str
     if head.get(4..8) == Some(b"TFL3") {
         return Some(("a TensorFlow Lite model", CONVERT));
     }
-    // XML text holds no control characters but tab, line feed and carriage
-    // return; anything else is binary data.
+    // A file that opens with a tag is XML text, however broken: the reader
+    // then shows where it breaks, control characters made visible.
+    let opening = head.strip_prefix(b"\xef\xbb\xbf").unwrap_or(head);
+    if opening.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'<') {
+        return None;
+    }
+    // Otherwise XML text holds no control characters but tab, line feed
+    // and carriage return; anything else is binary data.
     if head.iter().any(|&b| b < 0x20 && !matches!(b, b'\t' | b'\n' | b'\r')) {
         let ext = path.and_then(Path::extension).map(|e| e.to_string_lossy().to_ascii_lowercase());
         return Some(match ext.as_deref() {
@@ -70,6 +76,10 @@ mod tests {
         // Latin-1 text is not UTF-8, but it is text: the reader says so
         // and shows where.
         assert_eq!(not_xml(b"<net name=\"\xe9\"/>", None), None);
+        // Control characters inside a file that opens with a tag are the
+        // reader's to point at.
+        assert_eq!(not_xml(b"<net>\n\t\x0b\x1b<data/></net>", None), None);
+        assert_eq!(not_xml(b"\xef\xbb\xbf  <net>\x07</net>", None), None);
     }
 
     #[test]
@@ -86,7 +96,7 @@ mod tests {
 
     #[test]
     fn control_characters_mean_binary_data() {
-        assert_eq!(not_xml(b"<net>\x07</net>", None), Some(("binary data", None)));
+        assert_eq!(not_xml(b"\x01\x02net\x07", None), Some(("binary data", None)));
         let weights = not_xml(b"\x00\x00\x80?", Some(Path::new("model.BIN")));
         assert!(weights.is_some_and(|(_, hint)| hint.is_some_and(|h| h.contains("weights"))));
     }
