@@ -166,6 +166,9 @@ macro_rules! with_type {
 
 mod coded;
 mod small_float;
+#[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+#[allow(unsafe_code)]
+mod x86;
 
 fn run(data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), KernelError> {
     let internal = KernelError::Internal {
@@ -199,24 +202,45 @@ fn convert_chunk(from: ElementType, to: ElementType, src: &[u8], dst: &mut [u8])
         let count = to.byte_width().map_or(0, |w| dst.len() / w);
         return coded::convert_elements(from, to, src, dst, count);
     }
-    if let Some(done) = convert_f16_slices(from, to, src, dst) {
-        return done;
-    }
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-    if (from, to) == (ElementType::F32, ElementType::I32) {
-        // The compiler keeps the saturating cast scalar (a conversion, two
-        // compares and two selects per element), which made this pair 4-5
-        // times slower than a copy; the vector form below is as exact.
-        let done = x86::f32_to_i32(src, dst);
-        let (Some(src), Some(dst)) = (src.get(done..), dst.get_mut(done..)) else {
+    if let Some(taken) = vector_prefix(from, to, src, dst) {
+        // The vector loop took whole groups; the typed loop below does the
+        // rest, by the same rules.
+        let done = taken / from.byte_width().unwrap_or(1) * to.byte_width().unwrap_or(1);
+        let (Some(src), Some(dst)) = (src.get(taken..), dst.get_mut(done..)) else {
             return Err(KernelError::Internal {
                 op: OP,
                 what: "the vector conversion went past the buffers",
             });
         };
-        return convert_bytes::<f32, i32>(src, dst);
+        return with_type!(from, S => with_type!(to, D => convert_bytes::<S, D>(src, dst)));
+    }
+    if let Some(done) = convert_f16_slices(from, to, src, dst) {
+        return done;
     }
     with_type!(from, S => with_type!(to, D => convert_bytes::<S, D>(src, dst)))
+}
+
+/// Runs the x86 loop for the pairs that have one, over the whole groups at
+/// the start of the buffers; the bytes of `src` it took, or `None` for the
+/// other pairs.
+#[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+fn vector_prefix(from: ElementType, to: ElementType, src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    use x86::Narrow;
+    let narrow = match to {
+        ElementType::I16 => Some(Narrow::I16),
+        ElementType::U16 => Some(Narrow::U16),
+        ElementType::I8 => Some(Narrow::I8),
+        ElementType::U8 => Some(Narrow::U8),
+        _ => None,
+    };
+    match (from, to) {
+        (ElementType::F32, ElementType::I32) => Some(x86::f32_to_i32(src, dst)),
+        (ElementType::F32, _) if narrow.is_some() => narrow.map(|n| x86::f32_to_narrow(n, src, dst)),
+        (ElementType::F32, ElementType::F16) => x86::F16c::detect().map(|t| t.f32_to_f16(src, dst)),
+        (ElementType::F16, ElementType::F32) => x86::F16c::detect().map(|t| t.f16_to_f32(src, dst)),
+        _ => None,
+    }
 }
 
 /// The `f32`/`f16` pairs, the ones decompression of saved models uses, go
@@ -270,6 +294,10 @@ fn convert_one<S: Scalar, D: Scalar>(v: S) -> D {
         // (which holds it exactly), and a cast that the compiler
         // vectorises, where the detour through `f64` halves the lanes.
         D::from_f32(v)
+    } else if let Some(v) = v.as_i64() {
+        // Integers up to 64 bits convert from `i64`, which the compiler
+        // vectorises; `i128` arithmetic is a library call per element.
+        D::from_i64(v)
     } else if S::IS_REAL {
         D::from_real(v.to_real())
     } else {
@@ -332,6 +360,16 @@ trait Scalar: Element {
     /// The value of an `f32`, by the rules of [`Scalar::from_real`].
     fn from_f32(v: f32) -> Self {
         Self::from_real(f64::from(v))
+    }
+    /// `Some(self)` for the integers whose every value is an `i64` (all
+    /// but `u64`), which convert through [`Scalar::from_i64`]; `None` for
+    /// the others.
+    fn as_i64(self) -> Option<i64> {
+        None
+    }
+    /// The value of an `i64`, by the rules of [`Scalar::from_integer`].
+    fn from_i64(v: i64) -> Self {
+        Self::from_integer(i128::from(v))
     }
     /// The bytes as a slice of `Self`, when they are aligned for it and
     /// every bit pattern is a valid `Self` (not so for `bool`).
@@ -397,6 +435,15 @@ macro_rules! integer_scalar {
                 // both casts truncate the exact value.
                 v as $t
             }
+            fn as_i64(self) -> Option<i64> {
+                // Infallible but for `u64` above `i64::MAX`, which goes
+                // through `i128`.
+                i64::try_from(self).ok()
+            }
+            fn from_i64(v: i64) -> Self {
+                // The same two's complement truncation as `from_integer`.
+                v as $t
+            }
         }
     )*};
 }
@@ -422,6 +469,9 @@ impl Scalar for f32 {
         // Rust rounds integer-to-float casts once, to nearest even.
         v as f32
     }
+    fn from_i64(v: i64) -> Self {
+        v as f32
+    }
     fn from_real(v: f64) -> Self {
         v as f32
     }
@@ -442,6 +492,9 @@ impl Scalar for f64 {
     fn from_integer(v: i128) -> Self {
         v as f64
     }
+    fn from_i64(v: i64) -> Self {
+        v as f64
+    }
     fn from_real(v: f64) -> Self {
         v
     }
@@ -454,7 +507,7 @@ impl Scalar for f64 {
 // information (24 bits ≥ 11 + 2) for the final nearest-even step from
 // `f32`, which `half` does correctly, to give the correctly rounded result.
 macro_rules! half_scalar {
-    ($($t:ty),*) => {$(
+    ($($t:ty => $from_f32:expr),*) => {$(
         impl Scalar for $t {
             const IS_REAL: bool = true;
             pod_view!();
@@ -470,11 +523,29 @@ macro_rules! half_scalar {
             fn from_real(v: f64) -> Self {
                 <$t>::from_f32(f64_to_f32_odd(v))
             }
+            fn from_f32(v: f32) -> Self {
+                // An `f32` is its own exact value: one rounding.
+                $from_f32(v)
+            }
         }
     )*};
 }
 
-half_scalar!(f16, bf16);
+half_scalar!(f16 => f16::from_f32, bf16 => bf16_from_f32);
+
+/// `v` as a `bf16`, as `half`'s `bf16::from_f32` gives it (nearest even; a
+/// NaN stays NaN with the top of its payload and the quiet bit set), with
+/// selects in place of branches, so that a loop of them vectorises.
+fn bf16_from_f32(v: f32) -> bf16 {
+    let x = v.to_bits();
+    // Adding just under half a unit, plus the kept part's lowest bit,
+    // carries into the kept part exactly when nearest-even rounds up. No
+    // value but a NaN is large enough for the sum to wrap.
+    let rounded = x.wrapping_add(0x7fff + ((x >> 16) & 1)) >> 16;
+    let nan = (x >> 16) | 0x0040;
+    let bits = if x & 0x7fff_ffff > 0x7f80_0000 { nan } else { rounded };
+    bf16::from_bits(bits as u16)
+}
 
 /// `v` rounded to `f32` toward zero, with the lowest mantissa bit set when
 /// the result is inexact ("round to odd"). Finite values beyond `f32`'s
@@ -520,91 +591,104 @@ fn integer_to_f32_odd(v: i128) -> f32 {
     }
 }
 
-#[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-#[allow(unsafe_code)]
-mod x86 {
-    use std::arch::x86_64::{
-        __m128, _mm_and_si128, _mm_castps_si128, _mm_cmpge_ps, _mm_cmpord_ps, _mm_cvttps_epi32, _mm_set1_ps,
-        _mm_xor_si128,
-    };
-
-    // Every x86_64 target enables SSE2 for all code; the `unsafe` below
-    // rests on it.
-    const _: () = assert!(cfg!(target_feature = "sse2"));
-
-    /// Converts the whole groups of four little-endian `f32`s at the start
-    /// of `src` into `i32`s in `dst`, by the rules of Rust's `as`
-    /// (truncation toward zero, saturation, NaN to 0); returns how many
-    /// bytes of each it handled, for the caller to finish the rest. Any
-    /// alignment works.
-    pub(super) fn f32_to_i32(src: &[u8], dst: &mut [u8]) -> usize {
-        // SAFETY: the loop needs SSE2, which every x86_64 CPU has (the
-        // target enables it, as checked above).
-        unsafe { f32_to_i32_sse2(src, dst) }
-    }
-
-    /// [`f32_to_i32`], compiled with SSE2 named, which makes the
-    /// intrinsics safe to call. The registers are read from and written
-    /// to byte arrays by value, so no pointer is involved.
-    #[target_feature(enable = "sse2")]
-    fn f32_to_i32_sse2(src: &[u8], dst: &mut [u8]) -> usize {
-        let mut done = 0;
-        for (o, i) in dst.as_chunks_mut::<16>().0.iter_mut().zip(src.as_chunks::<16>().0) {
-            let v: __m128 = bytemuck::cast(*i);
-            // In range the conversion is exact; out of range and for NaN it
-            // gives `i32::MIN`, right for large negative values.
-            let r = _mm_cvttps_epi32(v);
-            // Values of 2^31 and up turn `i32::MIN` into `i32::MAX`...
-            let over = _mm_castps_si128(_mm_cmpge_ps(v, _mm_set1_ps(2_147_483_648.0)));
-            // ...and NaN becomes 0.
-            let ordered = _mm_castps_si128(_mm_cmpord_ps(v, v));
-            *o = bytemuck::cast(_mm_and_si128(_mm_xor_si128(r, over), ordered));
-            done += 16;
-        }
-        done
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    /// `f32`s around every edge the conversions have: zeros, halves,
+    /// the integer types' bounds and one past them, the largest and
+    /// smallest values, infinities and NaNs (quiet, signalling, negative),
+    /// subnormals, then a spread of ordinary values.
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+    fn edge_f32s() -> Vec<f32> {
+        let mut v = vec![0.0f32, -0.0, 0.5, -0.5, 0.9, -0.9, 1.5, -2.5, f32::MIN_POSITIVE, 1e-40, -1e-40];
+        for bound in [128.0f32, 256.0, 32768.0, 65536.0, 2_147_483_648.0] {
+            for b in [bound, -bound] {
+                v.extend([b - 1.0, b - 0.5, b, b + 0.5, b + 1.0]);
+            }
+        }
+        v.extend([2_147_483_520.0, -2_147_483_904.0, f32::MAX, f32::MIN, f32::INFINITY, f32::NEG_INFINITY]);
+        v.extend([f32::NAN, -f32::NAN, f32::from_bits(0x7f80_0001), f32::from_bits(0xffa0_0001)]);
+        // Values f16 rounds at: ties, its largest finite, its subnormals.
+        v.extend([
+            65504.0,
+            65519.99,
+            65520.0,
+            6.1e-5,
+            5.96e-8,
+            2.98e-8,
+            1.0 + 2f32.powi(-11),
+            1.0 + 3.0 * 2f32.powi(-11),
+        ]);
+        v.extend((0..300).map(|i| (i as f32 - 150.0) * 1.37e3 + 0.25));
+        v.extend((0..100).map(|i| (i as f32 - 50.0) * 1.37e7));
+        v
+    }
+
+    /// Each vector routine against the portable loop, on the edge values,
+    /// at every alignment and every length up to a few groups, so that the
+    /// part the vector loop leaves is checked too.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     #[test]
-    fn vector_f32_to_i32_matches_the_cast() {
-        let edges = [
-            0.0f32,
-            -0.0,
-            0.9,
-            -0.9,
-            1.5,
-            -2.5,
-            2_147_483_520.0,
-            2_147_483_648.0,
-            -2_147_483_648.0,
-            -2_147_483_904.0,
-            f32::MAX,
-            f32::MIN,
-            f32::INFINITY,
-            f32::NEG_INFINITY,
-            f32::NAN,
-            -f32::NAN,
-            f32::from_bits(0x7f80_0001),
-            f32::MIN_POSITIVE,
-            1e-40,
-        ];
-        let values: Vec<f32> =
-            edges.iter().copied().chain((0..100).map(|i| (i as f32 - 50.0) * 1.37e7)).collect();
-        let src: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
-        // Off by one byte too, so unaligned buffers are covered.
-        for skew in [0, 1] {
-            let input = [vec![0u8; skew], src.clone()].concat();
-            let mut out = vec![0u8; src.len() + skew];
-            let done = x86::f32_to_i32(&input[skew..], &mut out[skew..]);
-            assert_eq!(done, src.len() / 16 * 16);
-            for (k, v) in values.iter().enumerate().take(done / 4) {
-                let got = i32::from_le_bytes(out[skew + 4 * k..skew + 4 * k + 4].try_into().unwrap());
-                assert_eq!(got, *v as i32, "{v}");
+    fn vector_conversions_match_the_portable_loop() {
+        let values = edge_f32s();
+        let f32_bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        // Every f16, NaNs and subnormals included, for f16 to f32.
+        let f16_bytes: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
+        for (from, to) in [
+            (ElementType::F32, ElementType::I32),
+            (ElementType::F32, ElementType::I16),
+            (ElementType::F32, ElementType::U16),
+            (ElementType::F32, ElementType::I8),
+            (ElementType::F32, ElementType::U8),
+            (ElementType::F32, ElementType::F16),
+            (ElementType::F16, ElementType::F32),
+        ] {
+            if (from == ElementType::F16 || to == ElementType::F16) && x86::F16c::detect().is_none() {
+                continue;
+            }
+            let src = if from == ElementType::F16 { &f16_bytes } else { &f32_bytes };
+            let (sw, dw) = (from.byte_width().unwrap(), to.byte_width().unwrap());
+            let lengths = (0..70).chain([src.len() / sw]);
+            for (skew, count) in [0, 1, 3].into_iter().flat_map(|k| lengths.clone().map(move |n| (k, n))) {
+                let input = [vec![0u8; skew], src[..count * sw].to_vec()].concat();
+                let mut fast = vec![0u8; count * dw + skew];
+                let mut portable = vec![0u8; count * dw];
+                convert_chunk(from, to, &input[skew..], &mut fast[skew..]).unwrap();
+                let reference = match (from, to) {
+                    // `half`'s software conversions, not the instructions.
+                    (ElementType::F32, ElementType::F16) => {
+                        for (o, i) in portable.chunks_exact_mut(2).zip(input[skew..].chunks_exact(4)) {
+                            let v = f32::from_le_bytes(i.try_into().unwrap());
+                            o.copy_from_slice(&f16::from_f32_const(v).to_le_bytes());
+                        }
+                        Ok(())
+                    }
+                    (ElementType::F16, ElementType::F32) => {
+                        for (o, i) in portable.chunks_exact_mut(4).zip(input[skew..].chunks_exact(2)) {
+                            let v = f16::from_le_bytes(i.try_into().unwrap());
+                            o.copy_from_slice(&v.to_f32_const().to_le_bytes());
+                        }
+                        Ok(())
+                    }
+                    _ => {
+                        with_type!(from, S => with_type!(to, D => convert_bytes::<S, D>(&input[skew..], &mut portable)))
+                    }
+                };
+                reference.unwrap();
+                assert_eq!(fast[skew..], portable[..], "{from} to {to}, {count} elements, skew {skew}");
+            }
+        }
+    }
+
+    #[test]
+    fn bf16_rounding_matches_half() {
+        // Every sign, exponent and kept mantissa, with the dropped half
+        // below, at, and above a tie, and NaNs of every payload.
+        for high in 0..=u32::from(u16::MAX) {
+            for low in [0u32, 1, 0x7fff, 0x8000, 0x8001, 0xffff] {
+                let v = f32::from_bits(high << 16 | low);
+                assert_eq!(bf16_from_f32(v).to_bits(), bf16::from_f32(v).to_bits(), "{:#010x}", v.to_bits());
             }
         }
     }
