@@ -15,7 +15,8 @@ For every workload below it writes one IR with OpenVINO's own serializer,
 one input file, and then times in this one process and run:
   * OpenVINO's CPU plugin with 1 thread and with its default threads,
   * `np.flip(...).copy()` (for Reverse workloads),
-  * a memcpy of the same bytes (`np.copyto` between two preallocated arrays),
+  * a memcpy of the same bytes (`np.copyto` between two preallocated arrays;
+    for Convert, of the larger of the input and the output),
   * `ovir bench` with 1 thread and with 2 threads, on the same IR and input.
 The table gives median latencies in milliseconds and each one's ratio to the
 memcpy. `ovir bench` runs take more iterations than the others (they cost
@@ -77,6 +78,27 @@ REVERSES = (
 )
 
 
+def convert_model(dtype, shape, to):
+    data = ops1.parameter(shape, dtype, name="data")
+    data.output(0).set_names({"data"})
+    node = ops1.convert(data, to)
+    node.output(0).set_names({"out"})
+    return ov.Model([ops1.result(node)], [data], "convert")
+
+
+# Convert pairs: (source dtype, its short name, target type name).
+CONVERTS = (
+    (np.float32, "f32", "f16"),
+    (np.float16, "f16", "f32"),
+    (np.float32, "f32", "bf16"),
+    (np.float32, "f32", "u8"),
+    (np.float32, "f32", "i8"),
+    (np.float32, "f32", "i32"),
+    (np.int32, "i32", "f32"),
+    (np.uint8, "u8", "f32"),
+)
+
+
 def workloads(rng):
     """(name, dtype, model builder, numpy reference or None)."""
     for ty, tname in TYPES:
@@ -93,6 +115,8 @@ def workloads(rng):
         yield f"rseq_b0_s1_{tname}", ty, (lambda t=ty: rseq_model(t, SHAPE, 0, 1, lens1)), None
         yield f"rseq_b0_s3_{tname}", ty, (lambda t=ty: rseq_model(t, SHAPE, 0, 3, lens3)), None
         yield f"rseq_b1_s0_{tname}", ty, (lambda t=ty: rseq_model(t, SHAPE, 1, 0, lens0)), None
+    for ty, tname, to in CONVERTS:
+        yield f"convert_{tname}_{to}", ty, (lambda t=ty, o=to: convert_model(t, SHAPE, o)), None
 
 
 def median_ms(fn, iterations, warmup=3):
@@ -155,9 +179,12 @@ def main():
             x = (np.arange(np.prod(SHAPE)) % 251).astype(dtype).reshape(SHAPE)
             npy = os.path.join(tmp, f"{name}.npy")
             np.save(npy, x)
-            dst = np.empty_like(x)
-            row = {"workload": name, "mib": x.nbytes / 2**20}
-            row["memcpy"] = median_ms(lambda: np.copyto(dst, x), args.iterations)
+            # The memcpy moves the larger of the input and the output (they
+            # differ for Convert).
+            nbytes = max(x.nbytes, x.size * model.output(0).get_element_type().size)
+            src, dst = np.ones(nbytes, np.uint8), np.empty(nbytes, np.uint8)
+            row = {"workload": name, "mib": nbytes / 2**20}
+            row["memcpy"] = median_ms(lambda: np.copyto(dst, src), args.iterations)
             row["numpy_flip"] = median_ms(lambda: flip(x).copy(), args.iterations) if flip else None
             row["ov_1t"] = time_openvino(core, model, x, 1, args.iterations)
             row["ov_default"] = time_openvino(core, model, x, 0, args.iterations)
