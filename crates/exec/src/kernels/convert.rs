@@ -237,6 +237,7 @@ fn vector_prefix(from: ElementType, to: ElementType, src: &[u8], dst: &mut [u8])
     match (from, to) {
         (ElementType::F32, ElementType::I32) => Some(x86::f32_to_i32(src, dst)),
         (ElementType::F32, _) if narrow.is_some() => narrow.map(|n| x86::f32_to_narrow(n, src, dst)),
+        (ElementType::F32, ElementType::Bf16) => Some(x86::f32_to_bf16(src, dst)),
         (ElementType::F32, ElementType::F16) => x86::F16c::detect().map(|t| t.f32_to_f16(src, dst)),
         (ElementType::F16, ElementType::F32) => x86::F16c::detect().map(|t| t.f16_to_f32(src, dst)),
         _ => None,
@@ -620,6 +621,15 @@ mod tests {
             1.0 + 2f32.powi(-11),
             1.0 + 3.0 * 2f32.powi(-11),
         ]);
+        // bf16 ties, below and above them, and rounding into infinity.
+        let bf16_half = 2f32.powi(-8);
+        v.extend([
+            1.0 + bf16_half,
+            1.0 + 3.0 * bf16_half,
+            1.0 + bf16_half * 1.0001,
+            -(1.0 + 3.0 * bf16_half),
+        ]);
+        v.extend([f32::from_bits(0x7f7f_8000), f32::from_bits(0x7f7f_7fff), f32::from_bits(0x3f80_7fff)]);
         v.extend((0..300).map(|i| (i as f32 - 150.0) * 1.37e3 + 0.25));
         v.extend((0..100).map(|i| (i as f32 - 50.0) * 1.37e7));
         v
@@ -641,6 +651,7 @@ mod tests {
             (ElementType::F32, ElementType::U16),
             (ElementType::F32, ElementType::I8),
             (ElementType::F32, ElementType::U8),
+            (ElementType::F32, ElementType::Bf16),
             (ElementType::F32, ElementType::F16),
             (ElementType::F16, ElementType::F32),
         ] {

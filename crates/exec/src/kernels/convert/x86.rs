@@ -6,6 +6,8 @@
 //!   Rust's `as` gives the same results one element at a time; the
 //!   compiler keeps it scalar (a conversion, two compares and two selects
 //!   per element).
+//! - `f32` to `bf16`: nearest even with NaNs kept, in SSE2 integer
+//!   arithmetic.
 //! - `f32` to and from `f16`: the F16C conversions, eight at a time, when
 //!   the running CPU has them. The [`F16c`] token proves it.
 //!
@@ -16,9 +18,10 @@
 //! value, so no routine holds a pointer, and any alignment works.
 
 use std::arch::x86_64::{
-    __m128, __m128i, __m256, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm_and_si128, _mm_castps_si128, _mm_cmpge_ps,
-    _mm_cmpord_ps, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_packs_epi16, _mm_packs_epi32,
-    _mm_packus_epi16, _mm_set1_epi16, _mm_set1_epi32, _mm_set1_ps, _mm_sub_epi32, _mm_xor_si128,
+    __m128, __m128i, __m256, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm_add_epi32, _mm_and_si128,
+    _mm_andnot_si128, _mm_castps_si128, _mm_cmpge_ps, _mm_cmpgt_epi32, _mm_cmpord_ps, _mm_cvttps_epi32,
+    _mm_max_ps, _mm_min_ps, _mm_or_si128, _mm_packs_epi16, _mm_packs_epi32, _mm_packus_epi16, _mm_set1_epi16,
+    _mm_set1_epi32, _mm_set1_ps, _mm_srai_epi32, _mm_srli_epi32, _mm_sub_epi32, _mm_xor_si128,
     _MM_FROUND_TO_NEAREST_INT,
 };
 
@@ -141,6 +144,42 @@ fn f32_to_halves_sse2(to: Narrow, src: &[u8], dst: &mut [u8]) -> usize {
             pair = pair.map(|v| _mm_xor_si128(v, _mm_set1_epi16(i16::MIN)));
         }
         *o = bytemuck::cast(pair);
+        taken += 64;
+    }
+    taken
+}
+
+/// Converts whole groups of sixteen little-endian `f32`s at the start of
+/// `src` into `bf16`s in `dst`, rounding to nearest even; a NaN keeps the
+/// top of its payload and gets the quiet bit, as `half` does. Returns the
+/// bytes of `src` taken.
+pub(super) fn f32_to_bf16(src: &[u8], dst: &mut [u8]) -> usize {
+    // SAFETY: as in `f32_to_i32`.
+    unsafe { f32_to_bf16_sse2(src, dst) }
+}
+
+#[target_feature(enable = "sse2")]
+fn f32_to_bf16_sse2(src: &[u8], dst: &mut [u8]) -> usize {
+    let groups = dst.as_chunks_mut::<32>().0.iter_mut().zip(src.as_chunks::<64>().0);
+    let mut taken = 0;
+    for (o, i) in groups {
+        let x: [__m128i; 4] = bytemuck::cast(*i);
+        let halves = x.map(|x| {
+            // Just under half a unit plus the kept part's lowest bit
+            // carries into the kept part exactly when nearest-even rounds
+            // up; only a NaN is large enough for the sum to wrap.
+            let lowest = _mm_and_si128(_mm_srli_epi32::<16>(x), _mm_set1_epi32(1));
+            let rounded = _mm_add_epi32(x, _mm_add_epi32(lowest, _mm_set1_epi32(0x7fff)));
+            let quiet = _mm_or_si128(x, _mm_set1_epi32(0x0040_0000));
+            let magnitude = _mm_and_si128(x, _mm_set1_epi32(0x7fff_ffff));
+            let nan = _mm_cmpgt_epi32(magnitude, _mm_set1_epi32(0x7f80_0000));
+            let bits = _mm_or_si128(_mm_and_si128(nan, quiet), _mm_andnot_si128(nan, rounded));
+            // The arithmetic shift leaves each top half sign-extended, which
+            // the signed pack then keeps unchanged.
+            _mm_srai_epi32::<16>(bits)
+        });
+        let r = [_mm_packs_epi32(halves[0], halves[1]), _mm_packs_epi32(halves[2], halves[3])];
+        *o = bytemuck::cast(r);
         taken += 64;
     }
     taken
