@@ -4,6 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use ovir::PartialShape;
 
 /// The version `ovir --version` prints: the package version and the
 /// commit it was built from (`unknown` outside a git checkout).
@@ -150,6 +151,12 @@ pub struct RunArgs {
     /// for a model with one input.
     #[arg(short, long = "input", value_name = "NAME=FILE.npy|FILE.npz")]
     pub inputs: Vec<String>,
+    /// The shape to generate an input in, for inputs not given with -i,
+    /// as benchmark_app's -data_shape: `NAME=[2,3]`. Needed for a dynamic
+    /// input whose size matters; without it a dynamic dimension gets 2.
+    /// May be given once per input.
+    #[arg(long = "shape", value_name = "NAME=[DIMS]", value_parser = parse_shape)]
+    pub shapes: Vec<(String, PartialShape)>,
     /// Where to write the outputs: a folder, a file ending in .npz, or a
     /// file ending in .npy for a model with one output.
     #[arg(short, long, value_name = "DIR|FILE.npz|FILE.npy")]
@@ -196,6 +203,12 @@ pub struct BenchArgs {
     /// for a model with one input.
     #[arg(short, long = "input", value_name = "NAME=FILE.npy|FILE.npz")]
     pub inputs: Vec<String>,
+    /// The shape to generate an input in, for inputs not given with -i,
+    /// as benchmark_app's -data_shape: `NAME=[2,3]`. Needed for a dynamic
+    /// input whose size matters; without it a dynamic dimension gets 2.
+    /// May be given once per input.
+    #[arg(long = "shape", value_name = "NAME=[DIMS]", value_parser = parse_shape)]
+    pub shapes: Vec<(String, PartialShape)>,
     /// Timed inferences.
     #[arg(long, default_value_t = 100, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
     pub iterations: u64,
@@ -213,6 +226,14 @@ pub struct BenchArgs {
     /// of 1024), such as 512M or 2G. Default: 16G.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     pub max_memory: Option<u64>,
+}
+
+/// Parses `NAME=[dims]`; the name is everything before the last `=`.
+pub fn parse_shape(text: &str) -> Result<(String, PartialShape), String> {
+    let (name, dims) =
+        text.rsplit_once('=').ok_or_else(|| format!("'{text}' is not NAME=[DIMS], such as data=[2,3]"))?;
+    let shape = dims.parse::<PartialShape>().map_err(|e| format!("'{dims}' is not a shape: {e}"))?;
+    Ok((name.to_string(), shape))
 }
 
 /// Parses a byte count: digits, optionally followed by K, M, G or T

@@ -151,7 +151,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
     }
     let compiled = model.compile_with(options)?;
     let mut request = compiled.infer_request();
-    set_inputs(&mut request, &args.inputs)?;
+    set_inputs(&mut request, &args.inputs, &args.shapes)?;
 
     for _ in 0..warmup {
         request.infer()?;
@@ -216,15 +216,20 @@ fn write_text(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
     writeln!(out, "runs:       {} timed after {} warm-up, {} thread(s)", r.iterations, r.warmup, r.threads)?;
     writeln!(
         out,
-        "latency:    min {:.3} ms  median {:.3} ms  mean {:.3} ms  p90 {:.3} ms  max {:.3} ms",
-        r.min_ms, r.median_ms, r.mean_ms, r.p90_ms, r.max_ms
+        "latency:    min {}  median {}  mean {}  p90 {}  max {}",
+        duration(r.min_ms),
+        duration(r.median_ms),
+        duration(r.mean_ms),
+        duration(r.p90_ms),
+        duration(r.max_ms)
     )?;
     writeln!(out, "throughput: {:.1} inferences/s", r.throughput_per_s)?;
     writeln!(out, "moved:      {} bytes per inference, {:.2} GB/s", r.bytes_moved, r.gb_per_s)?;
     writeln!(
         out,
-        "memcpy:     median {:.3} ms for the same bytes; ovir/memcpy = {:.2}",
-        r.memcpy_median_ms, r.ratio_to_memcpy
+        "memcpy:     median {} for the same bytes; ovir/memcpy = {:.2}",
+        duration(r.memcpy_median_ms),
+        r.ratio_to_memcpy
     )?;
     if let Some(peak) = r.peak_rss_bytes {
         writeln!(out, "memory:     peak resident {:.1} MiB", peak as f64 / f64::from(1 << 20))?;
@@ -232,9 +237,35 @@ fn write_text(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
     Ok(())
 }
 
+/// A time given in milliseconds, in the unit that keeps it between 1 and
+/// 1000 (ns, µs, ms, s), so a model that runs in a microsecond does not
+/// show `0.001 ms` for every statistic.
+fn duration(ms: f64) -> String {
+    let ns = ms * 1e6;
+    if !ns.is_finite() || ns < 1e3 {
+        format!("{ns:.0} ns")
+    } else if ns < 1e6 {
+        format!("{:.2} µs", ns / 1e3)
+    } else if ns < 1e9 {
+        format!("{ms:.3} ms")
+    } else {
+        format!("{:.3} s", ms / 1e3)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn durations_take_the_unit_that_fits() {
+        assert_eq!(duration(0.000_8), "800 ns");
+        assert_eq!(duration(0.001), "1.00 µs");
+        assert_eq!(duration(0.123_456), "123.46 µs");
+        assert_eq!(duration(4.2), "4.200 ms");
+        assert_eq!(duration(999.999_4), "999.999 ms");
+        assert_eq!(duration(1500.0), "1.500 s");
+    }
 
     #[test]
     fn stats_interpolate_percentiles() {

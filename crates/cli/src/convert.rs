@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::Args;
 use ovir::PartialShape;
 
-use crate::args::ModelArgs;
+use crate::args::{parse_shape, ModelArgs};
 use crate::io::count;
 use crate::{CliError, Outcome};
 
@@ -36,14 +36,6 @@ pub struct ConvertArgs {
     /// once per input.
     #[arg(long = "shape", value_name = "NAME=[DIMS]", value_parser = parse_shape)]
     pub shapes: Vec<(String, PartialShape)>,
-}
-
-/// Parses `NAME=[dims]`; the name is everything before the last `=`.
-fn parse_shape(text: &str) -> Result<(String, PartialShape), String> {
-    let (name, dims) =
-        text.rsplit_once('=').ok_or_else(|| format!("'{text}' is not NAME=[DIMS], such as data=[2,3]"))?;
-    let shape = dims.parse::<PartialShape>().map_err(|e| format!("'{dims}' is not a shape: {e}"))?;
-    Ok((name.to_string(), shape))
 }
 
 /// Reads, validates and writes the model, then prints what was written.

@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use ovir::{CompiledModel, InferRequest, Tensor};
+use ovir::{CompiledModel, InferRequest, PartialShape, Tensor};
 
 /// The longest file stem an output gets, in bytes: well below the 255
 /// bytes most file systems allow, with room for `.npy` and the temporary
@@ -65,8 +65,14 @@ pub fn output_file_names(model: &CompiledModel) -> anyhow::Result<Vec<String>> {
 /// leave out with the valid example data a run without `-i` gets. When
 /// some inputs were given, each generated one is noted on standard error
 /// (`note: input "y" generated: f32 [2,3]`), as benchmark_app notes what
-/// it fills in.
-pub fn set_inputs(request: &mut InferRequest, specs: &[String]) -> anyhow::Result<()> {
+/// it fills in. `shapes` (from `--shape`) says what shape to make a
+/// generated input in; it must be static and may not name an input read
+/// from a file.
+pub fn set_inputs(
+    request: &mut InferRequest,
+    specs: &[String],
+    shapes: &[(String, PartialShape)],
+) -> anyhow::Result<()> {
     for spec in specs {
         match spec.split_once('=') {
             Some((name, file)) => {
@@ -106,10 +112,30 @@ pub fn set_inputs(request: &mut InferRequest, specs: &[String]) -> anyhow::Resul
     }
     let missing: Vec<usize> =
         (0..request.model().inputs().len()).filter(|&i| request.input(i).is_err()).collect();
+    let mut data_shapes = Vec::with_capacity(shapes.len());
+    for (name, shape) in shapes {
+        let Some(dims) = shape.to_static() else {
+            bail!(
+                "`--shape {name}={shape}`: the shape of generated data must be static, such as {name}=[2,3]"
+            );
+        };
+        let inputs = request.model().inputs();
+        let Some(at) = inputs.iter().position(|p| p.answers_to(name)) else {
+            let names: Vec<&str> = inputs.iter().map(|p| p.name()).collect();
+            bail!(
+                "`--shape {name}={shape}`: the model has no input \"{name}\"; its inputs are: {}",
+                names.join(", ")
+            );
+        };
+        if !missing.contains(&at) {
+            bail!("`--shape {name}={shape}`: input \"{name}\" is read from a file; --shape sets the shape of generated inputs only");
+        }
+        data_shapes.push((name.clone(), dims));
+    }
     if missing.is_empty() {
         return Ok(());
     }
-    let generated = request.model().example_inputs_of(&missing)?;
+    let generated = request.model().example_inputs_shaped(&missing, &data_shapes)?;
     for (i, tensor) in missing.into_iter().zip(generated) {
         if !specs.is_empty() {
             let name = request.model().inputs().get(i).map_or("", |p| p.name());

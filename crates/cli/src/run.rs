@@ -31,7 +31,7 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
     }
     let compiled = model.compile_with(options)?;
     let mut request = compiled.infer_request();
-    set_inputs(&mut request, &args.inputs)?;
+    set_inputs(&mut request, &args.inputs, &args.shapes)?;
     request.infer()?;
     // Packed sub-byte and 8-bit float outputs leave as one u8 (i8 for i4)
     // per element, the form NumPy can hold and `-i` takes back.

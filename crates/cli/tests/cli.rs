@@ -571,3 +571,53 @@ fn xml_with_control_characters_is_shown_with_them_visible() {
     let bad = line.find('\u{fffd}').unwrap();
     assert_eq!(col(caret, caret.find('^').unwrap()), col(line, bad), "{err}");
 }
+
+#[test]
+fn shape_sets_the_size_of_generated_dynamic_inputs() {
+    // `data` is [2,?]: without --shape the ? becomes 2.
+    let model = sample("dynamic_reverse_2xq", "model.xml");
+    let dir = scratch("data-shape");
+    let out = ovir(&["run", &model, "--shape", "data=[2,9]", "-o", &dir.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let result = ovir_npy::read_npy_file(&dir.join("out.npy")).unwrap();
+    assert_eq!(result.shape(), &[2, 9]);
+    let bench = ovir(&["bench", &model, "--shape", "data=[2,9]", "--iterations", "3", "--warmup", "1", "--json"]);
+    assert_eq!(bench.status.code(), Some(0), "{}", text(&bench.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&bench.stdout).unwrap();
+    // The output is 2 x 9 f32s.
+    assert_eq!(report["bytes_moved"], 72);
+
+    let refused = [
+        (vec!["--shape", "data=[3,9]"], "must have shape [2,?]"),
+        (vec!["--shape", "data=[2,?]"], "must be static"),
+        (vec!["--shape", "nope=[2]"], "has no input \"nope\""),
+        (vec!["--shape", "data"], "is not NAME=[DIMS]"),
+    ];
+    for (extra, words) in refused {
+        let mut argv = vec!["run", &model];
+        argv.extend(extra.iter().copied());
+        let out = ovir(&argv);
+        assert_eq!(out.status.code(), Some(1), "{argv:?}");
+        assert!(text(&out.stderr).contains(words), "{argv:?}: {}", text(&out.stderr));
+    }
+    let given = format!("data={}", sample("dynamic_reverse_2xq", "in/data.npy"));
+    let out = ovir(&["run", &model, "-i", &given, "--shape", "data=[2,7]"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("generated inputs only"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn bench_prints_each_time_in_the_unit_that_fits() {
+    let out = ovir(&["bench", &sample("rseq_b1_s0_4x4", "model.xml"), "--iterations", "5", "--warmup", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    let latency = report.lines().find(|l| l.starts_with("latency:")).unwrap();
+    // Every statistic is a number from 1 to 1000 (or whole nanoseconds)
+    // and its unit: a 4x4 model takes microseconds, never "0.001 ms".
+    let words: Vec<&str> = latency.split_whitespace().skip(1).collect();
+    for pair in words.chunks(3) {
+        let (value, unit) = (pair[1].parse::<f64>().unwrap(), pair[2]);
+        assert!(["ns", "µs", "ms", "s"].contains(&unit), "{latency}");
+        assert!(unit == "ns" || (1.0..1000.0).contains(&value), "{latency}");
+    }
+}

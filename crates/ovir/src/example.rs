@@ -219,6 +219,50 @@ impl CompiledModel {
     /// inputs a caller left out allocates nothing for the others. An index
     /// past the last input is an [`Error::UnknownInput`].
     pub fn example_inputs_of(&self, indices: &[usize]) -> Result<Vec<Tensor>, Error> {
+        self.example_inputs_shaped(indices, &[])
+    }
+
+    /// The example inputs of [`example_inputs_of`](Self::example_inputs_of),
+    /// with the shape of some of them chosen by the caller, as
+    /// benchmark_app's `-data_shape` does: `shapes` pairs a name an input
+    /// answers to with the static shape to make it in; the others get the
+    /// sizes `example_inputs` picks. The model itself is unchanged, so a
+    /// shape its input does not admit is refused when the tensor is set.
+    /// A name no input answers to is an [`Error::UnknownInput`].
+    ///
+    /// ```
+    /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+    /// let xml = r#"<net name="m" version="11"><layers>
+    ///   <layer id="0" name="x" type="Parameter" version="opset1">
+    ///     <data shape="?,3" element_type="f32"/>
+    ///     <output><port id="0" precision="FP32" names="x"><dim>-1</dim><dim>3</dim></port></output>
+    ///   </layer>
+    ///   <layer id="1" name="r" type="Result" version="opset1">
+    ///     <input><port id="0" precision="FP32"><dim>-1</dim><dim>3</dim></port></input>
+    ///   </layer></layers>
+    ///   <edges><edge from-layer="0" from-port="0" to-layer="1" to-port="0"/></edges></net>"#;
+    /// let compiled = ovir::Core::new().read_model_from_memory(xml, None)?.compile()?;
+    /// let inputs = compiled.example_inputs_shaped(&[0], &[("x".to_string(), vec![5, 3])])?;
+    /// assert_eq!(inputs[0].shape(), &[5, 3]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn example_inputs_shaped(
+        &self,
+        indices: &[usize],
+        shapes: &[(String, Vec<usize>)],
+    ) -> Result<Vec<Tensor>, Error> {
+        let inputs = self.inputs();
+        let mut chosen: Vec<Option<&[usize]>> = vec![None; inputs.len()];
+        for (name, shape) in shapes {
+            let Some(at) = inputs.iter().position(|p| p.answers_to(name)) else {
+                let available = inputs.iter().map(|p| p.name().to_string()).collect();
+                return Err(Error::UnknownInput { key: name.clone(), available });
+            };
+            if let Some(slot) = chosen.get_mut(at) {
+                *slot = Some(shape.as_slice());
+            }
+        }
         let model = self.model();
         let ir = model.ir();
         let info = model.info();
@@ -232,7 +276,10 @@ impl CompiledModel {
                     return Err(Error::UnknownInput { key: i.to_string(), available });
                 };
                 let domain = domain_of(ir, &consumers, info, idx);
-                let shape = resolve(&port.shape, domain);
+                let shape = match chosen.get(i).copied().flatten() {
+                    Some(shape) => shape.to_vec(),
+                    None => resolve(&port.shape, domain),
+                };
                 example_tensor(port.element_type, &shape, domain, port.name(), self.max_tensor_bytes())
             })
             .collect()
