@@ -581,7 +581,8 @@ fn shape_sets_the_size_of_generated_dynamic_inputs() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let result = ovir_npy::read_npy_file(&dir.join("out.npy")).unwrap();
     assert_eq!(result.shape(), &[2, 9]);
-    let bench = ovir(&["bench", &model, "--shape", "data=[2,9]", "--iterations", "3", "--warmup", "1", "--json"]);
+    let bench =
+        ovir(&["bench", &model, "--shape", "data=[2,9]", "--iterations", "3", "--warmup", "1", "--json"]);
     assert_eq!(bench.status.code(), Some(0), "{}", text(&bench.stderr));
     let report: serde_json::Value = serde_json::from_slice(&bench.stdout).unwrap();
     // The output is 2 x 9 f32s.
