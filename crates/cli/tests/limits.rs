@@ -134,6 +134,32 @@ fn broadcast_model(dir: &Path, constant: bool) -> String {
     write_model(dir, &xml, &weights)
 }
 
+/// A Gather of `count` i64 indices, an input, from a Const f32 `[4]`.
+fn gather_model(dir: &Path, count: usize) -> String {
+    let dims = format!("<dim>{count}</dim>");
+    let xml = format!(
+        r#"<?xml version="1.0"?>
+<net name="gather" version="11">
+<layers>
+<layer id="0" name="data" type="Const" version="opset1"><data element_type="f32" shape="4" offset="0" size="16"/><output><port id="0" precision="FP32"><dim>4</dim></port></output></layer>
+<layer id="1" name="indices" type="Parameter" version="opset1"><data shape="{count}" element_type="i64"/><output><port id="0" precision="I64" names="indices">{dims}</port></output></layer>
+<layer id="2" name="gather" type="Gather" version="opset8"><data batch_dims="0"/><input><port id="0"><dim>4</dim></port><port id="1">{dims}</port><port id="2"/></input><output><port id="3" precision="FP32" names="out">{dims}</port></output></layer>
+<layer id="3" name="axis" type="Const" version="opset1"><data element_type="i64" shape="" offset="16" size="8"/><output><port id="0" precision="I64"/></output></layer>
+<layer id="4" name="out" type="Result" version="opset1"><input><port id="0">{dims}</port></input></layer>
+</layers>
+<edges>
+<edge from-layer="0" from-port="0" to-layer="2" to-port="0"/>
+<edge from-layer="1" from-port="0" to-layer="2" to-port="1"/>
+<edge from-layer="3" from-port="0" to-layer="2" to-port="2"/>
+<edge from-layer="2" from-port="3" to-layer="4" to-port="0"/>
+</edges>
+</net>"#
+    );
+    let mut weights: Vec<u8> = [1.0f32, 2.0, 3.0, 4.0].iter().flat_map(|v| v.to_le_bytes()).collect();
+    weights.extend_from_slice(&0i64.to_le_bytes());
+    write_model(dir, &xml, &weights)
+}
+
 /// Each kind of tensor whose allocation can fail, with far less memory
 /// than it needs: the failure is found when the allocation is refused,
 /// before any of it is touched, so every case takes milliseconds.
@@ -170,6 +196,13 @@ fn allocation_failure_is_an_error_that_names_the_tensor() {
     let model = broadcast_model(&dir, true);
     let out = ovir_under(&limit, &["run", &model]);
     assert_clean_error(&out, &["\"bc\"", GIB, "out of memory"]);
+
+    // A kernel's working list: Gather reads its i64 indices into 16-byte
+    // integers, 768 MiB for 48M indices, after the 384 MiB of indices and
+    // the 192 MiB output have fit.
+    let model = gather_model(&dir, 48 << 20);
+    let out = ovir_under(&limit, &["run", &model]);
+    assert_clean_error(&out, &["Gather cannot allocate 805306368 bytes for its indices", "out of memory"]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

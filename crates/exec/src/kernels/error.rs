@@ -235,6 +235,33 @@ pub enum KernelError {
     /// Building or reading a tensor failed.
     #[error(transparent)]
     Tensor(#[from] TensorError),
+    /// The allocator had no memory for a kernel's working list (the
+    /// lengths or indices it reads its input into).
+    #[error("{op} cannot allocate {bytes} bytes for its {what}: out of memory")]
+    OutOfMemory {
+        /// The operation.
+        op: &'static str,
+        /// What the memory was for.
+        what: &'static str,
+        /// Bytes that were asked for.
+        bytes: usize,
+    },
+}
+
+/// Makes room for `more` elements in `list` without aborting when the
+/// allocator refuses: the lists kernels fill are as long as an input, which
+/// an untrusted model makes as large as it likes.
+pub(crate) fn try_reserve<T>(
+    list: &mut Vec<T>,
+    more: usize,
+    op: &'static str,
+    what: &'static str,
+) -> Result<(), KernelError> {
+    list.try_reserve(more).map_err(|_| KernelError::OutOfMemory {
+        op,
+        what,
+        bytes: more.saturating_mul(std::mem::size_of::<T>()),
+    })
 }
 
 fn allowed_axes(rank: usize) -> String {

@@ -155,6 +155,7 @@ impl Layout {
         super::check_output(OP, data.element_type(), &self.shape, out)?;
         let index_values = &mut scratch.indices;
         index_values.clear();
+        super::error::try_reserve(index_values, indices.len(), OP, "indices")?;
         let read = try_for_each_int(indices, |i| {
             index_values.push(i);
             Ok::<(), KernelError>(())

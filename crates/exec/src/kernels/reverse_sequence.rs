@@ -112,6 +112,7 @@ fn read_lengths(
     }
     let bytes = lengths.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
     lens.clear();
+    super::error::try_reserve(lens, batch, OP, "sequence lengths")?;
     match ty {
         ElementType::I8 => push_lengths::<i8>(bytes, seq_size, lens),
         ElementType::I16 => push_lengths::<i16>(bytes, seq_size, lens),

@@ -190,7 +190,8 @@ fn read_lengths(lengths: &Tensor, size: usize, lens: &mut Vec<usize>) -> Result<
         return Err(KernelError::SubsequenceLengthsType { ty });
     }
     lens.clear();
-    lens.reserve(lengths.len());
+    // Twice the lengths: the stretches they fall into are marked after them.
+    super::error::try_reserve(lens, lengths.len().saturating_mul(2), OP, "lengths")?;
     let bytes = lengths.bytes().ok_or(KernelError::SubsequenceLengthsType { ty })?;
     let negative = |index: usize, value: i128| KernelError::NegativeSubsequenceLength {
         position: position_of(lengths.shape(), index),
