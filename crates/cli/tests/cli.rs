@@ -1,20 +1,12 @@
 //! The `ovir` binary as a script or a person uses it: exit codes, messages
 //! and files.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+mod common;
 
-fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ir-samples")
-}
+use std::path::PathBuf;
+use std::process::Command;
 
-fn ovir(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ovir")).args(args).output().expect("the ovir binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{ovir, samples, text};
 
 fn sample(case: &str, file: &str) -> String {
     samples().join(case).join(file).display().to_string()

@@ -1,20 +1,12 @@
 //! `ovir convert`: what it writes runs as the model it read, and folding
 //! leaves the converters' shape arithmetic as constants.
 
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn samples() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ir-samples")
-}
-
-fn ovir(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_ovir")).args(args).output().expect("the ovir binary runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
+use common::{ovir, samples, text};
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ovir-convert-test-{}-{name}", std::process::id()));
