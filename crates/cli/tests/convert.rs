@@ -104,8 +104,13 @@ fn a_reverse_with_nothing_to_reverse_disappears() {
     for case in ["reverse_mask_all_false", "reverse_axes_empty"] {
         let xml = convert_and_run(case, &["--fold"], &out);
         assert!(!xml.contains("type=\"Reverse\""), "{case}:\n{xml}");
-        // Its output keeps its name.
-        assert!(xml.contains("names=\"data,out\""), "{case}:\n{xml}");
+        // The output keeps its name as the Result's own, and the input
+        // keeps only its own.
+        assert!(xml.contains("output_names=\"out\""), "{case}:\n{xml}");
+        assert!(xml.contains("names=\"data\""), "{case}:\n{xml}");
+        let model = out.join(case).join("model.xml").display().to_string();
+        let info = text(&ovir(&["info", &model]).stdout);
+        assert!(info.lines().any(|l| l.trim_start().starts_with("out ")), "{case}:\n{info}");
     }
     std::fs::remove_dir_all(out).unwrap();
 }

@@ -115,6 +115,10 @@ pub struct Layer {
     pub outputs: Vec<Port>,
     /// The layer's rt_info.
     pub rt_info: RtInfo,
+    /// The `output_names` of the `<layer>` tag, split: the names a
+    /// `Result` gives the model output, which OpenVINO 2025 and later
+    /// writes there and reads first. `None` when the tag has none.
+    pub output_names: Option<Vec<String>>,
     /// The `<layer>` start tag.
     pub span: Span,
     /// The value of a `Const` layer, borrowed from the weights without

@@ -78,6 +78,7 @@ struct LayerDraft {
     input_ids: HashMap<u64, usize>,
     output_ids: HashMap<u64, usize>,
     rt_info: RtInfo,
+    output_names: Option<Vec<String>>,
     span: Span,
 }
 
@@ -406,6 +407,7 @@ impl<'t> Parser<'t, '_> {
             input_ids: HashMap::new(),
             output_ids: HashMap::new(),
             rt_info: RtInfo::default(),
+            output_names: find(&attrs, "output_names").map(|a| crate::split_names(&a.value)),
             span,
         };
         for attribute in missing {
@@ -545,6 +547,7 @@ impl<'t> Parser<'t, '_> {
             inputs: draft.inputs,
             outputs: draft.outputs,
             rt_info: draft.rt_info,
+            output_names: draft.output_names,
             span: draft.span,
             constant: None,
         });

@@ -348,6 +348,7 @@ fn layer(id: u64, op_type: &str, inputs: u64, outputs: u64) -> Layer {
         inputs: (0..inputs).map(port).collect(),
         outputs: (inputs..inputs + outputs).map(port).collect(),
         rt_info: RtInfo::default(),
+        output_names: None,
         span: Span::default(),
         constant: None,
     }

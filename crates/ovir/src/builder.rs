@@ -403,6 +403,7 @@ impl ModelBuilder {
             // Every op here has one output, but Result, which has none.
             outputs: if op == "Result" { Vec::new() } else { vec![port(inputs.len(), &PortFact::unknown())] },
             rt_info: RtInfo::default(),
+            output_names: None,
             span: Span::default(),
             constant,
         };

@@ -15,9 +15,10 @@ use crate::error::{Error, Place};
 pub struct PortInfo {
     /// Every name the port answers to. The first is the one ovir shows and
     /// uses for file names: for an input, the first tensor name of the
-    /// `Parameter`'s port, else the layer name; for an output, the first
-    /// tensor name of the port feeding the `Result`, else the `Result`'s
-    /// `output_names`, else its layer name.
+    /// `Parameter`'s port, else the layer name; for an output, the first of
+    /// the `output_names` on the `Result`'s `<layer>` tag (where OpenVINO
+    /// writes and reads a model output's own names), else the first tensor
+    /// name of the port feeding the `Result`, else its layer name.
     pub names: Vec<String>,
     /// The element type.
     pub element_type: ElementType,
@@ -74,7 +75,12 @@ fn output_info(ir: &ovir_ir::Model, facts: &[Vec<PortFact>], idx: LayerIdx) -> P
     let layer = ir.layer(idx);
     let src = ir.source(idx, 0);
     let producer = ir.layer(src.layer);
-    let mut names: Vec<String> = producer.outputs.get(src.port).map(|p| p.names.clone()).unwrap_or_default();
+    // The Result's own names come first, as OpenVINO reads them; then the
+    // names of the tensor it reads.
+    let mut names: Vec<String> = layer.output_names.clone().unwrap_or_default();
+    for n in producer.outputs.get(src.port).map_or(&[][..], |p| p.names.as_slice()) {
+        push_unique(&mut names, n);
+    }
     if let Some(list) = layer.attrs.value("output_names") {
         for n in ovir_ir::split_names(list) {
             push_unique(&mut names, &n);

@@ -83,8 +83,29 @@ impl Model {
                 _ => {}
             }
         }
+        // A Result that reads a layer taken out keeps that layer's names as
+        // its own output names, as OpenVINO keeps a Result's names apart
+        // from its input's; only a layer some other layer reads hands its
+        // names on to the tensor it passed through.
+        let mut read_by_others = vec![false; ir.layers.len()];
+        for (reader, sources) in ir.sources.iter().enumerate() {
+            let result = ir.layers[reader].is("Result");
+            for src in sources.iter().filter(|s| s.port == 0 && !result) {
+                read_by_others[src.layer.0] = true;
+            }
+        }
+        for r in 0..ir.layers.len() {
+            let Some(src) = ir.sources[r].first().copied() else { continue };
+            if !ir.layers[r].is("Result") || src.port != 0 || redirect[src.layer.0].is_none() {
+                continue;
+            }
+            let names = ir.layers[src.layer.0].outputs.first().map(|p| p.names.clone()).unwrap_or_default();
+            if ir.layers[r].output_names.is_none() && !names.is_empty() {
+                ir.layers[r].output_names = Some(names);
+            }
+        }
         for (i, to) in redirect.iter().enumerate() {
-            if let Some(to) = *to {
+            if let Some(to) = to.filter(|_| read_by_others[i]) {
                 let names = ir.layers[i].outputs.first().map(|p| p.names.clone()).unwrap_or_default();
                 if let Some(port) = ir.layers.get_mut(to.layer.0).and_then(|l| l.outputs.get_mut(to.port)) {
                     for name in names {

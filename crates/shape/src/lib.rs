@@ -84,6 +84,7 @@
 //!         inputs: (0..inputs).map(port).collect(),
 //!         outputs: (inputs..inputs + outputs).map(port).collect(),
 //!         rt_info: RtInfo::default(),
+//!         output_names: None,
 //!         span: Span::default(),
 //!         constant: None,
 //!     }

@@ -172,7 +172,12 @@ impl Model {
             .attr("version", layer.version.as_str());
         if layer.is("Result") {
             if let Some(src) = self.sources[idx.0].first() {
-                let names = self.layer(src.layer).outputs.get(src.port).map(|p| p.names.as_slice());
+                // The Result's own names when it has them, else those of
+                // the tensor it reads, as OpenVINO writes them.
+                let names = match &layer.output_names {
+                    Some(own) => Some(own.as_slice()),
+                    None => self.layer(src.layer).outputs.get(src.port).map(|p| p.names.as_slice()),
+                };
                 if let Some(names) = names.filter(|n| !n.is_empty()) {
                     e = e.attr("output_names", join_names(names));
                 }

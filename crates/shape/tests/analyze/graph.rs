@@ -72,6 +72,7 @@ impl Graph {
             inputs: (0..n_in).map(port).collect(),
             outputs: (n_in..n_in + outputs as u64).map(port).collect(),
             rt_info: RtInfo::default(),
+            output_names: None,
             span: Span::default(),
             constant: None,
         });
