@@ -11,8 +11,10 @@ Run by hand (never in CI), from the repository root:
 side in the same run (for example a build from before a change and one from
 after it); by default it times target/release/ovir as "ovir".
 
-For every workload below it writes one IR with OpenVINO's own serializer,
-one input file, and then times in this one process and run:
+For every workload below it writes one IR with OpenVINO's own serializer
+(ReverseSubsequences, which OpenVINO does not have, through the sample
+generator's rules), one input file, and then times in this one process and
+run:
   * OpenVINO's CPU plugin with 1 thread and with its default threads,
   * `np.flip(...).copy()` (for Reverse workloads),
   * a memcpy of the same bytes (`np.copyto` between two preallocated arrays;
@@ -99,24 +101,64 @@ CONVERTS = (
 )
 
 
+# Short rows: ReverseSequence whose sequences are 32-byte rows, and
+# Reverse of rows of 32 bytes along the innermost axis; 32 MiB each.
+ROWS32_U8 = (128, 8192, 32)
+ROWS32_F32 = (1 << 20, 8)
+ROWS32_BYTES = (1 << 20, 32)
+
+# ReverseSubsequences with a random length per line: (axis, dtype, short
+# name). OpenVINO has no such op, so these rows have no OpenVINO column.
+SUBSEQUENCES = ((0, np.float32, "f32"), (1, np.float32, "f32"), (2, np.float32, "f32"),
+                (1, np.uint8, "u8"), (3, np.uint8, "u8"))
+
+
+def subsequences_writer(dtype, tname, axis, rng):
+    """Writes a ReverseSubsequences IR over SHAPE with random i32 lengths
+    (a Const), through the sample generator's XML rules."""
+    sys.path.insert(0, os.path.join(REPO, "tools"))
+    import gen_samples as gs  # noqa: E402  (only these workloads need it)
+
+    lengths_shape = tuple(1 if i == axis else d for i, d in enumerate(SHAPE))
+    lengths = rng.integers(1, SHAPE[axis] + 1, size=lengths_shape).astype(np.int32)
+
+    def write(xml_path):
+        with open(xml_path, "w") as f:
+            f.write(gs.subsequences_xml(SHAPE, tname, lengths_shape, "i32", axis, False))
+        with open(xml_path[:-4] + ".bin", "wb") as f:
+            f.write(lengths.tobytes())
+    return write
+
+
 def workloads(rng):
-    """(name, dtype, model builder, numpy reference or None)."""
+    """(name, dtype, shape, model builder or None, numpy reference or None,
+    IR writer for ops OpenVINO cannot build, or None)."""
     for ty, tname in TYPES:
         for cname, mode, axes in REVERSES:
             flip_axes = tuple(i for i, a in enumerate(axes) if a is True) if mode == "mask" else tuple(axes)
-            yield (f"reverse_{cname}_{tname}", ty,
+            yield (f"reverse_{cname}_{tname}", ty, SHAPE,
                    (lambda t=ty, m=mode, a=axes: reverse_model(t, SHAPE, m, a)),
-                   (lambda x, f=flip_axes: np.flip(x, f)))
+                   (lambda x, f=flip_axes: np.flip(x, f)), None)
     # Lengths drawn at random in [1, dim], as in the targets.
     lens1 = rng.integers(1, SHAPE[1] + 1, size=SHAPE[0])
     lens3 = rng.integers(1, SHAPE[3] + 1, size=SHAPE[0])
     lens0 = rng.integers(1, SHAPE[0] + 1, size=SHAPE[1])
     for ty, tname in TYPES:
-        yield f"rseq_b0_s1_{tname}", ty, (lambda t=ty: rseq_model(t, SHAPE, 0, 1, lens1)), None
-        yield f"rseq_b0_s3_{tname}", ty, (lambda t=ty: rseq_model(t, SHAPE, 0, 3, lens3)), None
-        yield f"rseq_b1_s0_{tname}", ty, (lambda t=ty: rseq_model(t, SHAPE, 1, 0, lens0)), None
+        yield f"rseq_b0_s1_{tname}", ty, SHAPE, (lambda t=ty: rseq_model(t, SHAPE, 0, 1, lens1)), None, None
+        yield f"rseq_b0_s3_{tname}", ty, SHAPE, (lambda t=ty: rseq_model(t, SHAPE, 0, 3, lens3)), None, None
+        yield f"rseq_b1_s0_{tname}", ty, SHAPE, (lambda t=ty: rseq_model(t, SHAPE, 1, 0, lens0)), None, None
     for ty, tname, to in CONVERTS:
-        yield f"convert_{tname}_{to}", ty, (lambda t=ty, o=to: convert_model(t, SHAPE, o)), None
+        yield f"convert_{tname}_{to}", ty, SHAPE, (lambda t=ty, o=to: convert_model(t, SHAPE, o)), None, None
+    lens_rows = rng.integers(1, ROWS32_U8[1] + 1, size=ROWS32_U8[0])
+    yield ("rseq_rows32_u8", np.uint8, ROWS32_U8,
+           (lambda: rseq_model(np.uint8, ROWS32_U8, 0, 1, lens_rows)), None, None)
+    for ty, tname, shape in ((np.float32, "f32", ROWS32_F32), (np.uint8, "u8", ROWS32_BYTES)):
+        yield (f"reverse_rows32_{tname}", ty, shape,
+               (lambda t=ty, sh=shape: reverse_model(t, sh, "index", [1])),
+               (lambda x: np.flip(x, 1)), None)
+    for axis, ty, tname in SUBSEQUENCES:
+        yield (f"subseq_axis{axis}_{tname}", ty, SHAPE, None, None,
+               subsequences_writer(ty, tname, axis, rng))
 
 
 def median_ms(fn, iterations, warmup=3):
@@ -170,24 +212,29 @@ def main():
     with tempfile.TemporaryDirectory() as scratch:
         tmp = args.keep or scratch
         os.makedirs(tmp, exist_ok=True)
-        for name, dtype, build, flip in workloads(rng):
+        for name, dtype, shape, build, flip, write in workloads(rng):
             if args.only and args.only not in name:
                 continue
-            model = build()
+            model = build() if build else None
             xml = os.path.join(tmp, f"{name}.xml")
-            ov.save_model(model, xml, compress_to_fp16=False)
-            x = (np.arange(np.prod(SHAPE)) % 251).astype(dtype).reshape(SHAPE)
+            if model is not None:
+                ov.save_model(model, xml, compress_to_fp16=False)
+            else:
+                write(xml)
+            x = (np.arange(np.prod(shape)) % 251).astype(dtype).reshape(shape)
             npy = os.path.join(tmp, f"{name}.npy")
             np.save(npy, x)
             # The memcpy moves the larger of the input and the output (they
             # differ for Convert).
-            nbytes = max(x.nbytes, x.size * model.output(0).get_element_type().size)
+            out_size = model.output(0).get_element_type().size if model is not None else x.itemsize
+            nbytes = max(x.nbytes, x.size * out_size)
             src, dst = np.ones(nbytes, np.uint8), np.empty(nbytes, np.uint8)
             row = {"workload": name, "mib": nbytes / 2**20}
             row["memcpy"] = median_ms(lambda: np.copyto(dst, src), args.iterations)
             row["numpy_flip"] = median_ms(lambda: flip(x).copy(), args.iterations) if flip else None
-            row["ov_1t"] = time_openvino(core, model, x, 1, args.iterations)
-            row["ov_default"] = time_openvino(core, model, x, 0, args.iterations)
+            has_ov = model is not None
+            row["ov_1t"] = time_openvino(core, model, x, 1, args.iterations) if has_ov else None
+            row["ov_default"] = time_openvino(core, model, x, 0, args.iterations) if has_ov else None
             for label, path in builds:
                 one = time_ovir(path, xml, npy, 1, args.ovir_iterations)
                 two = time_ovir(path, xml, npy, 2, args.ovir_iterations)
