@@ -207,3 +207,33 @@ fn saving_writes_the_weights_beside_the_xml() {
     assert!(err.to_string().contains("missing/strings.bin"), "{err}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn saving_writes_both_files_or_neither() {
+    let dir = std::env::temp_dir().join(format!("ovir-ir-save-refused-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(dir.join("taken.xml")).unwrap();
+    let mut model = read_model(&samples_dir().join("chain_convert_reverse/model.xml"), None).unwrap();
+    let listing = |dir: &Path| {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    };
+
+    // A folder where the XML would go: neither file is written.
+    let err = model.save(dir.join("taken.xml")).unwrap_err();
+    assert!(err.to_string().contains("it is a folder"), "{err}");
+    // An XML path that is its own weights' path.
+    let err = model.save(dir.join("model.bin")).unwrap_err();
+    assert!(matches!(err, ovir_ir::WriteError::SamePath(_)), "{err:?}");
+    // A NUL no XML can hold, in a layer name.
+    model.layers[0].name.push('\0');
+    let err = model.save(dir.join("nul.xml")).unwrap_err();
+    assert!(matches!(err, ovir_ir::WriteError::Nul), "{err:?}");
+    // Nothing was left behind, temporary files included.
+    assert_eq!(listing(&dir), vec!["taken.xml".to_string()]);
+    std::fs::remove_dir_all(&dir).unwrap();
+}

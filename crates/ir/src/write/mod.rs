@@ -55,6 +55,13 @@ pub enum WriteError {
     /// [`Model::check_references`]).
     #[error("the model cannot be written, its graph does not hold together:\n{0}")]
     Broken(Box<ReadError>),
+    /// A name, attribute or rt_info value holds a NUL character, which no
+    /// XML file can hold.
+    #[error("the model cannot be written as XML: a name, attribute or rt_info value holds a NUL character")]
+    Nul,
+    /// The XML path ends in `.bin`, the name its weights would take.
+    #[error("`{0}` would be both the XML and its weights: give a path ending in .xml")]
+    SamePath(std::path::PathBuf),
     /// A `string` value too large for OpenVINO's 32-bit string offsets.
     #[error("{layer} holds {bytes} bytes of strings; OpenVINO's string layout holds at most 2147483647")]
     StringsTooLarge {
@@ -90,17 +97,45 @@ impl Model {
     pub fn save(&self, xml_path: impl AsRef<Path>) -> Result<(), WriteError> {
         let xml_path = xml_path.as_ref();
         let bin_path = xml_path.with_extension("bin");
-        let create = |path: &Path| {
-            std::fs::File::create(path)
-                .map(BufWriter::new)
-                .map_err(|source| WriteError::Io { what: format!("`{}`", path.display()), source })
+        if bin_path == xml_path {
+            return Err(WriteError::SamePath(xml_path.to_path_buf()));
+        }
+        let io = |path: &Path| {
+            let what = format!("`{}`", path.display());
+            move |source| WriteError::Io { what, source }
         };
-        let mut bin = create(&bin_path)?;
+        // A folder in either place could not be replaced: refused before
+        // anything is written, so that neither file is replaced alone.
+        for path in [xml_path, bin_path.as_path()] {
+            if path.is_dir() {
+                let folder = std::io::Error::new(std::io::ErrorKind::IsADirectory, "it is a folder");
+                return Err(io(path)(folder));
+            }
+        }
+        // Both files are written beside their targets under temporary
+        // names and renamed into place only once both are complete, so a
+        // failure leaves the folder as it was.
+        let dir = xml_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        let temp = |path: &Path| {
+            let mut builder = tempfile::Builder::new();
+            builder.prefix(".ovir-save-").suffix(".tmp");
+            // Temporary files are private; the model gets the permissions
+            // any newly created file would (0666 less the umask).
+            #[cfg(unix)]
+            {
+                use std::os::unix::fs::PermissionsExt;
+                builder.permissions(std::fs::Permissions::from_mode(0o666));
+            }
+            builder.tempfile_in(dir).map_err(io(path))
+        };
+        let mut bin = BufWriter::new(temp(&bin_path)?);
         let text = self.write_weights(&mut bin).map_err(|e| with_path(e, &bin_path))?;
-        let mut xml = create(xml_path)?;
-        xml.write_all(text.as_bytes())
-            .and_then(|()| xml.flush())
-            .map_err(|source| WriteError::Io { what: format!("`{}`", xml_path.display()), source })
+        let bin = bin.into_inner().map_err(|e| io(&bin_path)(e.into_error()))?;
+        let mut xml = temp(xml_path)?;
+        xml.write_all(text.as_bytes()).map_err(io(xml_path))?;
+        bin.persist(&bin_path).map_err(|e| io(&bin_path)(e.error))?;
+        xml.persist(xml_path).map_err(|e| io(xml_path)(e.error))?;
+        Ok(())
     }
 
     /// Writes the model as IR v11 to two writers: the XML to `xml`, the
@@ -155,7 +190,13 @@ impl Model {
         net.children.push(layers);
         net.children.push(edge_list);
         net.children.extend(rt_info(&self.rt_info));
-        Ok(xml::document(&net))
+        let text = xml::document(&net);
+        // The escaper writes a NUL as a character reference, which XML
+        // forbids too: refused here, so nothing unreadable is written.
+        if text.contains("&#00;") {
+            return Err(WriteError::Nul);
+        }
+        Ok(text)
     }
 
     fn layer_element<'m, W: Write>(
