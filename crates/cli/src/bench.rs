@@ -242,11 +242,12 @@ fn write_text(r: &Report, out: &mut impl Write) -> std::io::Result<()> {
 /// show `0.001 ms` for every statistic.
 fn duration(ms: f64) -> String {
     let ns = ms * 1e6;
-    if !ns.is_finite() || ns < 1e3 {
+    // Each bound is where the value, rounded as printed, reaches 1000.
+    if !ns.is_finite() || ns < 999.5 {
         format!("{ns:.0} ns")
-    } else if ns < 1e6 {
+    } else if ns < 999_995.0 {
         format!("{:.2} µs", ns / 1e3)
-    } else if ns < 1e9 {
+    } else if ns < 999_999_500.0 {
         format!("{ms:.3} ms")
     } else {
         format!("{:.3} s", ms / 1e3)
@@ -265,6 +266,10 @@ mod tests {
         assert_eq!(duration(4.2), "4.200 ms");
         assert_eq!(duration(999.999_4), "999.999 ms");
         assert_eq!(duration(1500.0), "1.500 s");
+        // Values that would round up to 1000 of one unit take the next.
+        assert_eq!(duration(0.000_999_7), "1.00 µs");
+        assert_eq!(duration(0.999_996), "1.000 ms");
+        assert_eq!(duration(999.999_6), "1.000 s");
     }
 
     #[test]

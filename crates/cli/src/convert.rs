@@ -42,6 +42,7 @@ pub struct ConvertArgs {
 pub fn run(args: &ConvertArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
     let read = ovir::Model::read_with_weights(&args.model.model, args.model.weights.as_deref())?;
     let before = read.ir().layers.len();
+    crate::io::unique_shapes(&read.inputs(), &args.shapes)?;
     let mut model = if args.shapes.is_empty() { read } else { read.reshaped(&args.shapes)? };
     if args.fold {
         model = model.folded()?;

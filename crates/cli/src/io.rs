@@ -112,6 +112,7 @@ pub fn set_inputs(
     }
     let missing: Vec<usize> =
         (0..request.model().inputs().len()).filter(|&i| request.input(i).is_err()).collect();
+    unique_shapes(request.model().inputs(), shapes)?;
     let mut data_shapes = Vec::with_capacity(shapes.len());
     for (name, shape) in shapes {
         let Some(dims) = shape.to_static() else {
@@ -143,6 +144,20 @@ pub fn set_inputs(
             eprintln!("note: input \"{name}\" generated: {} {shape}", tensor.element_type());
         }
         request.set_input(i, tensor)?;
+    }
+    Ok(())
+}
+
+/// Refuses two `--shape`s for one input (by any of its names): the help
+/// says once per input, and silently keeping the last would hide a typo.
+pub fn unique_shapes(inputs: &[ovir::PortInfo], shapes: &[(String, PartialShape)]) -> anyhow::Result<()> {
+    let mut seen: Vec<(usize, &str)> = Vec::new();
+    for (name, _) in shapes {
+        let Some(at) = inputs.iter().position(|p| p.answers_to(name)) else { continue };
+        if let Some((_, first)) = seen.iter().find(|(i, _)| *i == at) {
+            bail!("`--shape {name}=…` and `--shape {first}=…` both give the shape of input \"{first}\"; give it once");
+        }
+        seen.push((at, name));
     }
     Ok(())
 }

@@ -585,6 +585,7 @@ fn shape_sets_the_size_of_generated_dynamic_inputs() {
         (vec!["--shape", "data=[2,?]"], "must be static"),
         (vec!["--shape", "nope=[2]"], "has no input \"nope\""),
         (vec!["--shape", "data"], "is not NAME=[DIMS]"),
+        (vec!["--shape", "data=[2,9]", "--shape", "data=[2,3]"], "give it once"),
     ];
     for (extra, words) in refused {
         let mut argv = vec!["run", &model];
@@ -613,4 +614,29 @@ fn bench_prints_each_time_in_the_unit_that_fits() {
         assert!(["ns", "µs", "ms", "s"].contains(&unit), "{latency}");
         assert!(unit == "ns" || (1.0..1000.0).contains(&value), "{latency}");
     }
+}
+
+#[test]
+fn a_folder_in_the_place_of_one_output_leaves_every_output_as_it_was() {
+    let case = "two_inputs_two_outputs";
+    let model = sample(case, "model.xml");
+    let dir = scratch("folder-in-the-way");
+    let first = ovir(&["run", &model, "-o", &dir.display().to_string()]);
+    assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
+    let before = std::fs::read(dir.join("rx.npy")).unwrap();
+    std::fs::remove_file(dir.join("ry.npy")).unwrap();
+    std::fs::create_dir(dir.join("ry.npy")).unwrap();
+    // Other inputs than the first run's, so rx.npy would change.
+    let x = format!("x={}", sample(case, "in/x.npy"));
+    let y = format!("y={}", sample(case, "in/y.npy"));
+    let out = ovir(&["run", &model, "-i", &x, "-i", &y, "-o", &dir.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("it is a folder"), "{}", text(&out.stderr));
+    assert_eq!(std::fs::read(dir.join("rx.npy")).unwrap(), before);
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    assert_eq!(names, ["rx.npy", "ry.npy"]);
 }

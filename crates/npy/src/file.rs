@@ -109,9 +109,17 @@ pub(crate) fn stage(
 /// Moves every staged file into its place. Each first gets its temporary
 /// name (unnamed files are linked into the folder), so that a failure
 /// there leaves every target as it was; then each is renamed over its
-/// target, a step that fails only when a target cannot be replaced at all
-/// (a folder of that name, say).
+/// target. A folder in the place of any target is refused before the
+/// first rename; a rename can still fail part-way for reasons the system
+/// only gives at that moment (permissions changing under it), which would
+/// leave the targets before it replaced.
 pub(crate) fn commit(staged: Vec<Staged>) -> Result<(), NpyError> {
+    // A folder in the way of any target fails its rename; refused before
+    // the first one, so that no target is replaced without the others.
+    if let Some(folder) = staged.iter().find(|s| s.target.is_dir()) {
+        let err = io::Error::new(io::ErrorKind::IsADirectory, "it is a folder");
+        return Err(io_at(&folder.target)(err));
+    }
     let mut named = Vec::with_capacity(staged.len());
     for Staged { target, temp } in staged {
         let path = match temp {

@@ -178,7 +178,7 @@ impl ModelBuilder {
         &mut self,
         array: ndarray::ArrayView<'_, T, D>,
     ) -> Result<Output, BuildError> {
-        self.constant(Tensor::from_array(array))
+        self.constant(Tensor::try_from_array(array)?)
     }
 
     /// A `string` constant of this shape.
