@@ -143,7 +143,14 @@ pub fn set_inputs(
             let shape = ovir::PartialShape::from_static(tensor.shape());
             eprintln!("note: input \"{name}\" generated: {} {shape}", tensor.element_type());
         }
-        request.set_input(i, tensor)?;
+        let chosen =
+            shapes.iter().find(|(n, _)| request.model().inputs().get(i).is_some_and(|p| p.answers_to(n)));
+        match chosen {
+            Some((name, shape)) => request
+                .set_input(i, tensor)
+                .with_context(|| format!("`--shape {name}={shape}` does not fit input \"{name}\""))?,
+            None => request.set_input(i, tensor)?,
+        }
     }
     Ok(())
 }
