@@ -6,7 +6,7 @@ mod common;
 use std::path::PathBuf;
 use std::process::Command;
 
-use common::{ovir, samples, text};
+use common::{listing, ovir, samples, text};
 
 fn sample(case: &str, file: &str) -> String {
     samples().join(case).join(file).display().to_string()
@@ -633,10 +633,5 @@ fn a_folder_in_the_place_of_one_output_leaves_every_output_as_it_was() {
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("it is a folder"), "{}", text(&out.stderr));
     assert_eq!(std::fs::read(dir.join("rx.npy")).unwrap(), before);
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    assert_eq!(names, ["rx.npy", "ry.npy"]);
+    assert_eq!(listing(&dir), ["rx.npy", "ry.npy"]);
 }

@@ -5,8 +5,12 @@
 //! output, and little more.
 #![cfg(target_os = "linux")]
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
+
+use common::{listing, text};
 
 /// The address space each run under a memory limit gets, in KiB: 1 GiB,
 /// far more than the binary needs to start, and too little for one more
@@ -35,10 +39,6 @@ fn ovir_under(setup: &str, args: &[&str]) -> Output {
         .env("RUST_BACKTRACE", "0")
         .output()
         .expect("sh runs")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// A failure as a person should see it: exit code 1, and standard error
@@ -210,16 +210,6 @@ fn allocation_failure_is_an_error_that_names_the_tensor() {
 /// blocks, 16 KiB or 32 KiB as the shell counts them. An output of f32
 /// `[16, 16]` (1 KiB) fits, one of `[256, 256]` (256 KiB) does not.
 const FILE_LIMIT: &str = "ulimit -f 32";
-
-/// The names in a folder, sorted.
-fn listing(dir: &Path) -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
-        .collect();
-    names.sort();
-    names
-}
 
 /// With `SIGXFSZ` ignored, writing past the limit fails with `EFBIG`, as
 /// writing to a full disk fails with `ENOSPC`. The `.npz` archive's writer

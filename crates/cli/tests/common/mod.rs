@@ -1,5 +1,7 @@
 //! What the binary's test files share: where the samples are, running the
-//! binary, and reading what it printed.
+//! binary, and reading what it printed and wrote. Each test file uses a
+//! part of it.
+#![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
@@ -17,4 +19,14 @@ pub fn ovir(args: &[&str]) -> Output {
 /// Printed bytes as text.
 pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// The names in a folder, sorted.
+pub fn listing(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .expect("the folder can be listed")
+        .map(|e| e.expect("the folder can be listed").file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
 }
