@@ -340,6 +340,40 @@ fn subsequences(c: &mut Criterion) {
     }
 }
 
+/// ReverseSubsequences with a length of its own for every line, drawn at
+/// random in `[1, size]`, along every axis of the main tensor and in every
+/// element width: the op as a gather, beside a copy of the same bytes.
+fn subsequences_per_line(c: &mut Criterion) {
+    for (ty, ty_name) in TYPES {
+        let data = filled(ty, &SHAPE);
+        let mut out = zeros(ty, &SHAPE);
+        let bytes = data.bytes().map_or(0, <[u8]>::len);
+        let mut g = group(c, &format!("subsequences_per_line/{ty_name}"), bytes);
+        memcpy(&mut g, bytes, 1);
+        for axis in 0..SHAPE.len() {
+            let mut line_shape = SHAPE.to_vec();
+            line_shape[axis] = 1;
+            let lines: usize = line_shape.iter().product();
+            let lens = lengths(lines, SHAPE[axis], "random");
+            let lens = lens.reshaped(&line_shape).unwrap_or(lens);
+            let mut scratch = Scratch::new();
+            g.bench_function(format!("axis{axis}"), |b| {
+                b.iter(|| {
+                    reverse_subsequences_into(
+                        black_box(&data),
+                        &lens,
+                        axis as i64,
+                        &mut out,
+                        &options(1),
+                        &mut scratch,
+                    )
+                })
+            });
+        }
+        g.finish();
+    }
+}
+
 // The macro defines an undocumented public function.
 #[allow(missing_docs)]
 mod suite {
@@ -348,7 +382,7 @@ mod suite {
         name = benches;
         // Plots take longer to draw than these benchmarks take to run.
         config = Criterion::default().without_plots();
-        targets = reverse, reverse_sequence, short_runs, subsequences, convert, crossover
+        targets = reverse, reverse_sequence, short_runs, subsequences, subsequences_per_line, convert, crossover
     }
 }
 use suite::benches;

@@ -7,13 +7,16 @@
 //! with the same byte-width players; a line with its own length becomes
 //! one row of a rows run, so a batch of short lines costs little more than
 //! the copy itself. On any other axis, where neighbouring lines rarely
-//! share a length, runs would be an element long, so the kernel moves the
-//! elements one by one instead, in cache-sized tiles.
+//! share a length, runs would be an element long, so the kernel works on
+//! cache-sized tiles of columns instead: 1- and 2-byte elements are
+//! shifted a whole row at a time, `log2(size)` vector passes per tile,
+//! and wider ones are moved one by one from a buffer.
 
 use std::ops::Range;
 
 use ovir_tensor::{ElementType, Tensor};
 
+use super::copy::ReverseCopier;
 use super::{
     check_movable, check_output, copy_all, packed, parallel, play, product, ExecOptions, Heads, Joiner,
     KernelError, Rows, Run, RunPlan, Scratch,
@@ -149,36 +152,52 @@ fn prepare<'a>(
             what: "the lengths read do not match the number of lines",
         });
     }
-    let stretches = if inner > 1 { mark_stretches(lens, inner) } else { 0 };
+    // Lines whose lengths change every few lines are shifted or gathered,
+    // and need no stretches; else the runs need them, as strings always
+    // do.
+    let scattered = inner > 1 && is_scattered(lens, inner);
+    if inner > 1 && (!scattered || data.element_type() == ElementType::String) {
+        mark_stretches(lens, inner);
+    }
     let (lens, ends) = lens.split_at(lines);
-    Ok(Some(SubsequencePlan { outer, size, inner, lens, ends, stretches }))
+    Ok(Some(SubsequencePlan { outer, size, inner, lens, ends, scattered }))
+}
+
+/// Whether the lengths, per block of `inner`, form more than one stretch
+/// of equal lengths per [`MIN_PLAYED_STRETCH`] lines on average: counted
+/// only until that is known, so that lengths which change on every line
+/// are read just far enough to tell.
+fn is_scattered(lens: &[usize], inner: usize) -> bool {
+    let limit = lens.len() / MIN_PLAYED_STRETCH;
+    let mut stretches = 0;
+    for block in lens.chunks(inner) {
+        stretches += 1 + block.windows(2).filter(|w| w.first() != w.get(1)).count();
+        if stretches > limit {
+            return true;
+        }
+    }
+    false
 }
 
 /// Appends to the `n` lengths in `lens`, per block of `inner`, where the
 /// stretch of equal lengths each one belongs to ends (an index within the
 /// block), so that a plan steps over a stretch at once instead of testing
-/// its lengths one by one at every position along the axis. Returns how
-/// many stretches there are.
-fn mark_stretches(lens: &mut Vec<usize>, inner: usize) -> usize {
+/// its lengths one by one at every position along the axis.
+fn mark_stretches(lens: &mut Vec<usize>, inner: usize) {
     let n = lens.len();
     lens.resize(2 * n, 0);
     let (values, ends) = lens.split_at_mut(n);
-    let mut stretches = 0;
     for (row, end) in values.chunks(inner).zip(ends.chunks_mut(inner)) {
         let mut stop = inner;
         for i in (0..row.len()).rev() {
             if row.get(i + 1).is_some_and(|&next| Some(&next) != row.get(i)) {
                 stop = i + 1;
             }
-            if stop == i + 1 {
-                stretches += 1;
-            }
             if let Some(e) = end.get_mut(i) {
                 *e = stop;
             }
         }
     }
-    stretches
 }
 
 /// Reads the lengths into `lens` (emptied first), in the lengths' element
@@ -278,9 +297,10 @@ struct SubsequencePlan<'a> {
     /// When `inner > 1`, per line, the end (within its block) of the
     /// stretch of lines with its length; else empty.
     ends: &'a [usize],
-    /// How many stretches of equal lengths `ends` marks; 0 when `inner`
-    /// is 1.
-    stretches: usize,
+    /// Whether lengths change every few lines along a non-innermost axis
+    /// ([`is_scattered`]); `ends` is then empty, except for strings, which
+    /// are always played as runs.
+    scattered: bool,
 }
 
 /// The shortest average stretch of lines with one length, in elements,
@@ -289,25 +309,40 @@ struct SubsequencePlan<'a> {
 /// a run costs tens of cycles to list and play, and an element a few.
 const MIN_PLAYED_STRETCH: usize = 16;
 
+/// The bytes of one tile of [`SubsequencePlan::shift`]'s buffer: the
+/// buffer, its masks and the input rows it reads all stay in a 32 KiB L1
+/// data cache.
+const SHIFT_TILE_BYTES: usize = 8 << 10;
+
+/// The longest axis [`SubsequencePlan::shift`] takes: its tile of the
+/// whole axis, 32 bytes wide, fills the buffer. Longer axes go to
+/// [`SubsequencePlan::gather`].
+const SHIFT_MAX_SIZE: usize = SHIFT_TILE_BYTES / 32;
+
+/// The most passes [`SubsequencePlan::shift`] makes: the bits of the
+/// largest shift on the longest axis it takes.
+const SHIFT_MAX_PASSES: usize = (usize::BITS - (SHIFT_MAX_SIZE - 1).leading_zeros()) as usize;
+
+/// The widest rows [`SubsequencePlan::shift`] works on.
+const SHIFT_MAX_ROW: usize = 1024;
+
+/// The narrowest lines, in bytes, that [`SubsequencePlan::shift`] takes:
+/// its rows are at least 32 bytes, and lines much narrower would leave most
+/// of each row idle.
+const SHIFT_MIN_LINE_BYTES: usize = 8;
+
 /// The bytes of input rows one tile of [`SubsequencePlan::gather`] reads,
 /// sized to stay in the L1 data cache while every position along the
 /// axis is written.
 const GATHER_TILE_BYTES: usize = 32 << 10;
 
-/// The most rows along the axis that [`SubsequencePlan::gather`] reads in
-/// place: the L1 caches of current x86 and Arm cores hold at least 8 lines
-/// of one set, so this many rows cannot evict one another, and copying
-/// them first cost 10–15% on 8 rows.
-const UNBUFFERED_MAX_ROWS: usize = 8;
-
 impl SubsequencePlan<'_> {
-    /// Moves `data` into `out`, which has its type and shape: element by
-    /// element when lengths change every few lines along a non-innermost
-    /// axis, else as runs.
+    /// Moves `data` into `out`, which has its type and shape: through the
+    /// shifter ([`SubsequencePlan::shift`]) when lengths change every few
+    /// lines along a non-innermost axis, else as runs.
     fn play(&self, data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), KernelError> {
         let ty = data.element_type();
-        let scattered = self.inner > 1 && self.stretches.saturating_mul(MIN_PLAYED_STRETCH) > self.lens.len();
-        if !scattered || ty == ElementType::String {
+        if !self.scattered || ty == ElementType::String {
             return play(OP, self, data, out, options);
         }
         let internal = KernelError::Internal {
@@ -316,85 +351,373 @@ impl SubsequencePlan<'_> {
         };
         let src = data.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
         let dst = out.bytes_mut().ok_or_else(|| internal.clone())?;
+        let copier = ReverseCopier::detect();
+        macro_rules! each_chunk {
+            ($n:literal, $t:ty) => {
+                parallel::for_each_chunk(options, dst, $n, |at, part| {
+                    if self.shift_row($n).is_some() {
+                        self.shift_any(copier, $n, src, at, part)
+                    } else {
+                        self.gather::<$t>(src, at, part)
+                    }
+                })
+            };
+        }
         let done = match ty.byte_width() {
-            Some(1) => parallel::for_each_chunk(options, dst, 1, |at, part| self.gather::<1>(src, at, part)),
-            Some(2) => parallel::for_each_chunk(options, dst, 2, |at, part| self.gather::<2>(src, at, part)),
-            Some(4) => parallel::for_each_chunk(options, dst, 4, |at, part| self.gather::<4>(src, at, part)),
-            Some(8) => parallel::for_each_chunk(options, dst, 8, |at, part| self.gather::<8>(src, at, part)),
+            Some(1) => each_chunk!(1, u8),
+            Some(2) => each_chunk!(2, u16),
+            Some(4) => each_chunk!(4, u32),
+            Some(8) => each_chunk!(8, u64),
             _ => return Err(KernelError::UnsupportedType { op: OP, ty }),
         };
         done.ok_or(internal)
     }
 
+    /// The width in bytes of the rows [`SubsequencePlan::shift`] works on
+    /// for this plan with `n`-byte elements, or `None` when it does not take
+    /// the plan: the axis must be at most [`SHIFT_MAX_SIZE`] long, and the
+    /// lines at least [`SHIFT_MIN_LINE_BYTES`] wide. The widest power of two
+    /// from 32 to [`SHIFT_MAX_ROW`] bytes whose tile of the whole axis fits
+    /// the buffer, and no wider than the lines need.
+    fn shift_row(&self, n: usize) -> Option<usize> {
+        let line = self.inner.checked_mul(n)?;
+        // Measured on `[8, 64, 128, 128]`: 1-byte elements shift 2 to 3
+        // times faster than they gather on every axis; 2-byte ones about
+        // 15% faster on 64 or 128 rows and 25% slower on 8; wider ones
+        // gather faster.
+        let wins = n == 1 || (n == 2 && self.size >= 16);
+        if !wins || !(2..=SHIFT_MAX_SIZE).contains(&self.size) || line < SHIFT_MIN_LINE_BYTES {
+            return None;
+        }
+        let mut row = 32;
+        while row < SHIFT_MAX_ROW && row < line && 2 * row * self.size <= SHIFT_TILE_BYTES {
+            row *= 2;
+        }
+        Some(row)
+    }
+
+    /// [`SubsequencePlan::shift`] at the row width [`SubsequencePlan::shift_row`]
+    /// picks, compiled with `copier`'s widest instructions; `None` when it
+    /// does not take the plan, or when a line left the data or the output.
+    fn shift_any(
+        &self,
+        copier: ReverseCopier,
+        n: usize,
+        src: &[u8],
+        start: usize,
+        dst: &mut [u8],
+    ) -> Option<()> {
+        // Each row width with the most rows of it the buffer holds.
+        macro_rules! at {
+            ($w:literal) => {
+                copier.vectorized(
+                    #[inline(always)]
+                    || self.shift::<$w, { SHIFT_TILE_BYTES / $w }>(n, src, start, dst),
+                )
+            };
+        }
+        match self.shift_row(n)? {
+            32 => at!(32),
+            64 => at!(64),
+            128 => at!(128),
+            256 => at!(256),
+            512 => at!(512),
+            _ => at!(1024),
+        }
+    }
+
     /// Writes output elements `start..` into `dst`, which holds exactly
-    /// those elements of `N` bytes, one element at a time: output `(o, k,
-    /// i)` of the `[outer, size, inner]` view reads `(o, len - 1 - k, i)`
-    /// while `k < len`, the length of line `(o, i)`, else `(o, k, i)`.
+    /// those elements of `n` bytes, by shifting whole rows of `W` bytes in
+    /// a buffer of `ROWS` of them.
     ///
-    /// Each output row of a block reads from rows all over its input
-    /// block, so the columns go in tiles of at most [`GATHER_TILE_BYTES`]
-    /// of input, each written at every position along the axis before the
-    /// next is begun. When the axis is longer than [`UNBUFFERED_MAX_ROWS`],
-    /// a tile is first copied, row by row, into a buffer on the stack:
-    /// input rows a power of two apart fall in the same few sets of the L1
-    /// cache and would evict one another, while the buffer's rows lie next
-    /// to one another and all stay in it.
-    fn gather<const N: usize>(&self, src: &[u8], start: usize, dst: &mut [u8]) -> Option<()> {
+    /// Line `(o, i)` of length `len > 1` is, for `k < len`, its reversed
+    /// self shifted by `s = size - len` along the axis. With `R[j]` the
+    /// input's row `size - 1 - j` (the rows in reverse order), output row
+    /// `k` is `R[k + s]` for `k < len`, and the input's row `k` after. A
+    /// tile of columns is copied into a buffer as `R`, then shifted in place
+    /// by the bits of each column's `s`, one pass per bit: pass `b` replaces
+    /// row `k` by row `k + 2^b` in the columns whose `s` has bit `b` set.
+    /// Every pass is a byte-wise select between two rows under a mask, the
+    /// same for every element width, on rows of a width fixed at compile
+    /// time, so each is a few vector instructions. After the passes, each
+    /// output row takes the buffer's row where `k < len` and the input's row
+    /// elsewhere. Rows that a pass would fill from beyond the axis are left
+    /// as they are: they land only where `k >= len`, which the last step
+    /// takes from the input.
+    ///
+    /// `log2(size)` passes over a buffer in the L1 cache cost less per byte
+    /// than moving elements one by one, which needs a load, a store and
+    /// index arithmetic per element, the more so the narrower the elements.
+    #[inline(always)]
+    fn shift<const W: usize, const ROWS: usize>(
+        &self,
+        n: usize,
+        src: &[u8],
+        start: usize,
+        dst: &mut [u8],
+    ) -> Option<()> {
         let SubsequencePlan { size, inner, lens, .. } = *self;
         let block = size.checked_mul(inner)?;
-        let end = start.checked_add(dst.len() / N)?;
-        if block == 0 || !dst.len().is_multiple_of(N) {
+        let end = start.checked_add(dst.len() / n)?;
+        if block == 0 || !dst.len().is_multiple_of(n) {
             return (start == end && dst.is_empty()).then_some(());
         }
-        let tile = (GATHER_TILE_BYTES / (size * N)).max(64 / N).min(inner);
-        let mut buffer = [0u8; GATHER_TILE_BYTES];
+        if size > ROWS {
+            return None;
+        }
+        // Columns per tile, so that the tile's rows are at most `W` bytes.
+        let tile = (W / n).clamp(1, inner);
+        // Passes enough for the largest shift, `size - 2`.
+        let passes = (usize::BITS - (size - 1).leading_zeros()) as usize;
+        let mut rows = [[0u8; W]; ROWS];
+        let rows = rows.get_mut(..size)?;
+        // Pass `b`'s mask: all ones in the bytes of a column whose shift
+        // has bit `b` set.
+        let mut masks = [[0u8; W]; SHIFT_MAX_PASSES];
+        if passes > SHIFT_MAX_PASSES {
+            return None;
+        }
+        // Per byte, how many rows from `base` on still lie inside its
+        // line's reversed part, at most 255.
+        let mut left = [0u8; W];
+        // Per byte, the shift of its column.
+        let mut shifts = [0u8; W];
         let mut at = start;
         while at < end {
-            let o = at / block;
-            let first = o * block;
-            let (a, b) = (at - first, (end - first).min(block));
+            let part = BlockPart::new(at, end, size, inner);
+            let BlockPart { o, first, b, k0, k1, .. } = part;
             let line = lens.get(o * inner..(o + 1) * inner)?;
-            let input = src.get(first * N..(first + block) * N)?;
-            // The positions along the axis that this chunk writes.
-            let (k0, k1) = (a / inner, (b - 1) / inner);
+            let input = src.get(first * n..(first + block) * n)?;
             for t0 in (0..inner).step_by(tile) {
                 let t1 = (t0 + tile).min(inner);
-                let width = t1 - t0;
-                // The tile's rows, one after another, or the input itself
-                // when they do not fit or are too few to evict one
-                // another.
-                let buffered =
-                    if size > UNBUFFERED_MAX_ROWS { buffer.get_mut(..size * width * N) } else { None };
-                let (rows, pitch, origin) = match buffered {
-                    Some(rows) => {
-                        for (r, row) in rows.chunks_exact_mut(width * N).enumerate() {
-                            let from = (r * inner + t0) * N;
-                            row.copy_from_slice(input.get(from..from + width * N)?);
+                let width = (t1 - t0) * n;
+                let lengths = line.get(t0..t1)?;
+                // Whether any column moves at all, each byte's shift (at
+                // most `size - 2`, so it fits a byte), the passes any
+                // column needs, and their masks.
+                let moves = lengths.iter().fold(0, |any, &len| any | len) != 0;
+                spread(&mut shifts, lengths, n, |len| if len > 0 { (size - len) as u8 } else { 0 });
+                let needed = shifts.iter().fold(0, |any, &s| any | s);
+                for (pass, mask) in masks.iter_mut().enumerate().take(passes) {
+                    for (m, &s) in mask.iter_mut().zip(&shifts) {
+                        *m = 0u8.wrapping_sub(s >> pass & 1);
+                    }
+                }
+                if moves {
+                    // `R`: the tile's rows in reverse order.
+                    for (r, row) in rows.iter_mut().enumerate() {
+                        let from = ((size - 1 - r) * inner + t0) * n;
+                        row.get_mut(..width)?.copy_from_slice(input.get(from..from + width)?);
+                    }
+                    for (pass, mask) in masks.iter().enumerate().take(passes) {
+                        let step = 1 << pass;
+                        if needed >> pass & 1 == 0 || step >= size {
+                            continue;
                         }
-                        (&*rows, width, t0)
+                        for k in 0..size - step {
+                            let far = *rows.get(k + step)?;
+                            select(rows.get_mut(k)?, &far, mask);
+                        }
                     }
-                    None => (input, inner, 0),
-                };
+                }
+                let mut base = usize::MAX;
                 for k in k0..=k1 {
-                    let c0 = t0.max(if k == k0 { a % inner } else { 0 });
-                    let c1 = t1.min(if k == k1 { (b - 1) % inner + 1 } else { inner });
-                    if c0 >= c1 {
+                    let Some((c0, c1)) = part.columns(k, t0, t1, inner) else {
                         continue;
-                    }
+                    };
                     // Output elements `row + c0..row + c1`, counted from
                     // `start`, which may lie inside this row.
                     let row = first + k * inner;
-                    let out = dst.get_mut((row + c0 - start) * N..(row + c1 - start) * N)?;
-                    for ((o, &len), i) in out.chunks_exact_mut(N).zip(line.get(c0..c1)?).zip(c0 - origin..) {
-                        let from = if k < len { len - 1 - k } else { k };
-                        let s = (from * pitch + i) * N;
-                        o.copy_from_slice(rows.get(s..s + N)?);
+                    let out = dst.get_mut((row + c0 - start) * n..(row + c1 - start) * n)?;
+                    let from = input.get((k * inner + c0) * n..(k * inner + c1) * n)?;
+                    if !moves {
+                        out.copy_from_slice(from);
+                        continue;
+                    }
+                    if base == usize::MAX || k - base > 254 {
+                        base = k;
+                        spread(&mut left, lengths, n, |len| len.saturating_sub(k).min(255) as u8);
+                    }
+                    let shifted = rows.get(k)?;
+                    let (x0, x1) = ((c0 - t0) * n, (c1 - t0) * n);
+                    if x1 - x0 == W {
+                        take_reversed(out, from, shifted, &left, (k - base) as u8);
+                    } else {
+                        take_reversed_part(
+                            out,
+                            from,
+                            shifted.get(x0..x1)?,
+                            left.get(x0..x1)?,
+                            (k - base) as u8,
+                        );
                     }
                 }
             }
             at = first + b;
         }
         Some(())
+    }
+
+    /// Writes output elements `start..` into `dst`, which holds exactly
+    /// those elements of type `T`, one element at a time: output `(o, k,
+    /// i)` of the `[outer, size, inner]` view reads `(o, len - 1 - k, i)`
+    /// while `k < len`, the length of line `(o, i)`, else `(o, k, i)`.
+    ///
+    /// Each output row of a block reads from rows all over its input
+    /// block, so the columns go in tiles, each written at every position
+    /// along the axis before the next is begun. A tile is first copied, row
+    /// by row, into a buffer on the stack: input rows a power of two apart
+    /// fall in the same few sets of the L1 cache and would evict one
+    /// another, while the buffer's rows lie next to one another and all
+    /// stay in it. The buffer holds a power of two of elements, so an index
+    /// into it is masked into range instead of checked, and each element
+    /// costs a load, a store and a little arithmetic. An axis too long for
+    /// the buffer is read in place, with checked indices.
+    fn gather<T: bytemuck::Pod>(&self, src: &[u8], start: usize, dst: &mut [u8]) -> Option<()> {
+        let n = std::mem::size_of::<T>();
+        let SubsequencePlan { size, inner, lens, .. } = *self;
+        let block = size.checked_mul(inner)?;
+        let end = start.checked_add(dst.len() / n)?;
+        if block == 0 || !dst.len().is_multiple_of(n) {
+            return (start == end && dst.is_empty()).then_some(());
+        }
+        let mut storage = [0u64; GATHER_TILE_BYTES / 8];
+        let buffer: &mut [T] = bytemuck::try_cast_slice_mut(&mut storage).ok()?;
+        let capacity = buffer.len();
+        let wrap = capacity - 1;
+        // Columns per tile: the tile of the whole axis fills the buffer.
+        let tile = (capacity / size).clamp(1, inner);
+        let buffered = size * tile <= capacity;
+        let mut at = start;
+        while at < end {
+            let part = BlockPart::new(at, end, size, inner);
+            let BlockPart { o, first, b, k0, k1, .. } = part;
+            let line = lens.get(o * inner..(o + 1) * inner)?;
+            let input = src.get(first * n..(first + block) * n)?;
+            for t0 in (0..inner).step_by(tile) {
+                let t1 = (t0 + tile).min(inner);
+                let width = t1 - t0;
+                if buffered {
+                    for (r, row) in buffer.chunks_exact_mut(width).take(size).enumerate() {
+                        let from = (r * inner + t0) * n;
+                        bytemuck::cast_slice_mut::<T, u8>(row)
+                            .copy_from_slice(input.get(from..from + width * n)?);
+                    }
+                }
+                for k in k0..=k1 {
+                    let Some((c0, c1)) = part.columns(k, t0, t1, inner) else {
+                        continue;
+                    };
+                    // Output elements `row + c0..row + c1`, counted from
+                    // `start`, which may lie inside this row.
+                    let row = first + k * inner;
+                    let out = dst.get_mut((row + c0 - start) * n..(row + c1 - start) * n)?;
+                    let lengths = line.get(c0..c1)?;
+                    let source = |len: usize| if k < len { len - 1 - k } else { k };
+                    if buffered {
+                        for ((o, &len), i) in out.chunks_exact_mut(n).zip(lengths).zip(c0 - t0..) {
+                            // In range: `source(len) < size` and `i < width`.
+                            let value = buffer[(source(len) * width + i) & wrap];
+                            o.copy_from_slice(bytemuck::bytes_of(&value));
+                        }
+                    } else {
+                        for ((o, &len), i) in out.chunks_exact_mut(n).zip(lengths).zip(c0..) {
+                            let s = (source(len) * inner + i) * n;
+                            o.copy_from_slice(input.get(s..s + n)?);
+                        }
+                    }
+                }
+            }
+            at = first + b;
+        }
+        Some(())
+    }
+}
+
+/// The part of one block of the `[outer, size, inner]` view that a chunk
+/// of output elements `at..end` covers: block `o`, which starts at element
+/// `first`, from `first + a` to `first + b`, at positions `k0..=k1` along
+/// the axis.
+#[derive(Clone, Copy, Debug)]
+struct BlockPart {
+    o: usize,
+    first: usize,
+    a: usize,
+    b: usize,
+    k0: usize,
+    k1: usize,
+}
+
+impl BlockPart {
+    /// The part of the block that holds element `at`; `at < end`, and
+    /// `size` and `inner` are not 0.
+    fn new(at: usize, end: usize, size: usize, inner: usize) -> BlockPart {
+        let block = size * inner;
+        let o = at / block;
+        let first = o * block;
+        let (a, b) = (at - first, (end - first).min(block));
+        BlockPart { o, first, a, b, k0: a / inner, k1: (b - 1) / inner }
+    }
+
+    /// The columns `c0..c1` of tile `t0..t1` at position `k` that the part
+    /// covers, or `None` when it covers none of them.
+    fn columns(&self, k: usize, t0: usize, t1: usize, inner: usize) -> Option<(usize, usize)> {
+        let c0 = t0.max(if k == self.k0 { self.a % inner } else { 0 });
+        let c1 = t1.min(if k == self.k1 { (self.b - 1) % inner + 1 } else { inner });
+        (c0 < c1).then_some((c0, c1))
+    }
+}
+
+/// Writes `value(len)` into the `n` bytes of each column of `bytes`, one
+/// column per length; with 1-byte elements as one loop the compiler
+/// vectorizes.
+#[inline(always)]
+fn spread<const W: usize>(bytes: &mut [u8; W], lengths: &[usize], n: usize, value: impl Fn(usize) -> u8) {
+    if n == 1 {
+        for (b, &len) in bytes.iter_mut().zip(lengths) {
+            *b = value(len);
+        }
+    } else {
+        for (b, &len) in bytes.chunks_exact_mut(n).zip(lengths) {
+            b.fill(value(len));
+        }
+    }
+}
+
+/// `row[i] = far[i]` where `mask[i]` is all ones, else unchanged.
+#[inline(always)]
+fn select<const W: usize>(row: &mut [u8; W], far: &[u8; W], mask: &[u8; W]) {
+    for i in 0..W {
+        row[i] = (row[i] & !mask[i]) | (far[i] & mask[i]);
+    }
+}
+
+/// The byte of `shifted` where `left > k` (it lies in its line's reversed
+/// part), else the byte of `from`, with no branch.
+#[inline(always)]
+fn pick(from: u8, shifted: u8, left: u8, k: u8) -> u8 {
+    // All ones where `left > k`: the borrow of `k - left`.
+    let m = (u16::from(k).wrapping_sub(u16::from(left)) >> 8) as u8;
+    (from & !m) | (shifted & m)
+}
+
+/// `out[i] = pick(from[i], shifted[i], left[i], k)` over a whole row; `out`
+/// and `from` are `W` bytes long.
+#[inline(always)]
+fn take_reversed<const W: usize>(out: &mut [u8], from: &[u8], shifted: &[u8; W], left: &[u8; W], k: u8) {
+    let (Ok(out), Ok(from)) = (<&mut [u8; W]>::try_from(out), <&[u8; W]>::try_from(from)) else {
+        return;
+    };
+    for i in 0..W {
+        out[i] = pick(from[i], shifted[i], left[i], k);
+    }
+}
+
+/// [`take_reversed`] over part of a row; the four have the same length.
+#[inline(always)]
+fn take_reversed_part(out: &mut [u8], from: &[u8], shifted: &[u8], left: &[u8], k: u8) {
+    for (((o, &f), &s), &l) in out.iter_mut().zip(from).zip(shifted).zip(left) {
+        *o = pick(f, s, l, k);
     }
 }
 

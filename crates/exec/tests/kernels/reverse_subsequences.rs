@@ -258,21 +258,49 @@ fn empty_data_passes_through() {
     assert_eq!(ok(reverse_subsequences(&data, &tensor(&[0, 1], Vec::<u32>::new()), 1)).shape(), &[0, 3]);
 }
 
-/// Lengths that change from one line to the next are moved element by
-/// element, the columns in tiles. Long axes of wide elements make tiles of
-/// a few columns, so each block has several, and the chunks of three
-/// threads start inside a tile and inside a row.
+/// Lengths that change from one line to the next go through the row
+/// shifter (1- and 2-byte elements) or element by element through a
+/// buffer (wider ones, and axes too long for the shifter), or in place
+/// (axes too long for the buffer), the columns in tiles. The shapes make
+/// several tiles per block, the last one partial; axes of 2 and 3 rows, of
+/// a power of two and one past it, and of 256 rows (where the shifter
+/// recounts how far each line's reversed part reaches); rows narrower than
+/// a register; and the chunks of three threads start inside a tile and
+/// inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 3] =
-        [(ElementType::U64, [2, 1024, 20]), (ElementType::U16, [2, 2048, 70]), (ElementType::U8, [3, 5, 7])];
+    let cases: [(ElementType, [usize; 3]); 14] = [
+        (ElementType::U8, [2, 256, 40]),
+        (ElementType::U64, [2, 5000, 3]),
+        (ElementType::U64, [2, 1024, 20]),
+        (ElementType::U16, [2, 2048, 70]),
+        (ElementType::U8, [3, 5, 7]),
+        (ElementType::U8, [3, 200, 100]),
+        (ElementType::U8, [2, 600, 9]),
+        (ElementType::U8, [4, 2, 33]),
+        (ElementType::F32, [3, 3, 17]),
+        (ElementType::F32, [2, 129, 50]),
+        (ElementType::I16, [2, 64, 300]),
+        (ElementType::I64, [2, 64, 40]),
+        (ElementType::I64, [5, 8, 1000]),
+        (ElementType::U8, [2, 128, 3]),
+    ];
     for (ty, shape) in cases {
         let data = iota(ty, &shape);
         let size = shape[1] as u64;
         // A spread of lengths from 0 to past the axis size, a new one on
-        // almost every line.
-        let lens: Vec<u64> =
-            (0..(shape[0] * shape[2]) as u64).map(|l| (l * 2_654_435_761) % (size + 3)).collect();
+        // almost every line; in the second block, zeros but for every
+        // 40th line, so that whole tiles move nothing.
+        let lens: Vec<u64> = (0..(shape[0] * shape[2]) as u64)
+            .map(|l| {
+                let len = (l * 2_654_435_761) % (size + 3);
+                if l / shape[2] as u64 == 1 && l % 40 != 0 {
+                    0
+                } else {
+                    len
+                }
+            })
+            .collect();
         let expected = naive(&data, &lens, 1);
         let lengths = tensor(&lengths_shape(&shape, 1), lens.clone());
         check(&data, &lens, 1);

@@ -126,6 +126,20 @@ impl ReverseCopier {
         }
     }
 
+    /// Runs `f` compiled with the copier's widest instructions enabled, so
+    /// that the compiler vectorizes plain loops inside it at that width.
+    /// `f` and the helpers it calls should be `#[inline(always)]`: a
+    /// function compiled on its own keeps the baseline instructions.
+    pub(super) fn vectorized<R>(self, f: impl FnOnce() -> R) -> R {
+        match self.level {
+            #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+            Level::Avx2(isa) => isa.run(f),
+            #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+            Level::Ssse3(isa) => isa.run(f),
+            Level::Portable => f(),
+        }
+    }
+
     /// Writes the whole `N`-byte elements of `src` into `dst` in reverse
     /// order: the last element of `src` lands first. Both slices should
     /// have the same length, a multiple of `N`; when they do not, only the
