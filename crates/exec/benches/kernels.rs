@@ -176,45 +176,68 @@ fn reverse_sequence(c: &mut Criterion) {
     }
 }
 
-/// Short rows: the reversed stretches are 8 elements (32 bytes) long, so
-/// the cost per run shows.
+/// Short rows: the reversed stretches are rows of 32 bytes (32 to 4
+/// elements, by width) of a 32 MiB tensor, so the cost per run shows:
+/// rows reversed whole, a head of each row reversed (the sequence axis
+/// innermost), and whole rows moved along the sequence axis.
 fn short_runs(c: &mut Criterion) {
-    let shape = [1 << 20, 8];
-    let ty = ElementType::F32;
-    let data = filled(ty, &shape);
-    let mut out = zeros(ty, &shape);
-    let bytes = data.bytes().map_or(0, <[u8]>::len);
-    for threads in [1, 2] {
-        let mut g = group(c, &format!("short/f32/{threads}t"), bytes);
-        memcpy(&mut g, bytes, threads);
-        g.bench_function("reverse_inner", |b| {
-            b.iter(|| {
-                reverse_into(
-                    black_box(&data),
-                    &[false, true],
-                    &mut out,
-                    &options(threads),
-                    &mut Scratch::new(),
-                )
-            })
-        });
-        for kind in ["full", "random"] {
-            let lens = lengths(shape[0], shape[1], kind);
-            g.bench_function(format!("sequence_b0_s1/{kind}"), |b| {
+    for (ty, ty_name) in TYPES {
+        let row = 32 / ty.byte_width().unwrap_or(1);
+        let shape = [1 << 20, row];
+        let data = filled(ty, &shape);
+        let mut out = zeros(ty, &shape);
+        let bytes = data.bytes().map_or(0, <[u8]>::len);
+        for threads in [1, 2] {
+            let mut g = group(c, &format!("short/{ty_name}/{threads}t"), bytes);
+            memcpy(&mut g, bytes, threads);
+            g.bench_function("reverse_inner", |b| {
                 b.iter(|| {
-                    reverse_sequence_into(
+                    reverse_into(
                         black_box(&data),
-                        &lens,
-                        0,
-                        1,
+                        &[false, true],
                         &mut out,
                         &options(threads),
                         &mut Scratch::new(),
                     )
                 })
             });
+            for kind in ["full", "random"] {
+                let lens = lengths(shape[0], shape[1], kind);
+                g.bench_function(format!("sequence_b0_s1/{kind}"), |b| {
+                    b.iter(|| {
+                        reverse_sequence_into(
+                            black_box(&data),
+                            &lens,
+                            0,
+                            1,
+                            &mut out,
+                            &options(threads),
+                            &mut Scratch::new(),
+                        )
+                    })
+                });
+            }
+            // Whole rows of 32 bytes moved along the sequence axis:
+            // `[128, 8192, row]`, batch 0, sequence 1.
+            let rows_shape = [128, 8192, row];
+            let rows_data = filled(ty, &rows_shape);
+            let mut rows_out = zeros(ty, &rows_shape);
+            let lens = lengths(rows_shape[0], rows_shape[1], "random");
+            g.bench_function("sequence_rows_b0_s1/random", |b| {
+                b.iter(|| {
+                    reverse_sequence_into(
+                        black_box(&rows_data),
+                        &lens,
+                        0,
+                        1,
+                        &mut rows_out,
+                        &options(threads),
+                        &mut Scratch::new(),
+                    )
+                })
+            });
+            g.finish();
         }
-        g.finish();
     }
 }
 

@@ -422,6 +422,14 @@ impl RunWriter<'_> {
                 |isa, stores| x86::rows_with_same_head::<_, _, N>(isa, stores, src, dst, row, n.saturating_mul(N)),
                 else 0
             ),
+            // Rows of one 32-byte register take one each.
+            (Heads::Each(_), stream) if row == 32 && self.copier.avx2().is_some() => {
+                match (self.copier.avx2(), stream.filter(|_| dst.as_ptr().align_offset(32) == 0)) {
+                    (Some(isa), Some(stream)) => x86::rows32_with_heads::<_, N>(isa, stream, src, dst, heads),
+                    (Some(isa), None) => x86::rows32_with_heads::<_, N>(isa, x86::Plain, src, dst, heads),
+                    (None, _) => 0,
+                }
+            }
             (Heads::Each(_), Some(stream)) => {
                 x86::rows_with_heads::<_, N>(ssse3, stream, src, dst, row, heads)
             }

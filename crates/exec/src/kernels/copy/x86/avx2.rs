@@ -1,12 +1,14 @@
-//! AVX2: the 32-byte token, and rows copied in descending order with
-//! ordinary stores.
+//! AVX2: the 32-byte token, rows copied in descending order with ordinary
+//! stores, and 32-byte rows with a head each.
 
 use std::arch::x86_64::{
     __m128i, __m256i, _mm256_broadcastsi128_si256, _mm256_castsi128_si256, _mm256_inserti128_si256,
-    _mm256_loadu_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_stream_si256, _mm_loadu_si128,
+    _mm256_loadu_si256, _mm256_or_si256, _mm256_permute2x128_si256, _mm256_shuffle_epi8, _mm256_storeu_si256,
+    _mm256_stream_si256, _mm_loadu_si128,
 };
 
 use super::{Ssse3, Stores, Width};
+use crate::kernels::Heads;
 
 /// Proof that the running CPU has AVX2 and SSSE3: only [`Avx2::detect`]
 /// makes one. It carries the [`Ssse3`] token it was checked with, for the
@@ -207,4 +209,93 @@ fn descending_groups<const ROW: usize>(isa: Avx2, src: &[u8], dst: &mut [u8]) ->
         done += GROUP;
     }
     done
+}
+
+/// The two shuffle controls per head length for [`rows32_with_heads`]:
+/// entry `h` (a head of `h` elements of `N` bytes, up to `32 / N`) picks
+/// each output byte of a 32-byte row from the row itself (`SAME`) or from
+/// the row with its 16-byte lanes swapped (`SWAPPED`), whichever holds its
+/// source byte in the output byte's lane; the other control zeroes it.
+/// Computed at compile time.
+struct Rows32Tables<const N: usize>;
+
+impl<const N: usize> Rows32Tables<N> {
+    const SAME: [[i8; 32]; 33] = rows32_table(N, false);
+    const SWAPPED: [[i8; 32]; 33] = rows32_table(N, true);
+}
+
+/// One of [`Rows32Tables`]' tables for `n`-byte elements: output byte `j`
+/// of element `e = j / n` comes from element `h - 1 - e` while `e < h`,
+/// else from element `e`.
+const fn rows32_table(n: usize, swapped: bool) -> [[i8; 32]; 33] {
+    let mut table = [[i8::MIN; 32]; 33];
+    let mut h = 0;
+    while h <= 32 / n {
+        let mut j = 0;
+        while j < 32 {
+            let e = j / n;
+            let from = if e < h { h - 1 - e } else { e };
+            let s = from * n + j % n;
+            // Source and output in one lane come from the row itself, in
+            // different lanes from the swapped row.
+            if (s / 16 == j / 16) != swapped {
+                table[h][j] = (s % 16) as i8;
+            }
+            j += 1;
+        }
+        h += 1;
+    }
+    table
+}
+
+/// Writes rows of 32 bytes from `src` into `dst` (same length), row `r`
+/// with its first `heads.of(r)` elements of `N` bytes reversed and the rest
+/// in order, one register a row: two in-lane shuffles, of the row and of
+/// the row with its lanes swapped, picked by the head's length. Returns how
+/// many bytes it wrote, a whole number of rows; it stops before the first
+/// row whose head does not fit, for the caller to report, and writes
+/// nothing when, streaming, `dst` does not start on a 32-byte boundary.
+///
+/// The 16-byte [`rows_with_heads`](super::rows_with_heads) builds each
+/// block from two source blocks instead, twice a row here.
+pub(in crate::kernels::copy) fn rows32_with_heads<S: Stores, const N: usize>(
+    isa: Avx2,
+    stores: S,
+    src: &[u8],
+    dst: &mut [u8],
+    heads: Heads<'_>,
+) -> usize {
+    if S::STREAMING && !super::aligned(dst.as_ptr(), 32) {
+        return 0;
+    }
+    isa.run(
+        #[inline(always)]
+        || {
+            let mut done = 0;
+            for (r, (o, i)) in dst.chunks_exact_mut(32).zip(src.chunks_exact(32)).enumerate() {
+                let h = heads.of(r);
+                let (Some(same), Some(swapped)) =
+                    (Rows32Tables::<N>::SAME.get(h), Rows32Tables::<N>::SWAPPED.get(h))
+                else {
+                    break;
+                };
+                if h.saturating_mul(N) > 32 {
+                    break;
+                }
+                // SAFETY: `i`, `o` and both controls are 32 bytes long;
+                // streaming, `dst` starts on a 32-byte boundary (checked
+                // above) and `o` lies a multiple of 32 bytes after it; the
+                // token proves AVX2.
+                unsafe {
+                    let v = isa.load(i.as_ptr());
+                    let lanes = _mm256_permute2x128_si256::<0x01>(v, v);
+                    let a = isa.shuffle(v, isa.load(same.as_ptr().cast()));
+                    let b = isa.shuffle(lanes, isa.load(swapped.as_ptr().cast()));
+                    isa.store(stores, o.as_mut_ptr(), _mm256_or_si256(a, b));
+                }
+                done += 32;
+            }
+            done
+        },
+    )
 }

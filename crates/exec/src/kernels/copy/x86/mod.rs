@@ -18,8 +18,8 @@
 //! - `reverse`: reversed runs, rows reversed whole, and rows that share
 //!   one head, at either width.
 //! - `ssse3`: rows with a head each, at 16 bytes only.
-//! - `avx2`: rows in descending order with ordinary stores, at 32 bytes
-//!   only.
+//! - `avx2`: rows in descending order with ordinary stores, and 32-byte
+//!   rows with a head each, at 32 bytes only.
 //! - `sse2`: streaming copies that keep the bytes in order.
 //!
 //! Each of the last three says why it has one width.
@@ -31,7 +31,7 @@ mod ssse3;
 
 use std::marker::PhantomData;
 
-pub(super) use avx2::{descending_rows, Avx2};
+pub(super) use avx2::{descending_rows, rows32_with_heads, Avx2};
 pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
 pub(super) use sse2::{stream_descending_rows, stream_forward};
 pub(super) use ssse3::{rows_with_heads, Ssse3};
