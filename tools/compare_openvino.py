@@ -19,7 +19,10 @@ run:
   * `np.flip(...).copy()` (for Reverse workloads),
   * a memcpy of the same bytes (`np.copyto` between two preallocated arrays;
     for Convert, of the larger of the input and the output),
-  * `ovir bench` with 1 thread and with 2 threads, on the same IR and input.
+  * `ovir bench` with 1 thread and with 2 threads, on the same IR and input,
+  * ONNX Runtime with 1 thread, when it is installed, for the ReverseSequence
+    workloads ONNX can express (batch and sequence axes 0 and 1); its
+    session allocates each output, as its `run` does.
 The table gives median latencies in milliseconds and each one's ratio to the
 memcpy. `ovir bench` runs take more iterations than the others (they cost
 little), so that the ratio to its own memcpy, timed in turns of 50 runs,
@@ -110,7 +113,8 @@ ROWS32_BYTES = (1 << 20, 32)
 # ReverseSubsequences with a random length per line: (axis, dtype, short
 # name). OpenVINO has no such op, so these rows have no OpenVINO column.
 SUBSEQUENCES = ((0, np.float32, "f32"), (1, np.float32, "f32"), (2, np.float32, "f32"),
-                (1, np.uint8, "u8"), (3, np.uint8, "u8"))
+                (3, np.float32, "f32"), (0, np.uint8, "u8"), (1, np.uint8, "u8"), (3, np.uint8, "u8"),
+                (1, np.float16, "f16"), (1, np.int64, "i64"))
 
 
 def subsequences_writer(dtype, tname, axis, rng):
@@ -144,6 +148,8 @@ def workloads(rng):
     lens3 = rng.integers(1, SHAPE[3] + 1, size=SHAPE[0])
     lens0 = rng.integers(1, SHAPE[0] + 1, size=SHAPE[1])
     for ty, tname in TYPES:
+        ONNX_RSEQ[f"rseq_b0_s1_{tname}"] = (0, 1, lens1)
+        ONNX_RSEQ[f"rseq_b1_s0_{tname}"] = (1, 0, lens0)
         yield f"rseq_b0_s1_{tname}", ty, SHAPE, (lambda t=ty: rseq_model(t, SHAPE, 0, 1, lens1)), None, None
         yield f"rseq_b0_s3_{tname}", ty, SHAPE, (lambda t=ty: rseq_model(t, SHAPE, 0, 3, lens3)), None, None
         yield f"rseq_b1_s0_{tname}", ty, SHAPE, (lambda t=ty: rseq_model(t, SHAPE, 1, 0, lens0)), None, None
@@ -159,6 +165,43 @@ def workloads(rng):
     for axis, ty, tname in SUBSEQUENCES:
         yield (f"subseq_axis{axis}_{tname}", ty, SHAPE, None, None,
                subsequences_writer(ty, tname, axis, rng))
+
+
+# The ReverseSequence workloads ONNX can express: name -> (batch axis,
+# sequence axis, lengths).
+ONNX_RSEQ = {}
+
+
+def time_onnxruntime(name, dtype, x, iterations):
+    """Median ms of ONNX Runtime's ReverseSequence on `x`, 1 thread; None
+    when onnxruntime is missing, the workload has no ONNX form, or the
+    runtime refuses the element type."""
+    if name not in ONNX_RSEQ:
+        return None
+    try:
+        import onnx
+        import onnx.helper as oh
+        import onnxruntime as ort
+    except ImportError:
+        return None
+    batch, seq, lengths = ONNX_RSEQ[name]
+    elem = oh.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    node = oh.make_node("ReverseSequence", ["data", "lens"], ["out"], batch_axis=batch, time_axis=seq)
+    graph = oh.make_graph(
+        [node], "rseq",
+        [oh.make_tensor_value_info("data", elem, list(x.shape))],
+        [oh.make_tensor_value_info("out", elem, list(x.shape))],
+        [oh.make_tensor("lens", onnx.TensorProto.INT64, [len(lengths)], lengths.astype(np.int64).tolist())])
+    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)])
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = 1
+    options.inter_op_num_threads = 1
+    try:
+        session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
+    except Exception as e:  # noqa: BLE001  (a type ONNX Runtime does not implement)
+        print(f"onnxruntime refuses {name}: {str(e).splitlines()[0]}", file=sys.stderr)
+        return None
+    return median_ms(lambda: session.run(None, {"data": x}), iterations)
 
 
 def median_ms(fn, iterations, warmup=3):
@@ -235,6 +278,7 @@ def main():
             has_ov = model is not None
             row["ov_1t"] = time_openvino(core, model, x, 1, args.iterations) if has_ov else None
             row["ov_default"] = time_openvino(core, model, x, 0, args.iterations) if has_ov else None
+            row["ort_1t"] = time_onnxruntime(name, dtype, x, args.iterations)
             for label, path in builds:
                 one = time_ovir(path, xml, npy, 1, args.ovir_iterations)
                 two = time_ovir(path, xml, npy, 2, args.ovir_iterations)
@@ -243,7 +287,7 @@ def main():
             rows.append(row)
             print(f"done {name}", file=sys.stderr)
 
-    cols = ["ov_1t", "ov_default", "numpy_flip"] + [f"{l}_{t}" for l, _ in builds for t in ("1t", "2t")]
+    cols = ["ov_1t", "ov_default", "ort_1t", "numpy_flip"] + [f"{l}_{t}" for l, _ in builds for t in ("1t", "2t")]
     head = (["workload", "MiB", "memcpy ms"] + [f"{c} ms (×memcpy)" for c in cols]
             + [h for l, _ in builds for h in (f"{l}'s own memcpy ms", f"{l} 1t ÷ own memcpy")])
 
