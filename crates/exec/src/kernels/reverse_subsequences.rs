@@ -427,6 +427,37 @@ impl SubsequencePlan<'_> {
         }
     }
 
+    /// The walk [`SubsequencePlan::shift`] and [`SubsequencePlan::gather`]
+    /// share: for every block that output elements `start..end` touch, and
+    /// every tile of up to `tile` columns of it, calls `visit` with the part
+    /// of the block they cover, the tile's columns `t0..t1`, the block's
+    /// lengths and the block's input bytes (`n` an element). Stops at the
+    /// first `None`.
+    #[inline(always)]
+    fn for_each_tile(
+        &self,
+        n: usize,
+        src: &[u8],
+        start: usize,
+        end: usize,
+        tile: usize,
+        mut visit: impl FnMut(BlockPart, usize, usize, &[usize], &[u8]) -> Option<()>,
+    ) -> Option<()> {
+        let SubsequencePlan { size, inner, lens, .. } = *self;
+        let block = size.checked_mul(inner)?;
+        let mut at = start;
+        while at < end {
+            let part = BlockPart::new(at, end, size, inner);
+            let line = lens.get(part.o * inner..(part.o + 1) * inner)?;
+            let input = src.get(part.first * n..(part.first + block) * n)?;
+            for t0 in (0..inner).step_by(tile.max(1)) {
+                visit(part, t0, (t0 + tile).min(inner), line, input)?;
+            }
+            at = part.first + part.b;
+        }
+        Some(())
+    }
+
     /// Writes output elements `start..` into `dst`, which holds exactly
     /// those elements of `n` bytes, by shifting whole rows of `W` bytes in
     /// a buffer of `ROWS` of them.
@@ -457,7 +488,7 @@ impl SubsequencePlan<'_> {
         start: usize,
         dst: &mut [u8],
     ) -> Option<()> {
-        let SubsequencePlan { size, inner, lens, .. } = *self;
+        let SubsequencePlan { size, inner, .. } = *self;
         let block = size.checked_mul(inner)?;
         let end = start.checked_add(dst.len() / n)?;
         if block == 0 || !dst.len().is_multiple_of(n) {
@@ -483,83 +514,69 @@ impl SubsequencePlan<'_> {
         let mut left = [0u8; W];
         // Per byte, the shift of its column.
         let mut shifts = [0u8; W];
-        let mut at = start;
-        while at < end {
-            let part = BlockPart::new(at, end, size, inner);
-            let BlockPart { o, first, b, k0, k1, .. } = part;
-            let line = lens.get(o * inner..(o + 1) * inner)?;
-            let input = src.get(first * n..(first + block) * n)?;
-            for t0 in (0..inner).step_by(tile) {
-                let t1 = (t0 + tile).min(inner);
-                let width = (t1 - t0) * n;
-                let lengths = line.get(t0..t1)?;
-                // Whether any column moves at all, each byte's shift (at
-                // most `size - 2`, so it fits a byte), the passes any
-                // column needs, and their masks.
-                let moves = lengths.iter().fold(0, |any, &len| any | len) != 0;
-                spread(&mut shifts, lengths, n, |len| if len > 0 { (size - len) as u8 } else { 0 });
-                let needed = shifts.iter().fold(0, |any, &s| any | s);
-                for (pass, mask) in masks.iter_mut().enumerate().take(passes) {
-                    for (m, &s) in mask.iter_mut().zip(&shifts) {
-                        *m = 0u8.wrapping_sub(s >> pass & 1);
-                    }
+        self.for_each_tile(n, src, start, end, tile, |part, t0, t1, line, input| {
+            let BlockPart { first, k0, k1, .. } = part;
+            let width = (t1 - t0) * n;
+            let lengths = line.get(t0..t1)?;
+            // Whether any column moves at all, each byte's shift (at
+            // most `size - 2`, so it fits a byte), the passes any
+            // column needs, and their masks.
+            let moves = lengths.iter().fold(0, |any, &len| any | len) != 0;
+            spread(&mut shifts, lengths, n, |len| if len > 0 { (size - len) as u8 } else { 0 });
+            let needed = shifts.iter().fold(0, |any, &s| any | s);
+            for (pass, mask) in masks.iter_mut().enumerate().take(passes) {
+                for (m, &s) in mask.iter_mut().zip(&shifts) {
+                    *m = 0u8.wrapping_sub(s >> pass & 1);
                 }
-                if moves {
-                    // `R`: the tile's rows in reverse order.
-                    for (r, row) in rows.iter_mut().enumerate() {
-                        let from = ((size - 1 - r) * inner + t0) * n;
-                        row.get_mut(..width)?.copy_from_slice(input.get(from..from + width)?);
-                    }
-                    for (pass, mask) in masks.iter().enumerate().take(passes) {
-                        let step = 1 << pass;
-                        if needed >> pass & 1 == 0 || step >= size {
-                            continue;
-                        }
-                        for k in 0..size - step {
-                            // A copy of the far row: borrowed from the same
-                            // buffer, the select measured 3 to 10 times
-                            // slower (the compiler no longer vectorized it).
-                            let far = *rows.get(k + step)?;
-                            select(rows.get_mut(k)?, &far, mask);
-                        }
-                    }
+            }
+            if moves {
+                // `R`: the tile's rows in reverse order.
+                for (r, row) in rows.iter_mut().enumerate() {
+                    let from = ((size - 1 - r) * inner + t0) * n;
+                    row.get_mut(..width)?.copy_from_slice(input.get(from..from + width)?);
                 }
-                let mut base = usize::MAX;
-                for k in k0..=k1 {
-                    let Some((c0, c1)) = part.columns(k, t0, t1, inner) else {
-                        continue;
-                    };
-                    // Output elements `row + c0..row + c1`, counted from
-                    // `start`, which may lie inside this row.
-                    let row = first + k * inner;
-                    let out = dst.get_mut((row + c0 - start) * n..(row + c1 - start) * n)?;
-                    let from = input.get((k * inner + c0) * n..(k * inner + c1) * n)?;
-                    if !moves {
-                        out.copy_from_slice(from);
+                for (pass, mask) in masks.iter().enumerate().take(passes) {
+                    let step = 1 << pass;
+                    if needed >> pass & 1 == 0 || step >= size {
                         continue;
                     }
-                    if base == usize::MAX || k - base > 254 {
-                        base = k;
-                        spread(&mut left, lengths, n, |len| len.saturating_sub(k).min(255) as u8);
-                    }
-                    let shifted = rows.get(k)?;
-                    let (x0, x1) = ((c0 - t0) * n, (c1 - t0) * n);
-                    if x1 - x0 == W {
-                        take_reversed(out, from, shifted, &left, (k - base) as u8);
-                    } else {
-                        take_reversed_part(
-                            out,
-                            from,
-                            shifted.get(x0..x1)?,
-                            left.get(x0..x1)?,
-                            (k - base) as u8,
-                        );
+                    for k in 0..size - step {
+                        // A copy of the far row: borrowed from the same
+                        // buffer, the select measured 3 to 10 times
+                        // slower (the compiler no longer vectorized it).
+                        let far = *rows.get(k + step)?;
+                        select(rows.get_mut(k)?, &far, mask);
                     }
                 }
             }
-            at = first + b;
-        }
-        Some(())
+            let mut base = usize::MAX;
+            for k in k0..=k1 {
+                let Some((c0, c1)) = part.columns(k, t0, t1, inner) else {
+                    continue;
+                };
+                // Output elements `row + c0..row + c1`, counted from
+                // `start`, which may lie inside this row.
+                let row = first + k * inner;
+                let out = dst.get_mut((row + c0 - start) * n..(row + c1 - start) * n)?;
+                let from = input.get((k * inner + c0) * n..(k * inner + c1) * n)?;
+                if !moves {
+                    out.copy_from_slice(from);
+                    continue;
+                }
+                if base == usize::MAX || k - base > 254 {
+                    base = k;
+                    spread(&mut left, lengths, n, |len| len.saturating_sub(k).min(255) as u8);
+                }
+                let shifted = rows.get(k)?;
+                let (x0, x1) = ((c0 - t0) * n, (c1 - t0) * n);
+                if x1 - x0 == W {
+                    take_reversed(out, from, shifted, &left, (k - base) as u8);
+                } else {
+                    take_reversed_part(out, from, shifted.get(x0..x1)?, left.get(x0..x1)?, (k - base) as u8);
+                }
+            }
+            Some(())
+        })
     }
 
     /// Writes output elements `start..` into `dst`, which holds exactly
@@ -579,7 +596,7 @@ impl SubsequencePlan<'_> {
     /// the buffer is read in place, with checked indices.
     fn gather<T: bytemuck::Pod>(&self, src: &[u8], start: usize, dst: &mut [u8]) -> Option<()> {
         let n = std::mem::size_of::<T>();
-        let SubsequencePlan { size, inner, lens, .. } = *self;
+        let SubsequencePlan { size, inner, .. } = *self;
         let block = size.checked_mul(inner)?;
         let end = start.checked_add(dst.len() / n)?;
         if block == 0 || !dst.len().is_multiple_of(n) {
@@ -595,49 +612,41 @@ impl SubsequencePlan<'_> {
         // in place.
         let tile = (capacity / size).max(64 / n).clamp(1, inner);
         let buffered = size * tile <= capacity;
-        let mut at = start;
-        while at < end {
-            let part = BlockPart::new(at, end, size, inner);
-            let BlockPart { o, first, b, k0, k1, .. } = part;
-            let line = lens.get(o * inner..(o + 1) * inner)?;
-            let input = src.get(first * n..(first + block) * n)?;
-            for t0 in (0..inner).step_by(tile) {
-                let t1 = (t0 + tile).min(inner);
-                let width = t1 - t0;
-                if buffered {
-                    for (r, row) in buffer.chunks_exact_mut(width).take(size).enumerate() {
-                        let from = (r * inner + t0) * n;
-                        bytemuck::cast_slice_mut::<T, u8>(row)
-                            .copy_from_slice(input.get(from..from + width * n)?);
-                    }
+        self.for_each_tile(n, src, start, end, tile, |part, t0, t1, line, input| {
+            let BlockPart { first, k0, k1, .. } = part;
+            let width = t1 - t0;
+            if buffered {
+                for (r, row) in buffer.chunks_exact_mut(width).take(size).enumerate() {
+                    let from = (r * inner + t0) * n;
+                    bytemuck::cast_slice_mut::<T, u8>(row)
+                        .copy_from_slice(input.get(from..from + width * n)?);
                 }
-                for k in k0..=k1 {
-                    let Some((c0, c1)) = part.columns(k, t0, t1, inner) else {
-                        continue;
-                    };
-                    // Output elements `row + c0..row + c1`, counted from
-                    // `start`, which may lie inside this row.
-                    let row = first + k * inner;
-                    let out = dst.get_mut((row + c0 - start) * n..(row + c1 - start) * n)?;
-                    let lengths = line.get(c0..c1)?;
-                    let source = |len: usize| if k < len { len - 1 - k } else { k };
-                    if buffered {
-                        for ((o, &len), i) in out.chunks_exact_mut(n).zip(lengths).zip(c0 - t0..) {
-                            // In range: `source(len) < size` and `i < width`.
-                            let value = buffer[(source(len) * width + i) & wrap];
-                            o.copy_from_slice(bytemuck::bytes_of(&value));
-                        }
-                    } else {
-                        for ((o, &len), i) in out.chunks_exact_mut(n).zip(lengths).zip(c0..) {
-                            let s = (source(len) * inner + i) * n;
-                            o.copy_from_slice(input.get(s..s + n)?);
-                        }
+            }
+            for k in k0..=k1 {
+                let Some((c0, c1)) = part.columns(k, t0, t1, inner) else {
+                    continue;
+                };
+                // Output elements `row + c0..row + c1`, counted from
+                // `start`, which may lie inside this row.
+                let row = first + k * inner;
+                let out = dst.get_mut((row + c0 - start) * n..(row + c1 - start) * n)?;
+                let lengths = line.get(c0..c1)?;
+                let source = |len: usize| if k < len { len - 1 - k } else { k };
+                if buffered {
+                    for ((o, &len), i) in out.chunks_exact_mut(n).zip(lengths).zip(c0 - t0..) {
+                        // In range: `source(len) < size` and `i < width`.
+                        let value = buffer[(source(len) * width + i) & wrap];
+                        o.copy_from_slice(bytemuck::bytes_of(&value));
+                    }
+                } else {
+                    for ((o, &len), i) in out.chunks_exact_mut(n).zip(lengths).zip(c0..) {
+                        let s = (source(len) * inner + i) * n;
+                        o.copy_from_slice(input.get(s..s + n)?);
                     }
                 }
             }
-            at = first + b;
-        }
-        Some(())
+            Some(())
+        })
     }
 }
 
