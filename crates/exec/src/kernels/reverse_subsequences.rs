@@ -338,9 +338,10 @@ const SHIFT_MIN_LINE_BYTES: usize = 8;
 const GATHER_TILE_BYTES: usize = 32 << 10;
 
 impl SubsequencePlan<'_> {
-    /// Moves `data` into `out`, which has its type and shape: through the
-    /// shifter ([`SubsequencePlan::shift`]) when lengths change every few
-    /// lines along a non-innermost axis, else as runs.
+    /// Moves `data` into `out`, which has its type and shape. When lengths
+    /// change every few lines along a non-innermost axis, through the
+    /// shifter ([`SubsequencePlan::shift`]) where it takes the plan, else
+    /// element by element ([`SubsequencePlan::gather`]); otherwise as runs.
     fn play(&self, data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), KernelError> {
         let ty = data.element_type();
         if !self.scattered || ty == ElementType::String {
@@ -355,12 +356,9 @@ impl SubsequencePlan<'_> {
         let copier = ReverseCopier::detect();
         macro_rules! each_chunk {
             ($n:literal, $t:ty) => {
-                parallel::for_each_chunk(options, dst, $n, |at, part| {
-                    if self.shift_row($n).is_some() {
-                        self.shift_any(copier, $n, src, at, part)
-                    } else {
-                        self.gather::<$t>(src, at, part)
-                    }
+                parallel::for_each_chunk(options, dst, $n, |at, part| match self.shift_row($n) {
+                    Some(row) => self.shift_any(copier, row, $n, src, at, part),
+                    None => self.gather::<$t>(src, at, part),
                 })
             };
         }
@@ -397,12 +395,14 @@ impl SubsequencePlan<'_> {
         Some(row)
     }
 
-    /// [`SubsequencePlan::shift`] at the row width [`SubsequencePlan::shift_row`]
-    /// picks, compiled with `copier`'s widest instructions; `None` when it
-    /// does not take the plan, or when a line left the data or the output.
+    /// [`SubsequencePlan::shift`] on rows of `row` bytes, the width
+    /// [`SubsequencePlan::shift_row`] picked, compiled with `copier`'s
+    /// widest instructions; `None` for any other width, or when a line left
+    /// the data or the output.
     fn shift_any(
         &self,
         copier: ReverseCopier,
+        row: usize,
         n: usize,
         src: &[u8],
         start: usize,
@@ -417,13 +417,14 @@ impl SubsequencePlan<'_> {
                 )
             };
         }
-        match self.shift_row(n)? {
+        match row {
             32 => at!(32),
             64 => at!(64),
             128 => at!(128),
             256 => at!(256),
             512 => at!(512),
-            _ => at!(1024),
+            1024 => at!(1024),
+            _ => None,
         }
     }
 
