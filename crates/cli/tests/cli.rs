@@ -202,6 +202,13 @@ fn bench_json_has_the_contract_fields() {
     }
     // A 4×4 f32 ReverseSequence writes its 64-byte output once per inference.
     assert_eq!(json["bytes_moved"], 64);
+    // A narrowing Convert counts the larger tensor it reads: 2×4 f64 in,
+    // 2×4 f32 out.
+    let narrowing = sample("convert_f64_to_f32", "model.xml");
+    let out = ovir(&["bench", &narrowing, "--iterations", "2", "--warmup", "0", "--json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["bytes_moved"], 64, "{json}");
     let min = json["min_ms"].as_f64().unwrap();
     let median = json["median_ms"].as_f64().unwrap();
     let max = json["max_ms"].as_f64().unwrap();

@@ -293,9 +293,10 @@ impl InferRequest {
         Ok(packed::to_exchange(self.output(key)?))
     }
 
-    /// The bytes written by the last inference's kernels: the data it
-    /// moved. Layers that passed their input through without copying
-    /// count zero.
+    /// The bytes the last inference's kernels moved: per layer, the
+    /// larger of its output and its data input (a narrowing Convert reads
+    /// more than it writes). Layers that passed their input through
+    /// without copying count zero.
     pub fn bytes_moved(&self) -> usize {
         self.state.bytes_written()
     }

@@ -108,7 +108,11 @@ impl Plan {
             Output::Ready(value) => return Ok(value),
             Output::Buffer(ty, shape) => (ty, shape),
         };
-        *bytes_written += Tensor::required_bytes(ty, &shape).ok().flatten().unwrap_or(0);
+        // A step moves the larger of its output and its data input: a
+        // narrowing Convert reads more than it writes.
+        let written = Tensor::required_bytes(ty, &shape).ok().flatten().unwrap_or(0);
+        let read = data.bytes().map_or(0, <[u8]>::len);
+        *bytes_written += written.max(read);
         // The output's size is known before the kernel allocates anything.
         ovir_tensor::check_memory(ty, &shape, *max_tensor_bytes)
             .map_err(|source| RunError::OverLimit { layer: step.layer.clone(), source: Box::new(source) })?;

@@ -74,9 +74,11 @@ impl RunState {
         }
     }
 
-    /// The bytes the last run's steps wrote (each step also read about as
-    /// many); steps that passed their input through without copying count
-    /// zero. For string tensors, only fixed-width data is counted.
+    /// The bytes the last run's steps moved: per step, the larger of its
+    /// output and its data (first) input, so that a narrowing Convert
+    /// counts what it reads. Steps that passed their input through without
+    /// copying count zero. For string tensors, only fixed-width data is
+    /// counted.
     pub fn bytes_written(&self) -> usize {
         self.bytes_written
     }
