@@ -23,6 +23,10 @@ run:
   * ONNX Runtime with 1 thread, when it is installed, for the ReverseSequence
     workloads ONNX can express (batch and sequence axes 0 and 1); its
     session allocates each output, as its `run` does.
+  * rten with 1 thread on the same ONNX models, through tools/rten-bench
+    when it is built (`cargo build --release --manifest-path
+    tools/rten-bench/Cargo.toml`), for the element types rten holds (f32
+    and i8 here); its `run` also allocates each output.
 The table gives median latencies in milliseconds and each one's ratio to the
 memcpy. `ovir bench` runs take more iterations than the others (they cost
 little), so that the ratio to its own memcpy, timed in turns of 50 runs,
@@ -45,6 +49,7 @@ from openvino.utils.node_factory import NodeFactory
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 OVIR = os.path.join(REPO, "target", "release", "ovir")
+RTEN = os.path.join(REPO, "tools", "rten-bench", "target", "release", "rten-bench")
 SHAPE = (8, 64, 128, 128)  # 32 MiB of f32, as in the performance targets
 
 
@@ -172,16 +177,14 @@ def workloads(rng):
 ONNX_RSEQ = {}
 
 
-def time_onnxruntime(name, dtype, x, iterations):
-    """Median ms of ONNX Runtime's ReverseSequence on `x`, 1 thread; None
-    when onnxruntime is missing, the workload has no ONNX form, or the
-    runtime refuses the element type."""
+def onnx_rseq(name, dtype, x):
+    """The workload as an ONNX ReverseSequence model (opset 13, lengths a
+    constant), or None when it has no ONNX form or `onnx` is missing."""
     if name not in ONNX_RSEQ:
         return None
     try:
         import onnx
         import onnx.helper as oh
-        import onnxruntime as ort
     except ImportError:
         return None
     batch, seq, lengths = ONNX_RSEQ[name]
@@ -192,7 +195,20 @@ def time_onnxruntime(name, dtype, x, iterations):
         [oh.make_tensor_value_info("data", elem, list(x.shape))],
         [oh.make_tensor_value_info("out", elem, list(x.shape))],
         [oh.make_tensor("lens", onnx.TensorProto.INT64, [len(lengths)], lengths.astype(np.int64).tolist())])
-    model = oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)])
+    return oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)])
+
+
+def time_onnxruntime(name, dtype, x, iterations):
+    """Median ms of ONNX Runtime's ReverseSequence on `x`, 1 thread; None
+    when onnxruntime is missing, the workload has no ONNX form, or the
+    runtime refuses the element type."""
+    model = onnx_rseq(name, dtype, x)
+    try:
+        import onnxruntime as ort
+    except ImportError:
+        return None
+    if model is None:
+        return None
     options = ort.SessionOptions()
     options.intra_op_num_threads = 1
     options.inter_op_num_threads = 1
@@ -202,6 +218,27 @@ def time_onnxruntime(name, dtype, x, iterations):
         print(f"onnxruntime refuses {name}: {str(e).splitlines()[0]}", file=sys.stderr)
         return None
     return median_ms(lambda: session.run(None, {"data": x}), iterations)
+
+
+def time_rten(binary, name, dtype, x, npy, tmp, iterations):
+    """Median ms of rten's ReverseSequence on `x`, 1 thread, through
+    `tools/rten-bench`; None when that is not built, the workload has no
+    ONNX form, or rten has no tensors of the element type (it holds f32,
+    i32, i8 and u8)."""
+    if not binary or not os.path.exists(binary):
+        return None
+    model = onnx_rseq(name, dtype, x)
+    if model is None:
+        return None
+    path = os.path.join(tmp, f"{name}.onnx")
+    with open(path, "wb") as f:
+        f.write(model.SerializeToString())
+    done = subprocess.run([binary, path, npy, str(iterations)], capture_output=True, text=True)
+    if done.returncode != 0:
+        print(f"rten refuses {name}: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}",
+              file=sys.stderr)
+        return None
+    return float(json.loads(done.stdout)["median_ms"])
 
 
 def median_ms(fn, iterations, warmup=3):
@@ -239,6 +276,8 @@ def main():
     parser.add_argument("--keep", metavar="DIR", help="write the IR and input files here and keep them")
     parser.add_argument("--ovir", action="append", metavar="LABEL=PATH",
                         help="an ovir binary to time, under this label (repeatable; default ovir=target/release/ovir)")
+    parser.add_argument("--rten", metavar="PATH", default=RTEN,
+                        help="the rten-bench binary (default: tools/rten-bench's release build, when built)")
     args = parser.parse_args()
     builds = []
     for spec in args.ovir or [f"ovir={OVIR}"]:
@@ -279,6 +318,7 @@ def main():
             row["ov_1t"] = time_openvino(core, model, x, 1, args.iterations) if has_ov else None
             row["ov_default"] = time_openvino(core, model, x, 0, args.iterations) if has_ov else None
             row["ort_1t"] = time_onnxruntime(name, dtype, x, args.iterations)
+            row["rten_1t"] = time_rten(args.rten, name, dtype, x, npy, tmp, args.iterations)
             for label, path in builds:
                 one = time_ovir(path, xml, npy, 1, args.ovir_iterations)
                 two = time_ovir(path, xml, npy, 2, args.ovir_iterations)
@@ -287,7 +327,7 @@ def main():
             rows.append(row)
             print(f"done {name}", file=sys.stderr)
 
-    cols = ["ov_1t", "ov_default", "ort_1t", "numpy_flip"] + [f"{l}_{t}" for l, _ in builds for t in ("1t", "2t")]
+    cols = ["ov_1t", "ov_default", "ort_1t", "rten_1t", "numpy_flip"] + [f"{l}_{t}" for l, _ in builds for t in ("1t", "2t")]
     head = (["workload", "MiB", "memcpy ms"] + [f"{c} ms (×memcpy)" for c in cols]
             + [h for l, _ in builds for h in (f"{l}'s own memcpy ms", f"{l} 1t ÷ own memcpy")])
 

@@ -4,7 +4,9 @@
 //! allocated beforehand, split in halves on two scoped threads for the
 //! 2-thread groups) next to the kernels writing into outputs also allocated
 //! beforehand, so the ratio of their medians is what a kernel costs over
-//! moving its bytes. The main groups use the `[8, 64, 128, 128]` tensor
+//! moving its bytes. Each kernel keeps one scratch across its runs, as a
+//! compiled model's step does, so the lengths it reads are not
+//! reallocated on every run. The main groups use the `[8, 64, 128, 128]` tensor
 //! (32 MiB in `f32`) in 1-, 2-, 4- and 8-byte element types.
 //!
 //! Run one part with e.g. `cargo bench -p ovir-exec -- reverse/f32`.
@@ -126,6 +128,7 @@ fn reverse(c: &mut Criterion) {
             let mut g = group(c, &format!("reverse/{ty_name}/{threads}t"), bytes);
             memcpy(&mut g, bytes, threads);
             for (name, flags) in configs {
+                let mut scratch = Scratch::new();
                 g.bench_function(name, |b| {
                     b.iter(|| {
                         reverse_into(
@@ -133,7 +136,7 @@ fn reverse(c: &mut Criterion) {
                             &flags,
                             &mut out,
                             &options(threads),
-                            &mut Scratch::new(),
+                            &mut scratch,
                         )
                     })
                 });
@@ -156,6 +159,7 @@ fn reverse_sequence(c: &mut Criterion) {
             for (name, batch, seq) in configs {
                 for kind in ["full", "random", "ones"] {
                     let lens = lengths(SHAPE[batch], SHAPE[seq], kind);
+                    let mut scratch = Scratch::new();
                     g.bench_function(format!("{name}/{kind}"), |b| {
                         b.iter(|| {
                             reverse_sequence_into(
@@ -165,7 +169,7 @@ fn reverse_sequence(c: &mut Criterion) {
                                 seq as i64,
                                 &mut out,
                                 &options(threads),
-                                &mut Scratch::new(),
+                                &mut scratch,
                             )
                         })
                     });
@@ -190,6 +194,7 @@ fn short_runs(c: &mut Criterion) {
         for threads in [1, 2] {
             let mut g = group(c, &format!("short/{ty_name}/{threads}t"), bytes);
             memcpy(&mut g, bytes, threads);
+            let mut scratch = Scratch::new();
             g.bench_function("reverse_inner", |b| {
                 b.iter(|| {
                     reverse_into(
@@ -197,12 +202,13 @@ fn short_runs(c: &mut Criterion) {
                         &[false, true],
                         &mut out,
                         &options(threads),
-                        &mut Scratch::new(),
+                        &mut scratch,
                     )
                 })
             });
             for kind in ["full", "random"] {
                 let lens = lengths(shape[0], shape[1], kind);
+                let mut scratch = Scratch::new();
                 g.bench_function(format!("sequence_b0_s1/{kind}"), |b| {
                     b.iter(|| {
                         reverse_sequence_into(
@@ -212,7 +218,7 @@ fn short_runs(c: &mut Criterion) {
                             1,
                             &mut out,
                             &options(threads),
-                            &mut Scratch::new(),
+                            &mut scratch,
                         )
                     })
                 });
@@ -223,6 +229,7 @@ fn short_runs(c: &mut Criterion) {
             let rows_data = filled(ty, &rows_shape);
             let mut rows_out = zeros(ty, &rows_shape);
             let lens = lengths(rows_shape[0], rows_shape[1], "random");
+            let mut scratch = Scratch::new();
             g.bench_function("sequence_rows_b0_s1/random", |b| {
                 b.iter(|| {
                     reverse_sequence_into(
@@ -232,7 +239,7 @@ fn short_runs(c: &mut Criterion) {
                         1,
                         &mut rows_out,
                         &options(threads),
-                        &mut Scratch::new(),
+                        &mut scratch,
                     )
                 })
             });
@@ -277,9 +284,10 @@ fn crossover(c: &mut Criterion) {
             ("1t", ExecOptions::single_thread()),
             ("2t_forced", ExecOptions { threads: 2, min_bytes_per_thread: 1 }),
         ] {
+            let mut scratch = Scratch::new();
             g.bench_function(name, |b| {
                 b.iter(|| {
-                    reverse_into(black_box(&data), &[false, true], &mut out, &opts, &mut Scratch::new())
+                    reverse_into(black_box(&data), &[false, true], &mut out, &opts, &mut scratch)
                 })
             });
         }
@@ -316,6 +324,7 @@ fn subsequences(c: &mut Criterion) {
                     .map(|l| per_batch.get(l / inner % shape[batch]).copied().unwrap_or(0))
                     .collect();
                 let spread = Tensor::from_vec(&line_shape, spread).unwrap_or_else(|e| unreachable!("{e}"));
+                let mut scratch = Scratch::new();
                 g.bench_function(format!("sequence/{kind}"), |b| {
                     b.iter(|| {
                         reverse_sequence_into(
@@ -325,7 +334,7 @@ fn subsequences(c: &mut Criterion) {
                             seq as i64,
                             &mut out,
                             &options(1),
-                            &mut Scratch::new(),
+                            &mut scratch,
                         )
                     })
                 });
