@@ -131,13 +131,7 @@ fn reverse(c: &mut Criterion) {
                 let mut scratch = Scratch::new();
                 g.bench_function(name, |b| {
                     b.iter(|| {
-                        reverse_into(
-                            black_box(&data),
-                            &flags,
-                            &mut out,
-                            &options(threads),
-                            &mut scratch,
-                        )
+                        reverse_into(black_box(&data), &flags, &mut out, &options(threads), &mut scratch)
                     })
                 });
             }
@@ -197,13 +191,7 @@ fn short_runs(c: &mut Criterion) {
             let mut scratch = Scratch::new();
             g.bench_function("reverse_inner", |b| {
                 b.iter(|| {
-                    reverse_into(
-                        black_box(&data),
-                        &[false, true],
-                        &mut out,
-                        &options(threads),
-                        &mut scratch,
-                    )
+                    reverse_into(black_box(&data), &[false, true], &mut out, &options(threads), &mut scratch)
                 })
             });
             for kind in ["full", "random"] {
@@ -286,9 +274,7 @@ fn crossover(c: &mut Criterion) {
         ] {
             let mut scratch = Scratch::new();
             g.bench_function(name, |b| {
-                b.iter(|| {
-                    reverse_into(black_box(&data), &[false, true], &mut out, &opts, &mut scratch)
-                })
+                b.iter(|| reverse_into(black_box(&data), &[false, true], &mut out, &opts, &mut scratch))
             });
         }
         g.finish();

@@ -91,6 +91,16 @@ fn normalise_axis(attribute: &'static str, axis: i64, rank: usize) -> Result<usi
     ovir_tensor::normalize_axis(axis, rank).ok_or(KernelError::AttributeOutOfRange { attribute, axis, rank })
 }
 
+/// What [`read_lengths`] learns while it reads the lengths, so that no one
+/// reads them again to ask.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct LengthsRead {
+    /// Whether any length moves an element (is above 1).
+    moves: bool,
+    /// Whether every batch index has the same length.
+    uniform: bool,
+}
+
 /// Reads and checks the lengths into `lens` (emptied first): for each
 /// batch index how many elements to reverse, with 0 and 1 both given as 0
 /// (nothing moves).
@@ -99,7 +109,7 @@ fn read_lengths(
     batch: usize,
     seq_size: usize,
     lens: &mut Vec<usize>,
-) -> Result<(), KernelError> {
+) -> Result<LengthsRead, KernelError> {
     let ty = lengths.element_type();
     if lengths.rank() != 1 {
         return Err(KernelError::LengthsRank { rank: lengths.rank() });
@@ -113,7 +123,7 @@ fn read_lengths(
     let bytes = lengths.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
     lens.clear();
     super::error::try_reserve(lens, batch, OP, "sequence lengths")?;
-    match ty {
+    let read = match ty {
         ElementType::I8 => push_lengths::<i8>(bytes, seq_size, lens),
         ElementType::I16 => push_lengths::<i16>(bytes, seq_size, lens),
         ElementType::I32 => push_lengths::<i32>(bytes, seq_size, lens),
@@ -134,7 +144,7 @@ fn read_lengths(
         },
     }?;
     if lens.len() == batch {
-        Ok(())
+        Ok(read)
     } else {
         Err(KernelError::Internal { op: OP, what: "the lengths read do not match the batch size" })
     }
@@ -142,22 +152,31 @@ fn read_lengths(
 
 /// Appends the lengths stored as little-endian `T`s in `bytes` (aligned or
 /// not) to `lens`, checked against the sequence size `max`.
-fn push_lengths<T: Length>(bytes: &[u8], max: usize, lens: &mut Vec<usize>) -> Result<(), KernelError> {
+fn push_lengths<T: Length>(
+    bytes: &[u8],
+    max: usize,
+    lens: &mut Vec<usize>,
+) -> Result<LengthsRead, KernelError> {
     push_values(bytes.chunks_exact(T::WIDTH).map(T::read_le), max, lens)
 }
 
-/// Appends `values`, checked against the sequence size `max`, to `lens`.
+/// Appends `values`, checked against the sequence size `max`, to `lens`,
+/// and tells whether any moves an element and whether all are equal.
 fn push_values<T: Length>(
     values: impl ExactSizeIterator<Item = T>,
     max: usize,
     lens: &mut Vec<usize>,
-) -> Result<(), KernelError> {
+) -> Result<LengthsRead, KernelError> {
     lens.reserve(values.len());
+    let (mut any, mut first, mut uniform) = (0, None, true);
     for (batch, value) in values.enumerate() {
         let n = value.check(batch, max)?;
-        lens.push(if n <= 1 { 0 } else { n });
+        let n = if n <= 1 { 0 } else { n };
+        any |= n;
+        uniform &= *first.get_or_insert(n) == n;
+        lens.push(n);
     }
-    Ok(())
+    Ok(LengthsRead { moves: any != 0, uniform })
 }
 
 /// A type ReverseSequence accepts for its lengths, read and checked in its
@@ -254,7 +273,7 @@ fn prepare<'a>(
     let seq = normalise_axis("seq_axis", seq_axis, rank)?;
     check_movable(OP, data.element_type())?;
     let dim = |axis: usize| shape.get(axis).copied().unwrap_or(0);
-    read_lengths(lengths, dim(batch), dim(seq), lens)?;
+    let read = read_lengths(lengths, dim(batch), dim(seq), lens)?;
     let lens: &'a [usize] = lens;
     if batch == seq {
         if let Some((b, &value)) = lens.iter().enumerate().find(|(_, &n)| n > 0) {
@@ -262,7 +281,7 @@ fn prepare<'a>(
         }
         return Ok(None);
     }
-    if data.is_empty() || lens.iter().all(|&n| n == 0) {
+    if data.is_empty() || !read.moves {
         return Ok(None);
     }
     let (lo, hi) = (batch.min(seq), batch.max(seq));
@@ -274,7 +293,7 @@ fn prepare<'a>(
         hi: dim(hi),
         inner: dims(hi + 1, rank),
         seq_is_hi: seq > batch,
-        uniform: lens.windows(2).all(|w| w.first() == w.last()),
+        uniform: read.uniform,
         lens,
     }))
 }
@@ -422,6 +441,23 @@ impl RunPlan for SequencePlan<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn reading_the_lengths_tells_whether_any_moves_and_whether_all_are_equal() {
+        let read = |values: &[i64]| {
+            let lengths = Tensor::from_vec(&[values.len()], values.to_vec()).unwrap();
+            let mut lens = Vec::new();
+            let summary = read_lengths(&lengths, values.len(), 4, &mut lens).unwrap();
+            (summary.moves, summary.uniform, lens)
+        };
+        assert_eq!(read(&[3, 3, 3]), (true, true, vec![3, 3, 3]));
+        assert_eq!(read(&[3, 3, 2]), (true, false, vec![3, 3, 2]));
+        assert_eq!(read(&[2, 4, 4]), (true, false, vec![2, 4, 4]));
+        // 0 and 1 both move nothing, so they count as equal.
+        assert_eq!(read(&[1, 0, 1]), (false, true, vec![0, 0, 0]));
+        assert_eq!(read(&[0, 0, 4]), (true, false, vec![0, 0, 4]));
+        assert_eq!(read(&[4]), (true, true, vec![4]));
+    }
 
     fn runs<'a>(plan: &'a SequencePlan<'_>) -> Vec<Run<'a>> {
         let mut all = Vec::new();
