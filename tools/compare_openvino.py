@@ -233,10 +233,12 @@ def time_rten(binary, name, dtype, x, npy, tmp, iterations):
     path = os.path.join(tmp, f"{name}.onnx")
     with open(path, "wb") as f:
         f.write(model.SerializeToString())
-    done = subprocess.run([binary, path, npy, str(iterations)], capture_output=True, text=True)
+    # Without a backtrace, the error message is the last line of stderr.
+    env = dict(os.environ, RUST_BACKTRACE="0", RUST_LIB_BACKTRACE="0")
+    done = subprocess.run([binary, path, npy, str(iterations)], capture_output=True, text=True, env=env)
     if done.returncode != 0:
-        print(f"rten refuses {name}: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}",
-              file=sys.stderr)
+        why = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else f"exit {done.returncode}"
+        print(f"rten refuses {name}: {why}", file=sys.stderr)
         return None
     return float(json.loads(done.stdout)["median_ms"])
 

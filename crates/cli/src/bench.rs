@@ -73,8 +73,8 @@ pub struct Report {
     pub threads: usize,
     /// Inferences per second at the median latency.
     pub throughput_per_s: f64,
-    /// Bytes the kernels moved per inference: per layer, the larger of
-    /// its output and its data input.
+    /// Bytes the kernels moved per inference: per layer, its output, or
+    /// its data input when that is larger and has as many elements.
     pub bytes_moved: usize,
     /// `bytes_moved` per second at the median latency, in GB/s.
     pub gb_per_s: f64,

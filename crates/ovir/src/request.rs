@@ -293,12 +293,13 @@ impl InferRequest {
         Ok(packed::to_exchange(self.output(key)?))
     }
 
-    /// The bytes the last inference's kernels moved: per layer, the
-    /// larger of its output and its data input (a narrowing Convert reads
-    /// more than it writes). Layers that passed their input through
-    /// without copying count zero.
+    /// The bytes the last inference's kernels moved: per layer, its
+    /// output, or its data input when that is larger and has as many
+    /// elements (a narrowing Convert reads more than it writes; a Gather
+    /// or Slice counts what it writes). Layers that passed their input
+    /// through without copying count zero.
     pub fn bytes_moved(&self) -> usize {
-        self.state.bytes_written()
+        self.state.bytes_moved()
     }
 
     /// All outputs of the last inference, in output order (empty before

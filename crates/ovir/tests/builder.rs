@@ -195,3 +195,23 @@ fn packed_and_string_constants_keep_their_values() {
     assert_eq!(outputs.get(1).unwrap().strings().unwrap(), ["ab", "ü"]);
     assert_eq!(outputs.get(2).unwrap().to_vec::<u8>().unwrap(), [1, 2, 3, 4]);
 }
+
+#[test]
+fn bytes_moved_counts_what_each_layer_reads_whole_or_writes() {
+    // A [1024, 8] f32 input: 32 KiB.
+    let mut b = ModelBuilder::new("m");
+    let data = b.parameter("data", ElementType::F32, "1024,8".parse::<PartialShape>().unwrap()).unwrap();
+    // One row gathered: 32 bytes written, though the table is 32 KiB.
+    let index = b.constant_slice(&[1], &[5i64]).unwrap();
+    let axis = b.constant_slice(&[], &[0i64]).unwrap();
+    let row = b.gather(data, index, axis, 0).unwrap();
+    b.result(row).unwrap();
+    // A narrowing Convert reads 32 KiB and writes 8 KiB.
+    let bytes = b.convert(data, ElementType::U8).unwrap();
+    b.result(bytes).unwrap();
+    let compiled = b.build().unwrap().compile().unwrap();
+    let mut request = compiled.infer_request();
+    request.set_input("data", Tensor::zeros(ElementType::F32, &[1024, 8]).unwrap()).unwrap();
+    request.infer().unwrap();
+    assert_eq!(request.bytes_moved(), 8 * 4 + 1024 * 8 * 4);
+}

@@ -65,7 +65,14 @@ fn main() -> anyhow::Result<()> {
         drop(out);
     }
     times.sort_by(f64::total_cmp);
-    let median = times.get(times.len() / 2).context("ITERATIONS must be at least 1")?;
+    // The middle value, or the mean of the two middle ones, as NumPy's
+    // median, which the other columns use.
+    let half = times.len() / 2;
+    let median = match (times.get(half), half.checked_sub(1).and_then(|i| times.get(i))) {
+        (Some(&hi), Some(&lo)) if times.len() % 2 == 0 => (lo + hi) / 2.0,
+        (Some(&mid), _) => mid,
+        _ => bail!("ITERATIONS must be at least 1"),
+    };
     println!("{{\"median_ms\": {median}}}");
     Ok(())
 }

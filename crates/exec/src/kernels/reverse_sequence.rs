@@ -457,6 +457,7 @@ mod tests {
         assert_eq!(read(&[1, 0, 1]), (false, true, vec![0, 0, 0]));
         assert_eq!(read(&[0, 0, 4]), (true, false, vec![0, 0, 4]));
         assert_eq!(read(&[4]), (true, true, vec![4]));
+        assert_eq!(read(&[]), (false, true, vec![]));
     }
 
     fn runs<'a>(plan: &'a SequencePlan<'_>) -> Vec<Run<'a>> {

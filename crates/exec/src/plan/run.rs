@@ -34,7 +34,7 @@ impl Plan {
             }
         }
         state.promote();
-        state.bytes_written = 0;
+        state.bytes_moved = 0;
         for (index, step) in self.steps.iter().enumerate() {
             if !(step.keep && Plan::kept_view_holds(step, state)) {
                 let out = Plan::run_step(index, step, state)?;
@@ -77,7 +77,7 @@ impl Plan {
 
     fn run_step(index: usize, step: &Step, state: &mut RunState) -> Result<Tensor, RunError> {
         let kernel_error = |source| RunError::Kernel { layer: step.layer.clone(), source: Box::new(source) };
-        let RunState { values, pool, steps, bytes_written, threads, max_tensor_bytes, .. } = state;
+        let RunState { values, pool, steps, bytes_moved, threads, max_tensor_bytes, .. } = state;
         let arg = |i: usize| step.inputs.get(i).and_then(|&s| values.get(s)).and_then(Option::as_ref);
         // The plan gives every step's inputs their values before it runs;
         // one left unset would be a bug in the plan.
@@ -108,11 +108,15 @@ impl Plan {
             Output::Ready(value) => return Ok(value),
             Output::Buffer(ty, shape) => (ty, shape),
         };
-        // A step moves the larger of its output and its data input: a
-        // narrowing Convert reads more than it writes.
+        // A step that reads its data input whole, element for element
+        // (Convert, Reverse, the sequence reversals), moves the larger of
+        // that input and its output: a narrowing Convert reads more than it
+        // writes. Any other step (Gather, Slice) may read only part of its
+        // input, and counts its output.
         let written = Tensor::required_bytes(ty, &shape).ok().flatten().unwrap_or(0);
-        let read = data.bytes().map_or(0, <[u8]>::len);
-        *bytes_written += written.max(read);
+        let whole = data.len() == shape.iter().product::<usize>();
+        let read = if whole { data.bytes().map_or(0, <[u8]>::len) } else { 0 };
+        *bytes_moved += written.max(read);
         // The output's size is known before the kernel allocates anything.
         ovir_tensor::check_memory(ty, &shape, *max_tensor_bytes)
             .map_err(|source| RunError::OverLimit { layer: step.layer.clone(), source: Box::new(source) })?;

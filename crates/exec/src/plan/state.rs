@@ -20,7 +20,7 @@ pub struct RunState {
     /// Per step, what its kernel keeps between runs.
     pub(super) steps: Vec<StepState>,
     pub(super) threads: usize,
-    pub(super) bytes_written: usize,
+    pub(super) bytes_moved: usize,
     pub(super) max_tensor_bytes: u64,
 }
 
@@ -40,7 +40,7 @@ impl RunState {
             waiting: Vec::with_capacity(waiting),
             steps,
             threads: 1,
-            bytes_written: 0,
+            bytes_moved: 0,
             max_tensor_bytes: DEFAULT_MAX_TENSOR_BYTES,
         }
     }
@@ -74,13 +74,14 @@ impl RunState {
         }
     }
 
-    /// The bytes the last run's steps moved: per step, the larger of its
-    /// output and its data (first) input, so that a narrowing Convert
-    /// counts what it reads. Steps that passed their input through without
-    /// copying count zero. For string tensors, only fixed-width data is
-    /// counted.
-    pub fn bytes_written(&self) -> usize {
-        self.bytes_written
+    /// The bytes the last run's steps moved: per step, its output, or its
+    /// data (first) input when that is larger and has as many elements, so
+    /// that a narrowing Convert counts what it reads while a Gather or
+    /// Slice counts what it writes. Steps that passed their input through
+    /// without copying count zero. For string tensors, only fixed-width
+    /// data is counted.
+    pub fn bytes_moved(&self) -> usize {
+        self.bytes_moved
     }
 
     /// How many threads the kernels may use for large tensors.
