@@ -191,7 +191,8 @@ pub struct ConformanceArgs {
 #[command(after_help = "\
 Inputs are given as for `ovir run`; those not given are generated. The report gives \
 min, median, mean, p90 and max latency, throughput, the bytes the kernels moved (per layer, its \
-output, or its data input when that is larger and has as many elements) and the GB/s achieved, and the median time of a memcpy of the same bytes, timed in turns with the \
+output, or its data input when that is larger and has as many elements) and the GB/s \
+achieved, and the median time of a memcpy of the same bytes, timed in turns with the \
 inferences in the same run, with the ratio to it, and the peak resident memory before the memcpy's \
 buffers were allocated. --json prints one JSON object with the fields median_ms, min_ms, \
 mean_ms, p90_ms, max_ms, iterations, threads, bytes_moved and memcpy_median_ms, and more.")]

@@ -6,8 +6,8 @@
 //! beforehand, so the ratio of their medians is what a kernel costs over
 //! moving its bytes. Each kernel keeps one scratch across its runs, as a
 //! compiled model's step does, so the lengths it reads are not
-//! reallocated on every run. The main groups use the `[8, 64, 128, 128]` tensor
-//! (32 MiB in `f32`) in 1-, 2-, 4- and 8-byte element types.
+//! reallocated on every run. The main groups use the `[8, 64, 128, 128]`
+//! tensor (32 MiB in `f32`) in 1-, 2-, 4- and 8-byte element types.
 //!
 //! Run one part with e.g. `cargo bench -p ovir-exec -- reverse/f32`.
 
