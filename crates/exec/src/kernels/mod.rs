@@ -20,6 +20,7 @@
 
 mod convert;
 mod copy;
+mod counts;
 mod error;
 mod packed;
 mod parallel;
@@ -41,6 +42,7 @@ use std::ops::Range;
 use ovir_tensor::{ElementType, Tensor};
 
 use copy::{ReverseCopier, RunWriter};
+use counts::{narrow_counts, Count};
 
 /// Outputs of at least this many bytes are written with streaming stores,
 /// which skip the cache. Below it the output, and the input beside it,
@@ -55,8 +57,13 @@ const STREAM_MIN_BYTES: usize = 16 << 20;
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
     /// Elements to reverse per batch index (or per line), as
-    /// ReverseSequence (or ReverseSubsequences) reads them.
-    lengths: Vec<usize>,
+    /// ReverseSequence (or ReverseSubsequences) reads them, when every
+    /// count the call keeps fits 32 bits: half the memory of `usize`
+    /// counts, which a million short rows with a head each write and read
+    /// again beside the data.
+    lengths: Vec<u32>,
+    /// The same for an axis too long for 32-bit counts.
+    wide_lengths: Vec<usize>,
     /// Packed sub-byte data unpacked, and moved; boxed, as most steps never
     /// need it and a plan keeps a scratch per step.
     unpacked: Option<Box<Unpacked>>,
@@ -68,7 +75,7 @@ impl Scratch {
     /// An empty scratch; it allocates on first use and then keeps its
     /// memory.
     pub const fn new() -> Scratch {
-        Scratch { lengths: Vec::new(), unpacked: None, indices: Vec::new() }
+        Scratch { lengths: Vec::new(), wide_lengths: Vec::new(), unpacked: None, indices: Vec::new() }
     }
 }
 
@@ -123,7 +130,10 @@ enum Heads<'a> {
     /// One number per row, in row order: rows of different sequence
     /// lengths still make one run, so a batch of short rows costs no more
     /// per row than the copy itself.
-    Each(&'a [usize]),
+    Each(&'a [u32]),
+    /// [`Heads::Each`] for rows too long for 32-bit counts, which the
+    /// general loop copies.
+    EachWide(&'a [usize]),
 }
 
 impl<'a> Heads<'a> {
@@ -132,7 +142,8 @@ impl<'a> Heads<'a> {
     fn of(self, r: usize) -> usize {
         match self {
             Heads::Same(n) => n,
-            Heads::Each(list) => list.get(r).copied().unwrap_or(0),
+            Heads::Each(list) => list.get(r).map_or(0, |&n| n.get()),
+            Heads::EachWide(list) => list.get(r).copied().unwrap_or(0),
         }
     }
 
@@ -143,6 +154,7 @@ impl<'a> Heads<'a> {
         match self {
             Heads::Same(n) => n <= row,
             Heads::Each(list) => list.len() == rows,
+            Heads::EachWide(list) => list.len() == rows,
         }
     }
 
@@ -151,6 +163,7 @@ impl<'a> Heads<'a> {
         match self {
             Heads::Same(n) => Some(Heads::Same(n)),
             Heads::Each(list) => list.get(keep).map(Heads::Each),
+            Heads::EachWide(list) => list.get(keep).map(Heads::EachWide),
         }
     }
 }

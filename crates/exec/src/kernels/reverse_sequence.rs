@@ -6,9 +6,10 @@ use ovir_tensor::{ElementType, Tensor};
 
 use std::ops::Range;
 
+use super::counts::read_integers;
 use super::{
-    check_movable, check_output, copy_all, packed, play, product, ExecOptions, Heads, Joiner, KernelError,
-    Rows, Run, RunPlan, Scratch,
+    check_movable, check_output, copy_all, narrow_counts, packed, play, product, Count, ExecOptions, Joiner,
+    KernelError, Rows, Run, RunPlan, Scratch,
 };
 
 const OP: &str = "ReverseSequence";
@@ -50,7 +51,21 @@ pub fn reverse_sequence(
     if packed::applies(data.element_type()) {
         return packed::run(OP, data, |codes| reverse_sequence(codes, lengths, batch_axis, seq_axis));
     }
-    let mut lens = Vec::new();
+    if narrow_counts(seq_size(data, seq_axis)) {
+        reverse_sequence_with::<u32>(data, lengths, batch_axis, seq_axis)
+    } else {
+        reverse_sequence_with::<usize>(data, lengths, batch_axis, seq_axis)
+    }
+}
+
+/// [`reverse_sequence`] with the lengths kept as `C`.
+fn reverse_sequence_with<C: Count>(
+    data: &Tensor,
+    lengths: &Tensor,
+    batch_axis: i64,
+    seq_axis: i64,
+) -> Result<Tensor, KernelError> {
+    let mut lens = Vec::<C>::new();
     let Some(plan) = prepare(data, lengths, batch_axis, seq_axis, &mut lens)? else {
         return Ok(data.clone());
     };
@@ -81,10 +96,33 @@ pub fn reverse_sequence_into(
         });
     }
     check_output(OP, data.element_type(), data.shape(), out)?;
-    match prepare(data, lengths, batch_axis, seq_axis, &mut scratch.lengths)? {
+    if narrow_counts(seq_size(data, seq_axis)) {
+        reverse_sequence_in(data, lengths, batch_axis, seq_axis, out, options, &mut scratch.lengths)
+    } else {
+        reverse_sequence_in(data, lengths, batch_axis, seq_axis, out, options, &mut scratch.wide_lengths)
+    }
+}
+
+/// [`reverse_sequence_into`] with the lengths kept as `C` in `lens`.
+fn reverse_sequence_in<C: Count>(
+    data: &Tensor,
+    lengths: &Tensor,
+    batch_axis: i64,
+    seq_axis: i64,
+    out: &mut Tensor,
+    options: &ExecOptions,
+    lens: &mut Vec<C>,
+) -> Result<(), KernelError> {
+    match prepare(data, lengths, batch_axis, seq_axis, lens)? {
         Some(plan) => play(OP, &plan, data, out, options),
         None => copy_all(OP, data, out, options),
     }
+}
+
+/// The size of the sequence axis, which bounds every length kept; 0 for an
+/// axis out of range, which [`prepare`] reports.
+fn seq_size(data: &Tensor, seq_axis: i64) -> usize {
+    ovir_tensor::normalize_axis(seq_axis, data.rank()).and_then(|a| data.shape().get(a).copied()).unwrap_or(0)
 }
 
 fn normalise_axis(attribute: &'static str, axis: i64, rank: usize) -> Result<usize, KernelError> {
@@ -104,11 +142,11 @@ struct LengthsRead {
 /// Reads and checks the lengths into `lens` (emptied first): for each
 /// batch index how many elements to reverse, with 0 and 1 both given as 0
 /// (nothing moves).
-fn read_lengths(
+fn read_lengths<C: Count>(
     lengths: &Tensor,
     batch: usize,
     seq_size: usize,
-    lens: &mut Vec<usize>,
+    lens: &mut Vec<C>,
 ) -> Result<LengthsRead, KernelError> {
     let ty = lengths.element_type();
     if lengths.rank() != 1 {
@@ -123,19 +161,31 @@ fn read_lengths(
     let bytes = lengths.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
     lens.clear();
     super::error::try_reserve(lens, batch, OP, "sequence lengths")?;
+    // Integer lengths are read in one pass with no branch per value, and
+    // read again only to report the first that is out of range.
+    let limit = u64::try_from(seq_size).unwrap_or(u64::MAX);
+    macro_rules! integers {
+        ($t:ty) => {{
+            let scan = read_integers::<$t, C>(bytes, limit, false, lens);
+            match scan.bad {
+                true => Err(first_wrong::<$t>(bytes, seq_size)),
+                false => Ok(LengthsRead { moves: scan.moves, uniform: scan.uniform }),
+            }
+        }};
+    }
     let read = match ty {
-        ElementType::I8 => push_lengths::<i8>(bytes, seq_size, lens),
-        ElementType::I16 => push_lengths::<i16>(bytes, seq_size, lens),
-        ElementType::I32 => push_lengths::<i32>(bytes, seq_size, lens),
-        ElementType::I64 => push_lengths::<i64>(bytes, seq_size, lens),
-        ElementType::U8 => push_lengths::<u8>(bytes, seq_size, lens),
-        ElementType::U16 => push_lengths::<u16>(bytes, seq_size, lens),
-        ElementType::U32 => push_lengths::<u32>(bytes, seq_size, lens),
-        ElementType::U64 => push_lengths::<u64>(bytes, seq_size, lens),
-        ElementType::F16 => push_lengths::<f16>(bytes, seq_size, lens),
-        ElementType::Bf16 => push_lengths::<bf16>(bytes, seq_size, lens),
-        ElementType::F32 => push_lengths::<f32>(bytes, seq_size, lens),
-        ElementType::F64 => push_lengths::<f64>(bytes, seq_size, lens),
+        ElementType::I8 => integers!(i8),
+        ElementType::I16 => integers!(i16),
+        ElementType::I32 => integers!(i32),
+        ElementType::I64 => integers!(i64),
+        ElementType::U8 => integers!(u8),
+        ElementType::U16 => integers!(u16),
+        ElementType::U32 => integers!(u32),
+        ElementType::U64 => integers!(u64),
+        ElementType::F16 => push_lengths::<f16, C>(bytes, seq_size, lens),
+        ElementType::Bf16 => push_lengths::<bf16, C>(bytes, seq_size, lens),
+        ElementType::F32 => push_lengths::<f32, C>(bytes, seq_size, lens),
+        ElementType::F64 => push_lengths::<f64, C>(bytes, seq_size, lens),
         // The packed integer types share bytes between elements and are
         // rare as lengths: they are unpacked the general way.
         _ => match lengths.integer_values() {
@@ -152,20 +202,32 @@ fn read_lengths(
 
 /// Appends the lengths stored as little-endian `T`s in `bytes` (aligned or
 /// not) to `lens`, checked against the sequence size `max`.
-fn push_lengths<T: Length>(
+fn push_lengths<T: Length, C: Count>(
     bytes: &[u8],
     max: usize,
-    lens: &mut Vec<usize>,
+    lens: &mut Vec<C>,
 ) -> Result<LengthsRead, KernelError> {
     push_values(bytes.chunks_exact(T::WIDTH).map(T::read_le), max, lens)
 }
 
+/// Why the first of the lengths stored as little-endian `T`s in `bytes` that
+/// is not a count in `0..=max` is wrong, for lengths that
+/// [`read_integers`] flagged.
+fn first_wrong<T: Length>(bytes: &[u8], max: usize) -> KernelError {
+    let mut values = bytes.chunks_exact(T::WIDTH).map(T::read_le).enumerate();
+    values.find_map(|(batch, value)| value.check(batch, max).err()).unwrap_or(KernelError::Internal {
+        op: OP,
+        what: "the lengths were flagged as out of range, but none is",
+    })
+}
+
 /// Appends `values`, checked against the sequence size `max`, to `lens`,
 /// and tells whether any moves an element and whether all are equal.
-fn push_values<T: Length>(
+/// `max` must fit `C`.
+fn push_values<T: Length, C: Count>(
     values: impl ExactSizeIterator<Item = T>,
     max: usize,
-    lens: &mut Vec<usize>,
+    lens: &mut Vec<C>,
 ) -> Result<LengthsRead, KernelError> {
     lens.reserve(values.len());
     let (mut any, mut first, mut uniform) = (0, None, true);
@@ -174,6 +236,12 @@ fn push_values<T: Length>(
         let n = if n <= 1 { 0 } else { n };
         any |= n;
         uniform &= *first.get_or_insert(n) == n;
+        let Some(n) = C::new(n) else {
+            return Err(KernelError::Internal {
+                op: OP,
+                what: "a sequence length does not fit the counts chosen for the axis",
+            });
+        };
         lens.push(n);
     }
     Ok(LengthsRead { moves: any != 0, uniform })
@@ -257,13 +325,13 @@ fn check_real(value: f64, batch: usize, max: usize) -> Result<usize, KernelError
 
 /// Validates the inputs and builds the plan; `None` when the output equals
 /// the input.
-fn prepare<'a>(
+fn prepare<'a, C: Count>(
     data: &Tensor,
     lengths: &Tensor,
     batch_axis: i64,
     seq_axis: i64,
-    lens: &'a mut Vec<usize>,
-) -> Result<Option<SequencePlan<'a>>, KernelError> {
+    lens: &'a mut Vec<C>,
+) -> Result<Option<SequencePlan<'a, C>>, KernelError> {
     let shape = data.shape();
     let rank = shape.len();
     if rank < 2 {
@@ -274,9 +342,9 @@ fn prepare<'a>(
     check_movable(OP, data.element_type())?;
     let dim = |axis: usize| shape.get(axis).copied().unwrap_or(0);
     let read = read_lengths(lengths, dim(batch), dim(seq), lens)?;
-    let lens: &'a [usize] = lens;
+    let lens: &'a [C] = lens;
     if batch == seq {
-        if let Some((b, &value)) = lens.iter().enumerate().find(|(_, &n)| n > 0) {
+        if let Some((b, value)) = lens.iter().map(|n| n.get()).enumerate().find(|&(_, n)| n > 0) {
             return Err(KernelError::SameAxes { axis: batch, batch: b, value });
         }
         return Ok(None);
@@ -302,7 +370,7 @@ fn prepare<'a>(
 /// the batch and sequence axes in memory order and `inner` is a contiguous
 /// block that always moves whole.
 #[derive(Debug)]
-struct SequencePlan<'a> {
+struct SequencePlan<'a, C> {
     outer: usize,
     lo: usize,
     mid: usize,
@@ -312,16 +380,16 @@ struct SequencePlan<'a> {
     /// Whether every batch index has the same length.
     uniform: bool,
     /// Elements to reverse per batch index; 0 when nothing moves.
-    lens: &'a [usize],
+    lens: &'a [C],
 }
 
-impl SequencePlan<'_> {
+impl<C: Count> SequencePlan<'_, C> {
     fn len_at(&self, batch: usize) -> usize {
-        self.lens.get(batch).copied().unwrap_or(0)
+        self.lens.get(batch).map_or(0, |&n| n.get())
     }
 }
 
-impl RunPlan for SequencePlan<'_> {
+impl<C: Count> RunPlan for SequencePlan<'_, C> {
     fn unit_len(&self) -> usize {
         (self.hi * self.inner).max(1)
     }
@@ -354,7 +422,7 @@ impl RunPlan for SequencePlan<'_> {
             while unit < units.end {
                 let l = unit % lo.max(1);
                 let count = (lo - l).min(units.end - unit);
-                let heads = Heads::Each(self.lens.get(l..l + count)?);
+                let heads = C::heads(self.lens.get(l..l + count)?);
                 out.push(Run {
                     src: unit * hi,
                     len: count * hi,
@@ -446,7 +514,7 @@ mod tests {
     fn reading_the_lengths_tells_whether_any_moves_and_whether_all_are_equal() {
         let read = |values: &[i64]| {
             let lengths = Tensor::from_vec(&[values.len()], values.to_vec()).unwrap();
-            let mut lens = Vec::new();
+            let mut lens = Vec::<u32>::new();
             let summary = read_lengths(&lengths, values.len(), 4, &mut lens).unwrap();
             (summary.moves, summary.uniform, lens)
         };
@@ -460,7 +528,72 @@ mod tests {
         assert_eq!(read(&[]), (false, true, vec![]));
     }
 
-    fn runs<'a>(plan: &'a SequencePlan<'_>) -> Vec<Run<'a>> {
+    /// A tensor of `shape` whose elements differ, of type `ty`.
+    fn distinct(ty: ElementType, shape: &[usize]) -> Tensor {
+        let n: usize = shape.iter().product();
+        let values = Tensor::from_vec(shape, (0..n as i64).map(|v| v * 7 + 1).collect()).unwrap();
+        if ty == ElementType::String {
+            let strings = (0..n).map(|v| format!("s{v}")).collect();
+            return Tensor::from_strings(shape, strings).unwrap();
+        }
+        super::super::convert(&values, ty).unwrap()
+    }
+
+    #[test]
+    fn wide_counts_move_what_narrow_ones_do() {
+        // Every path of the plan: a head per row, one length for all,
+        // rows of one batch index together, blocks along the sequence,
+        // and the batch axis after the sequence axis.
+        let cases: [(&[usize], i64, i64, &[i64]); 6] = [
+            (&[5, 7], 0, 1, &[3, 0, 7, 2, 5]),
+            (&[4, 6], 0, 1, &[4, 4, 4, 4]),
+            (&[3, 2, 5], 0, 2, &[5, 1, 3]),
+            (&[3, 5, 2], 0, 1, &[2, 5, 4]),
+            (&[5, 3, 2], 1, 0, &[4, 0, 5]),
+            (&[2, 3, 4, 2], 2, 1, &[3, 2, 0, 1]),
+        ];
+        let threads = ExecOptions { threads: 2, min_bytes_per_thread: 1 };
+        for (shape, batch, seq, lens) in cases {
+            let lengths = Tensor::from_vec(&[lens.len()], lens.to_vec()).unwrap();
+            for ty in
+                [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::U64, ElementType::String]
+            {
+                let data = distinct(ty, shape);
+                let mut narrow = Tensor::zeros(ty, shape).unwrap();
+                let mut wide = Tensor::zeros(ty, shape).unwrap();
+                reverse_sequence_in(
+                    &data,
+                    &lengths,
+                    batch,
+                    seq,
+                    &mut narrow,
+                    &threads,
+                    &mut Vec::<u32>::new(),
+                )
+                .unwrap();
+                reverse_sequence_in(
+                    &data,
+                    &lengths,
+                    batch,
+                    seq,
+                    &mut wide,
+                    &threads,
+                    &mut Vec::<usize>::new(),
+                )
+                .unwrap();
+                assert_eq!(wide, narrow, "{shape:?}, batch {batch}, seq {seq}, {ty:?}");
+                let whole = reverse_sequence_with::<usize>(&data, &lengths, batch, seq).unwrap();
+                assert_eq!(whole, narrow, "{shape:?}, batch {batch}, seq {seq}, {ty:?}");
+            }
+        }
+        // The example of `reverse_sequence`, worked by hand.
+        let data = Tensor::from_vec(&[2, 4], vec![0i32, 1, 2, 3, 4, 5, 6, 7]).unwrap();
+        let lengths = Tensor::from_vec(&[2], vec![3i64, 4]).unwrap();
+        let out = reverse_sequence_with::<usize>(&data, &lengths, 0, 1).unwrap();
+        assert_eq!(out.to_vec::<i32>().unwrap(), vec![2, 1, 0, 3, 7, 6, 5, 4]);
+    }
+
+    fn runs<'a, C: Count>(plan: &'a SequencePlan<'_, C>) -> Vec<Run<'a>> {
         let mut all = Vec::new();
         plan.for_each_run(0..plan.units(), |r| {
             all.push(r);
@@ -481,7 +614,7 @@ mod tests {
             inner: 3,
             seq_is_hi: true,
             uniform: true,
-            lens: &[2],
+            lens: &[2u32],
         };
         assert_eq!(
             runs(&plan),
@@ -501,7 +634,7 @@ mod tests {
             inner: 1,
             seq_is_hi: false,
             uniform: false,
-            lens: &[2, 0, 2, 2],
+            lens: &[2u32, 0, 2, 2],
         };
         let all = runs(&plan);
         assert_eq!(all.last(), Some(&Run { src: 8, len: 4, reversed: false, rows: None }));

@@ -17,9 +17,10 @@ use std::ops::Range;
 use ovir_tensor::{ElementType, Tensor};
 
 use super::copy::ReverseCopier;
+use super::counts::{read_integers, Integer};
 use super::{
-    check_movable, check_output, copy_all, packed, parallel, play, product, ExecOptions, Heads, Joiner,
-    KernelError, Rows, Run, RunPlan, Scratch,
+    check_movable, check_output, copy_all, narrow_counts, packed, parallel, play, product, Count,
+    ExecOptions, Joiner, KernelError, Rows, Run, RunPlan, Scratch,
 };
 
 const OP: &str = "ReverseSubsequences";
@@ -64,7 +65,20 @@ pub fn reverse_subsequences(data: &Tensor, lengths: &Tensor, axis: i64) -> Resul
     if packed::applies(data.element_type()) {
         return packed::run(OP, data, |codes| reverse_subsequences(codes, lengths, axis));
     }
-    let mut lens = Vec::new();
+    if narrow_counts(largest_count(data, axis)) {
+        reverse_subsequences_with::<u32>(data, lengths, axis)
+    } else {
+        reverse_subsequences_with::<usize>(data, lengths, axis)
+    }
+}
+
+/// [`reverse_subsequences`] with the lengths kept as `C`.
+fn reverse_subsequences_with<C: Count>(
+    data: &Tensor,
+    lengths: &Tensor,
+    axis: i64,
+) -> Result<Tensor, KernelError> {
+    let mut lens = Vec::<C>::new();
     let Some(plan) = prepare(data, lengths, axis, &mut lens)? else {
         return Ok(data.clone());
     };
@@ -93,10 +107,38 @@ pub fn reverse_subsequences_into(
         });
     }
     check_output(OP, data.element_type(), data.shape(), out)?;
-    match prepare(data, lengths, axis, &mut scratch.lengths)? {
+    if narrow_counts(largest_count(data, axis)) {
+        reverse_subsequences_in(data, lengths, axis, out, options, &mut scratch.lengths)
+    } else {
+        reverse_subsequences_in(data, lengths, axis, out, options, &mut scratch.wide_lengths)
+    }
+}
+
+/// [`reverse_subsequences_into`] with the lengths kept as `C` in `lens`.
+fn reverse_subsequences_in<C: Count>(
+    data: &Tensor,
+    lengths: &Tensor,
+    axis: i64,
+    out: &mut Tensor,
+    options: &ExecOptions,
+    lens: &mut Vec<C>,
+) -> Result<(), KernelError> {
+    match prepare(data, lengths, axis, lens)? {
         Some(plan) => plan.play(data, out, options),
         None => copy_all(OP, data, out, options),
     }
+}
+
+/// The largest count a plan keeps: a length is at most the size of the
+/// axis, and the end of a stretch of lines at most the lines per block. 0
+/// for an axis out of range, which [`prepare`] reports.
+fn largest_count(data: &Tensor, axis: i64) -> usize {
+    let shape = data.shape();
+    let Some(axis) = ovir_tensor::normalize_axis(axis, shape.len()) else {
+        return 0;
+    };
+    let size = shape.get(axis).copied().unwrap_or(0);
+    size.max(shape.get(axis + 1..).map_or(1, product))
 }
 
 /// The shape `lengths` must have for data of shape `data` reversed along
@@ -107,12 +149,12 @@ pub fn subsequence_lengths_shape(data: &[usize], axis: usize) -> Vec<usize> {
 
 /// Validates the inputs, reads the lengths into `lens` and builds the
 /// plan; `None` when the output equals the input.
-fn prepare<'a>(
+fn prepare<'a, C: Count>(
     data: &Tensor,
     lengths: &Tensor,
     axis: i64,
-    lens: &'a mut Vec<usize>,
-) -> Result<Option<SubsequencePlan<'a>>, KernelError> {
+    lens: &'a mut Vec<C>,
+) -> Result<Option<SubsequencePlan<'a, C>>, KernelError> {
     let shape = data.shape();
     let rank = shape.len();
     if !(1..=MAX_SUBSEQUENCE_RANK).contains(&rank) {
@@ -139,8 +181,8 @@ fn prepare<'a>(
         });
     }
     let size = shape.get(axis).copied().unwrap_or(0);
-    read_lengths(lengths, size, lens)?;
-    if data.is_empty() || lens.iter().all(|&n| n == 0) {
+    let moves = read_lengths(lengths, size, lens)?;
+    if data.is_empty() || !moves {
         return Ok(None);
     }
     let outer = shape.get(..axis).map_or(1, product);
@@ -157,7 +199,10 @@ fn prepare<'a>(
     // do.
     let scattered = inner > 1 && is_scattered(lens, inner);
     if inner > 1 && (!scattered || data.element_type() == ElementType::String) {
-        mark_stretches(lens, inner);
+        mark_stretches(lens, inner).ok_or(KernelError::Internal {
+            op: OP,
+            what: "the end of a stretch of lines does not fit its count",
+        })?;
     }
     let (lens, ends) = lens.split_at(lines);
     Ok(Some(SubsequencePlan { outer, size, inner, lens, ends, scattered }))
@@ -167,7 +212,7 @@ fn prepare<'a>(
 /// of equal lengths per [`MIN_PLAYED_STRETCH`] lines on average: counted
 /// only until that is known, so that lengths which change on every line
 /// are read just far enough to tell.
-fn is_scattered(lens: &[usize], inner: usize) -> bool {
+fn is_scattered<C: Count>(lens: &[C], inner: usize) -> bool {
     let limit = lens.len() / MIN_PLAYED_STRETCH;
     let mut stretches = 0;
     for block in lens.chunks(inner) {
@@ -182,10 +227,11 @@ fn is_scattered(lens: &[usize], inner: usize) -> bool {
 /// Appends to the `n` lengths in `lens`, per block of `inner`, where the
 /// stretch of equal lengths each one belongs to ends (an index within the
 /// block), so that a plan steps over a stretch at once instead of testing
-/// its lengths one by one at every position along the axis.
-fn mark_stretches(lens: &mut Vec<usize>, inner: usize) {
+/// its lengths one by one at every position along the axis. `None` when
+/// an end does not fit `C`.
+fn mark_stretches<C: Count>(lens: &mut Vec<C>, inner: usize) -> Option<()> {
     let n = lens.len();
-    lens.resize(2 * n, 0);
+    lens.resize(2 * n, C::new(0)?);
     let (values, ends) = lens.split_at_mut(n);
     for (row, end) in values.chunks(inner).zip(ends.chunks_mut(inner)) {
         let mut stop = inner;
@@ -194,16 +240,18 @@ fn mark_stretches(lens: &mut Vec<usize>, inner: usize) {
                 stop = i + 1;
             }
             if let Some(e) = end.get_mut(i) {
-                *e = stop;
+                *e = C::new(stop)?;
             }
         }
     }
+    Some(())
 }
 
 /// Reads the lengths into `lens` (emptied first), in the lengths' element
-/// order: each clamped to `size`, and 0 for the lengths 0 and 1, which
-/// move nothing.
-fn read_lengths(lengths: &Tensor, size: usize, lens: &mut Vec<usize>) -> Result<(), KernelError> {
+/// order: each clamped to `size`, which must fit `C`, and 0 for the
+/// lengths 0 and 1, which move nothing. Tells whether any length moves an
+/// element.
+fn read_lengths<C: Count>(lengths: &Tensor, size: usize, lens: &mut Vec<C>) -> Result<bool, KernelError> {
     let ty = lengths.element_type();
     if !ty.is_integral() {
         return Err(KernelError::SubsequenceLengthsType { ty });
@@ -217,20 +265,26 @@ fn read_lengths(lengths: &Tensor, size: usize, lens: &mut Vec<usize>) -> Result<
         value,
         max: size,
     };
-    // Each length is read in its own type, with no vector of wide values
-    // in between, so that a run over a scratch allocates nothing.
+    let too_wide =
+        || KernelError::Internal { op: OP, what: "a length does not fit the counts chosen for the axis" };
+    let mut any = 0;
+    // Integer lengths are read in one pass with no branch per value, and
+    // read again only to report the first negative one.
+    let limit = u64::try_from(size).unwrap_or(u64::MAX);
     macro_rules! push_all {
         ($t:ty) => {{
-            for (index, raw) in bytes.chunks_exact(std::mem::size_of::<$t>()).enumerate() {
-                let mut b = [0u8; std::mem::size_of::<$t>()];
-                b.copy_from_slice(raw);
-                let value = <$t>::from_le_bytes(b);
-                #[allow(unused_comparisons)]
-                if value < 0 {
-                    return Err(negative(index, value as i128));
-                }
-                lens.push(clamp(u64::try_from(value).unwrap_or(u64::MAX), size));
+            let scan = read_integers::<$t, C>(bytes, limit, true, lens);
+            if scan.bad {
+                let mut values = bytes.chunks_exact(<$t as Integer>::WIDTH).map(<$t>::read_le).enumerate();
+                return Err(match values.find(|&(_, v)| v.negative()) {
+                    Some((index, value)) => negative(index, i128::from(value)),
+                    None => KernelError::Internal {
+                        op: OP,
+                        what: "a length was flagged as negative, but none is",
+                    },
+                });
             }
+            any = usize::from(scan.moves);
         }};
     }
     match ty {
@@ -250,12 +304,14 @@ fn read_lengths(lengths: &Tensor, size: usize, lens: &mut Vec<usize>) -> Result<
                 if value < 0 {
                     return Err(negative(index, value));
                 }
-                lens.push(clamp(u64::try_from(value).unwrap_or(u64::MAX), size));
+                let n = clamp(u64::try_from(value).unwrap_or(u64::MAX), size);
+                any |= n;
+                lens.push(C::new(n).ok_or_else(too_wide)?);
             }
         }
     }
     if lens.len() == lengths.len() {
-        Ok(())
+        Ok(any != 0)
     } else {
         Err(KernelError::Internal { op: OP, what: "the lengths read do not match the lengths input" })
     }
@@ -288,16 +344,16 @@ fn position_of(shape: &[usize], flat: usize) -> Vec<usize> {
 /// The data seen as `[outer, size, inner]`, where `size` is the reversed
 /// axis; the line at `(o, i)` has length `lens[o * inner + i]`.
 #[derive(Debug)]
-struct SubsequencePlan<'a> {
+struct SubsequencePlan<'a, C> {
     outer: usize,
     size: usize,
     inner: usize,
     /// Elements to reverse per line, clamped; 0 when nothing moves.
-    lens: &'a [usize],
+    lens: &'a [C],
     /// When `inner > 1` and the lines are played as runs, per line, the
     /// end (within its block) of the stretch of lines with its length;
     /// else empty.
-    ends: &'a [usize],
+    ends: &'a [C],
     /// Whether lengths change every few lines along a non-innermost axis
     /// ([`is_scattered`]); `ends` is then empty, except for strings, which
     /// are always played as runs.
@@ -337,7 +393,7 @@ const SHIFT_MIN_LINE_BYTES: usize = 8;
 /// axis is written.
 const GATHER_TILE_BYTES: usize = 32 << 10;
 
-impl SubsequencePlan<'_> {
+impl<C: Count> SubsequencePlan<'_, C> {
     /// Moves `data` into `out`, which has its type and shape. When lengths
     /// change every few lines along a non-innermost axis, through the
     /// shifter ([`SubsequencePlan::shift`]) where it takes the plan, else
@@ -442,7 +498,7 @@ impl SubsequencePlan<'_> {
         start: usize,
         end: usize,
         tile: usize,
-        mut visit: impl FnMut(BlockPart, usize, usize, &[usize], &[u8]) -> Option<()>,
+        mut visit: impl FnMut(BlockPart, usize, usize, &[C], &[u8]) -> Option<()>,
     ) -> Option<()> {
         let SubsequencePlan { size, inner, lens, .. } = *self;
         let block = size.checked_mul(inner)?;
@@ -522,7 +578,7 @@ impl SubsequencePlan<'_> {
             // Whether any column moves at all, each byte's shift (at
             // most `size - 2`, so it fits a byte), the passes any
             // column needs, and their masks.
-            let moves = lengths.iter().fold(0, |any, &len| any | len) != 0;
+            let moves = lengths.iter().fold(0, |any, &len| any | len.get()) != 0;
             spread(&mut shifts, lengths, n, |len| if len > 0 { (size - len) as u8 } else { 0 });
             let needed = shifts.iter().fold(0, |any, &s| any | s);
             for (pass, mask) in masks.iter_mut().enumerate().take(passes) {
@@ -636,12 +692,12 @@ impl SubsequencePlan<'_> {
                 if buffered {
                     for ((o, &len), i) in out.chunks_exact_mut(n).zip(lengths).zip(c0 - t0..) {
                         // In range: `source(len) < size` and `i < width`.
-                        let value = buffer[(source(len) * width + i) & wrap];
+                        let value = buffer[(source(len.get()) * width + i) & wrap];
                         o.copy_from_slice(bytemuck::bytes_of(&value));
                     }
                 } else {
                     for ((o, &len), i) in out.chunks_exact_mut(n).zip(lengths).zip(c0..) {
-                        let s = (source(len) * inner + i) * n;
+                        let s = (source(len.get()) * inner + i) * n;
                         o.copy_from_slice(input.get(s..s + n)?);
                     }
                 }
@@ -689,14 +745,19 @@ impl BlockPart {
 /// column per length; with 1-byte elements as one loop the compiler
 /// vectorizes.
 #[inline(always)]
-fn spread<const W: usize>(bytes: &mut [u8; W], lengths: &[usize], n: usize, value: impl Fn(usize) -> u8) {
+fn spread<const W: usize, C: Count>(
+    bytes: &mut [u8; W],
+    lengths: &[C],
+    n: usize,
+    value: impl Fn(usize) -> u8,
+) {
     if n == 1 {
         for (b, &len) in bytes.iter_mut().zip(lengths) {
-            *b = value(len);
+            *b = value(len.get());
         }
     } else {
         for (b, &len) in bytes.chunks_exact_mut(n).zip(lengths) {
-            b.fill(value(len));
+            b.fill(value(len.get()));
         }
     }
 }
@@ -738,7 +799,7 @@ fn take_reversed_part(out: &mut [u8], from: &[u8], shifted: &[u8], left: &[u8], 
     }
 }
 
-impl RunPlan for SubsequencePlan<'_> {
+impl<C: Count> RunPlan for SubsequencePlan<'_, C> {
     /// A unit is a whole line when lines are contiguous (`inner == 1`),
     /// and otherwise one `inner` slice at one position along the axis.
     fn unit_len(&self) -> usize {
@@ -767,7 +828,7 @@ impl RunPlan for SubsequencePlan<'_> {
         if inner == 1 {
             // Lines are rows one after another, each with its own length:
             // the whole range is one rows run.
-            let heads = Heads::Each(lens.get(units.clone())?);
+            let heads = C::heads(lens.get(units.clone())?);
             let rows = Some(Rows { row: size, heads, block: 1 });
             out.push(Run { src: units.start * size, len: units.len() * size, reversed: false, rows })?;
             return out.finish();
@@ -784,7 +845,7 @@ impl RunPlan for SubsequencePlan<'_> {
             let (line, end) = (lens.get(block.clone())?, ends.get(block)?);
             let base = o * size * inner;
             let mut i = 0;
-            while let (Some(&len), Some(&stop)) = (line.get(i), end.get(i)) {
+            while let (Some(len), Some(stop)) = (line.get(i).map(|n| n.get()), end.get(i).map(|n| n.get())) {
                 if stop <= i {
                     return None;
                 }
@@ -806,6 +867,71 @@ impl RunPlan for SubsequencePlan<'_> {
 mod tests {
     use super::*;
 
+    /// A tensor of `shape` whose elements differ, of type `ty`.
+    fn distinct(ty: ElementType, shape: &[usize]) -> Tensor {
+        let n: usize = shape.iter().product();
+        let values = Tensor::from_vec(shape, (0..n as i64).map(|v| v * 7 + 1).collect()).unwrap();
+        if ty == ElementType::String {
+            let strings = (0..n).map(|v| format!("s{v}")).collect();
+            return Tensor::from_strings(shape, strings).unwrap();
+        }
+        super::super::convert(&values, ty).unwrap()
+    }
+
+    #[test]
+    fn wide_counts_move_what_narrow_ones_do() {
+        // Lines along the innermost axis (one rows run), lengths that
+        // change on every line (shifted or gathered, by width), and
+        // lengths in long stretches (runs).
+        let scrambled: Vec<i64> = (0..8 * 40).map(|i| (i * 5 + i / 7) % 11).collect();
+        let stretches: Vec<i64> = (0..4 * 64).map(|i| (i / 20) % 6).collect();
+        let cases: [(&[usize], i64, &[i64]); 4] = [
+            (&[6, 5], 1, &[3, 0, 5, 2, 9, 4]),
+            (&[9, 8, 40], 0, &scrambled),
+            (&[4, 5, 64], -2, &stretches),
+            (&[2, 3, 2, 2], 2, &[2, 0, 1, 2, 2, 2, 0, 2, 1, 1, 2, 2]),
+        ];
+        let threads = ExecOptions { threads: 2, min_bytes_per_thread: 1 };
+        for (shape, axis, lens) in cases {
+            let rank = shape.len();
+            let at = ovir_tensor::normalize_axis(axis, rank).unwrap();
+            let lengths = Tensor::from_vec(&subsequence_lengths_shape(shape, at), lens.to_vec()).unwrap();
+            for ty in
+                [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::U64, ElementType::String]
+            {
+                let data = distinct(ty, shape);
+                let mut narrow = Tensor::zeros(ty, shape).unwrap();
+                let mut wide = Tensor::zeros(ty, shape).unwrap();
+                reverse_subsequences_in(&data, &lengths, axis, &mut narrow, &threads, &mut Vec::<u32>::new())
+                    .unwrap();
+                reverse_subsequences_in(&data, &lengths, axis, &mut wide, &threads, &mut Vec::<usize>::new())
+                    .unwrap();
+                assert_eq!(wide, narrow, "{shape:?}, axis {axis}, {ty:?}");
+                let whole = reverse_subsequences_with::<usize>(&data, &lengths, axis).unwrap();
+                assert_eq!(whole, narrow, "{shape:?}, axis {axis}, {ty:?}");
+            }
+        }
+        // DirectML's first example, as in `reverse_subsequences`.
+        let data = Tensor::from_vec(&[1, 1, 3, 4], (1..=12).map(|v| v as f32).collect()).unwrap();
+        let lengths = Tensor::from_vec(&[1, 1, 3, 1], vec![2u32, 4, 3]).unwrap();
+        let out = reverse_subsequences_with::<usize>(&data, &lengths, 3).unwrap();
+        assert_eq!(
+            out.to_vec::<f32>().unwrap(),
+            vec![2.0, 1.0, 3.0, 4.0, 8.0, 7.0, 6.0, 5.0, 11.0, 10.0, 9.0, 12.0]
+        );
+    }
+
+    #[test]
+    fn counts_are_narrow_while_the_axis_and_the_lines_per_block_fit_32_bits() {
+        let data = Tensor::from_vec(&[3, 4, 5], vec![0u8; 60]).unwrap();
+        assert_eq!(largest_count(&data, 0), 20);
+        assert_eq!(largest_count(&data, 1), 5);
+        assert_eq!(largest_count(&data, -1), 5);
+        assert_eq!(largest_count(&data, 3), 0);
+        assert!(narrow_counts(u32::MAX as usize));
+        assert!(!narrow_counts(u32::MAX as usize + 1));
+    }
+
     #[test]
     fn positions_count_from_the_last_axis() {
         assert_eq!(position_of(&[2, 1, 3], 4), vec![1, 0, 1]);
@@ -814,8 +940,8 @@ mod tests {
 
     #[test]
     fn stretches_of_equal_lengths_end_where_the_length_changes() {
-        let mut lens = vec![2, 2, 3, 0, 0, 5, 5, 5];
-        mark_stretches(&mut lens, 4);
+        let mut lens = vec![2u32, 2, 3, 0, 0, 5, 5, 5];
+        assert_eq!(mark_stretches(&mut lens, 4), Some(()));
         assert_eq!(&lens[8..], &[2, 2, 3, 4, 1, 4, 4, 4]);
     }
 

@@ -454,6 +454,9 @@ impl RunWriter<'_> {
                 x86::rows_with_heads::<_, N>(ssse3, stream, src, dst, row, heads)
             }
             (Heads::Each(_), None) => x86::rows_with_heads::<_, N>(ssse3, x86::Plain, src, dst, row, heads),
+            // Counts too wide for 32 bits belong to rows far longer than
+            // these loops take.
+            (Heads::EachWide(_), _) => 0,
         };
         Some(done)
     }

@@ -129,11 +129,8 @@ fn check_rows_with_own_heads<const N: usize>(copier: ReverseCopier, stream: bool
             // Every head length from 0 to the whole row, in a scrambled
             // order, so blocks inside, across and past the head occur.
             let heads: Vec<usize> = (0..count).map(|r| (r * 7 + r / 3) % (elems + 1)).collect();
+            let narrow: Vec<u32> = heads.iter().map(|&h| h as u32).collect();
             let src = &pool[5..5 + row * count];
-            buf.fill(0x33);
-            let done =
-                RunWriter::with(&mut buf, copier, stream, |w| w.rows::<N>(at, src, row, Heads::Each(&heads)));
-            assert_eq!(done, Some(()));
             let expected: Vec<u8> = src
                 .chunks(row)
                 .zip(&heads)
@@ -143,14 +140,24 @@ fn check_rows_with_own_heads<const N: usize>(copier: ReverseCopier, stream: bool
                     v
                 })
                 .collect();
-            assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "width {N}, row {row}");
-            assert!(buf[..at].iter().chain(&buf[at + src.len()..]).all(|&b| b == 0x33));
+            // The same heads as 32-bit and as full-width counts.
+            for list in [Heads::Each(&narrow), Heads::EachWide(&heads)] {
+                buf.fill(0x33);
+                let done = RunWriter::with(&mut buf, copier, stream, |w| w.rows::<N>(at, src, row, list));
+                assert_eq!(done, Some(()));
+                assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "width {N}, row {row}, {list:?}");
+                assert!(buf[..at].iter().chain(&buf[at + src.len()..]).all(|&b| b == 0x33));
+            }
             // A head longer than its row is refused, not read past.
-            let mut bad = heads.clone();
-            bad[count / 2] = elems + 1;
+            let mut bad = narrow.clone();
+            bad[count / 2] = elems as u32 + 1;
+            let mut bad_wide = heads.clone();
+            bad_wide[count / 2] = elems + 1;
             RunWriter::with(&mut buf, copier, stream, |w| {
                 assert_eq!(w.rows::<N>(at, src, row, Heads::Each(&bad)), None);
-                assert_eq!(w.rows::<N>(at, src, row, Heads::Each(&heads[1..])), None);
+                assert_eq!(w.rows::<N>(at, src, row, Heads::Each(&narrow[1..])), None);
+                assert_eq!(w.rows::<N>(at, src, row, Heads::EachWide(&bad_wide)), None);
+                assert_eq!(w.rows::<N>(at, src, row, Heads::EachWide(&heads[1..])), None);
             });
         }
     }
@@ -306,11 +313,12 @@ fn rows_agree<const N: usize>() {
         let count = STREAM_MIN.div_ceil(row).max(2);
         let src = &pool[1..1 + row * count];
         let each: Vec<usize> = (0..count).map(|r| (r * 7 + r / 3 + row) % (elems + 1)).collect();
+        let narrow: Vec<u32> = each.iter().map(|&h| h as u32).collect();
         for skew in [0, 16, N] {
             let at = line + skew;
             let every =
                 (0..=elems).filter(|&h| row.is_multiple_of(16) || h < 2 || h + 2 > elems || h == elems / 2);
-            for heads in every.map(Heads::Same).chain([Heads::Each(&each)]) {
+            for heads in every.map(Heads::Same).chain([Heads::Each(&narrow), Heads::EachWide(&each)]) {
                 let what = || format!("width {N}, row {row}, {heads:?}, skew {skew}");
                 agree(&mut buf, what, |w| w.rows::<N>(at, src, row, heads));
                 assert_eq!(buf[at..at + src.len()], naive_rows::<N>(src, row, heads), "{}", what());
