@@ -26,6 +26,9 @@ pub(super) trait Count: Copy + Eq + std::fmt::Debug + Send + Sync {
     fn narrow(n: u64) -> Self;
     /// A rows run's heads, one per row.
     fn heads(list: &[Self]) -> Heads<'_>;
+    /// The counts as `u32`s, which the vector loops take; `None` for wide
+    /// counts.
+    fn as_u32(list: &[Self]) -> Option<&[u32]>;
 }
 
 impl Count for u32 {
@@ -47,6 +50,10 @@ impl Count for u32 {
     fn heads(list: &[u32]) -> Heads<'_> {
         Heads::Each(list)
     }
+
+    fn as_u32(list: &[u32]) -> Option<&[u32]> {
+        Some(list)
+    }
 }
 
 impl Count for usize {
@@ -67,6 +74,10 @@ impl Count for usize {
 
     fn heads(list: &[usize]) -> Heads<'_> {
         Heads::EachWide(list)
+    }
+
+    fn as_u32(_: &[usize]) -> Option<&[u32]> {
+        None
     }
 }
 

@@ -745,6 +745,19 @@ pub use reshape::{reshape, squeeze, unsqueeze};
 pub use shape_of::{shape_of, shape_of_into};
 pub use slice::{slice, slice_into, slice_output_shape};
 
+/// A tensor of `shape` and type `ty` whose elements all differ, for the
+/// unit tests of the kernels that move them.
+#[cfg(test)]
+fn distinct(ty: ElementType, shape: &[usize]) -> Tensor {
+    let n: usize = shape.iter().product();
+    if ty == ElementType::String {
+        let strings = (0..n).map(|v| format!("s{v}")).collect();
+        return Tensor::from_strings(shape, strings).unwrap();
+    }
+    let values = Tensor::from_vec(shape, (0..n as i64).map(|v| v * 7 + 1).collect()).unwrap();
+    convert(&values, ty).unwrap()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

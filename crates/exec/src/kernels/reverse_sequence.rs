@@ -528,17 +528,6 @@ mod tests {
         assert_eq!(read(&[]), (false, true, vec![]));
     }
 
-    /// A tensor of `shape` whose elements differ, of type `ty`.
-    fn distinct(ty: ElementType, shape: &[usize]) -> Tensor {
-        let n: usize = shape.iter().product();
-        let values = Tensor::from_vec(shape, (0..n as i64).map(|v| v * 7 + 1).collect()).unwrap();
-        if ty == ElementType::String {
-            let strings = (0..n).map(|v| format!("s{v}")).collect();
-            return Tensor::from_strings(shape, strings).unwrap();
-        }
-        super::super::convert(&values, ty).unwrap()
-    }
-
     #[test]
     fn wide_counts_move_what_narrow_ones_do() {
         // Every path of the plan: a head per row, one length for all,
@@ -558,7 +547,7 @@ mod tests {
             for ty in
                 [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::U64, ElementType::String]
             {
-                let data = distinct(ty, shape);
+                let data = super::super::distinct(ty, shape);
                 let mut narrow = Tensor::zeros(ty, shape).unwrap();
                 let mut wide = Tensor::zeros(ty, shape).unwrap();
                 reverse_sequence_in(

@@ -268,17 +268,25 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 }
 
 /// Lengths that change from one line to the next go through the row
-/// shifter (1- and 2-byte elements) or element by element through a
-/// buffer (wider ones, and axes too long for the shifter), or in place
-/// (axes too long for the buffer), the columns in tiles. The shapes make
-/// several tiles per block, the last one partial; axes of 2 and 3 rows, of
-/// a power of two and one past it, and of 256 rows (where the shifter
-/// recounts how far each line's reversed part reaches); rows narrower than
-/// a register; and the chunks of three threads start inside a tile and
-/// inside a row.
+/// shifter (1-byte elements, and 2-byte ones without AVX2) or through a
+/// 128 KiB buffer (wider ones, and axes too long for the shifter; 2- and
+/// 4-byte elements 8 at a time with AVX2, the rest of a row one by one),
+/// or in place (axes too long for the buffer), the columns in tiles. The
+/// shapes make several tiles per block, the last one partial and not a
+/// whole number of vectors; axes of 2 and 3 rows, of a power of two and one
+/// past it, and of 256 rows (where the shifter recounts how far each line's
+/// reversed part reaches); rows narrower than a register; and the chunks
+/// of three threads start inside a tile and inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 19] = [
+    let cases: [(ElementType, [usize; 3]); 24] = [
+        // Tiles of 254 (`f32`) and 508 (`i16`) columns; 4096 on 8 rows.
+        (ElementType::F32, [2, 129, 600]),
+        (ElementType::I16, [2, 129, 1100]),
+        (ElementType::F32, [3, 8, 5000]),
+        // Too long for the buffer: 8 columns of 2100 `u64`s.
+        (ElementType::U64, [2, 2100, 9]),
+        (ElementType::F16, [2, 3, 41]),
         (ElementType::U8, [2, 32, 200]),
         (ElementType::U8, [2, 16, 600]),
         (ElementType::U8, [2, 8, 1100]),

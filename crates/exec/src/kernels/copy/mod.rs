@@ -157,6 +157,38 @@ impl ReverseCopier {
         }
     }
 
+    /// Writes output row `k` of a ReverseSubsequences tile of `size` rows
+    /// of `width` elements of `N` bytes (`tile` holds them from its start,
+    /// and at least 4 bytes more): element `j` of `out` is element `first +
+    /// j` of row `len - 1 - k` while `k < len = lens[j]`, and of row `k`
+    /// after. Returns how many elements it wrote from the start of `out`;
+    /// the caller writes the rest. It writes none without AVX2, or for
+    /// widths other than 2 and 4 bytes, which gathers do not take.
+    pub(super) fn subsequence_row<const N: usize>(
+        self,
+        tile: &[u8],
+        (width, size): (usize, usize),
+        k: usize,
+        first: usize,
+        lens: &[u32],
+        out: &mut [u8],
+    ) -> usize {
+        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+        if let Some(isa) = self.avx2() {
+            return x86::subsequence_row::<N>(isa, tile, (width, size), k, first, lens, out);
+        }
+        let _ = (tile, width, size, k, first, lens, out);
+        0
+    }
+
+    /// Whether [`ReverseCopier::subsequence_row`] writes anything.
+    pub(super) fn gathers(self) -> bool {
+        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+        return self.avx2().is_some();
+        #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
+        false
+    }
+
     /// Writes the whole `N`-byte elements of `src` into `dst` in reverse
     /// order: the last element of `src` lands first. Both slices should
     /// have the same length, a multiple of `N`; when they do not, only the

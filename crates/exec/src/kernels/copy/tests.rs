@@ -394,3 +394,79 @@ fn simd_descending_rows_match_the_portable_ones_on_every_row_length() {
         }
     }
 }
+
+/// Element `first + j` of the tile's row for output row `k`, by the rule
+/// of ReverseSubsequences, element by element.
+fn naive_subsequence_row<const N: usize>(
+    tile: &[u8],
+    width: usize,
+    k: usize,
+    first: usize,
+    lens: &[u32],
+) -> Vec<u8> {
+    let mut out = Vec::new();
+    for (j, &len) in lens.iter().enumerate() {
+        let len = len as usize;
+        let source = if k < len { len - 1 - k } else { k };
+        let at = (source * width + first + j) * N;
+        out.extend_from_slice(&tile[at..at + N]);
+    }
+    out
+}
+
+fn check_subsequence_rows<const N: usize>() {
+    let copier = ReverseCopier::detect();
+    let step = 32 / N;
+    for (width, size) in [(8, 1), (16, 3), (40, 8), (67, 17)] {
+        let tile: Vec<u8> = (0..width * size * N + 4).map(|i| (i * 31 + i / 7) as u8).collect();
+        for first in [0, 3, width / 2] {
+            let count = width - first;
+            // Every length from 0 to the axis size, scrambled.
+            let lens: Vec<u32> = (0..count).map(|j| ((j * 7 + j / 3) % (size + 1)) as u32).collect();
+            for k in 0..size {
+                let mut out = vec![0xab; count * N];
+                let done = copier.subsequence_row::<N>(&tile, (width, size), k, first, &lens, &mut out);
+                let expect = if copier.gathers() { count / step * step } else { 0 };
+                assert_eq!(done, expect, "width {N}, tile {width}x{size}, first {first}, row {k}");
+                let want = naive_subsequence_row::<N>(&tile, width, k, first, &lens);
+                assert_eq!(
+                    out[..done * N],
+                    want[..done * N],
+                    "width {N}, tile {width}x{size}, first {first}, row {k}"
+                );
+                assert!(out[done * N..].iter().all(|&b| b == 0xab), "the rest is the caller's");
+            }
+            // Lengths past the axis, or past `i32::MAX`, still read rows of
+            // the tile, from the same column.
+            let wild: Vec<u32> = (0..count).map(|j| [size as u32 + 2, u32::MAX, 1 << 31][j % 3]).collect();
+            let mut out = vec![0; count * N];
+            let done = copier.subsequence_row::<N>(&tile, (width, size), 0, first, &wild, &mut out);
+            for (j, got) in out.chunks_exact(N).enumerate().take(done) {
+                let column = (0..size).map(|r| &tile[(r * width + first + j) * N..][..N]).collect::<Vec<_>>();
+                assert!(column.contains(&got), "width {N}, element {j}");
+            }
+        }
+        // Arguments that do not fit write nothing: a tile without its 4
+        // spare bytes, a row past the axis, columns past the tile's width.
+        let lens = vec![1u32; width];
+        let mut out = vec![0; width * N];
+        assert_eq!(
+            copier.subsequence_row::<N>(&tile[..width * size * N + 3], (width, size), 0, 0, &lens, &mut out),
+            0
+        );
+        assert_eq!(copier.subsequence_row::<N>(&tile, (width, size), size, 0, &lens, &mut out), 0);
+        assert_eq!(copier.subsequence_row::<N>(&tile, (width, size), 0, 1, &lens, &mut out), 0);
+    }
+}
+
+#[test]
+fn subsequence_rows_gathered_match_the_rule_element_by_element() {
+    check_subsequence_rows::<2>();
+    check_subsequence_rows::<4>();
+    // Other widths are left to the caller whole.
+    let copier = ReverseCopier::detect();
+    let tile = vec![0u8; 1024];
+    let mut out = vec![0u8; 64];
+    assert_eq!(copier.subsequence_row::<1>(&tile, (64, 8), 0, 0, &[2; 64], &mut out), 0);
+    assert_eq!(copier.subsequence_row::<8>(&tile, (8, 8), 0, 0, &[2; 8], &mut out), 0);
+}

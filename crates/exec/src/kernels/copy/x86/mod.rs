@@ -21,10 +21,14 @@
 //! - `avx2`: rows in descending order with ordinary stores, and 32-byte
 //!   rows with a head each, at 32 bytes only.
 //! - `sse2`: streaming copies that keep the bytes in order.
+//! - `gather`: ReverseSubsequences' rows, each element from the row its
+//!   length picks, with AVX2's gathers (which have no 16-byte form in
+//!   SSSE3).
 //!
-//! Each of the last three says why it has one width.
+//! Each of the last four says why it has one width.
 
 mod avx2;
+mod gather;
 mod reverse;
 mod sse2;
 mod ssse3;
@@ -32,6 +36,7 @@ mod ssse3;
 use std::marker::PhantomData;
 
 pub(super) use avx2::{descending_rows, rows32_with_heads, Avx2};
+pub(super) use gather::subsequence_row;
 pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
 pub(super) use sse2::{stream_descending_rows, stream_forward};
 pub(super) use ssse3::{rows_with_heads, Ssse3};
