@@ -279,7 +279,11 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 /// of three threads start inside a tile and inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 24] = [
+    let cases: [(ElementType, [usize; 3]); 26] = [
+        // Strips: the longest axis they take, and a last strip of a block
+        // narrower than a register.
+        (ElementType::U8, [2, 255, 70]),
+        (ElementType::F16, [3, 17, 45]),
         // Tiles of 254 (`f32`) and 508 (`i16`) columns; 4096 on 8 rows.
         (ElementType::F32, [2, 129, 600]),
         (ElementType::I16, [2, 129, 1100]),

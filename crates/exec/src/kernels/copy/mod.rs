@@ -74,6 +74,47 @@ macro_rules! widest {
     };
 }
 
+/// One strip of ReverseSubsequences' columns, every row of its axis, for
+/// [`ReverseCopier::subsequence_strip`]. Bytes of one element share their
+/// column's values.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct SubsequenceStrip<'a> {
+    /// The input: row `r` is the strip's bytes at `r * stride`.
+    pub(super) input: &'a [u8],
+    /// Bytes from one row of the input to the next.
+    pub(super) stride: usize,
+    /// Rows along the axis: 2 to 255.
+    pub(super) size: usize,
+    /// Per byte, its column's shift: `size - len` for a length `len > 1`,
+    /// else 0.
+    pub(super) shifts: &'a [u8],
+    /// Per byte, its column's length: at most `size`, and 0 when the
+    /// column moves nothing.
+    pub(super) lens: &'a [u8],
+    /// The output rows to write, `k0..=k1`.
+    pub(super) rows: (usize, usize),
+}
+
+impl SubsequenceStrip<'_> {
+    /// Whether the strip, `bytes` wide, and an output of `out_len` bytes
+    /// with rows `out_stride` apart fit one another: an axis of 2 to 255
+    /// rows, rows `k0 <= k1` inside it, and every row read or written
+    /// inside its slice.
+    fn fits(&self, bytes: usize, out_len: usize, out_stride: usize) -> bool {
+        let (k0, k1) = self.rows;
+        let ends_within = |rows: usize, stride: usize, len: usize| {
+            rows.checked_mul(stride).and_then(|e| e.checked_add(bytes)).is_some_and(|e| e <= len)
+        };
+        (2..=255).contains(&self.size)
+            && k0 <= k1
+            && k1 < self.size
+            && self.shifts.len() >= bytes
+            && self.lens.len() >= bytes
+            && ends_within(self.size - 1, self.stride, self.input.len())
+            && ends_within(k1 - k0, out_stride, out_len)
+    }
+}
+
 impl ReverseCopier {
     /// Picks the fastest loops the running CPU supports.
     pub(super) fn detect() -> ReverseCopier {
@@ -179,6 +220,53 @@ impl ReverseCopier {
         }
         let _ = (tile, width, size, k, first, lens, out);
         0
+    }
+
+    /// The bytes of columns in one strip of
+    /// [`ReverseCopier::subsequence_strip`]: a register's width, and 16
+    /// bytes for the portable loop.
+    pub(super) fn strip_bytes(self) -> usize {
+        match self.level {
+            #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+            Level::Avx2(_) => 32,
+            _ => 16,
+        }
+    }
+
+    /// Writes output rows `k0..=k1` of one strip of ReverseSubsequences
+    /// ([`SubsequenceStrip`], [`ReverseCopier::strip_bytes`] wide) into
+    /// `out`, row `k` at `(k - k0) * out_stride`. `buffer` is scratch of at
+    /// least `(size + 7) * strip_bytes` bytes. Returns `false`, having
+    /// written nothing, when the arguments do not fit: an axis of other than
+    /// 2 to 255 rows, rows outside it, or slices too short.
+    pub(super) fn subsequence_strip(
+        self,
+        strip: &SubsequenceStrip<'_>,
+        out: &mut [u8],
+        out_stride: usize,
+        buffer: &mut [u8],
+    ) -> bool {
+        match self.level {
+            #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+            Level::Avx2(isa) => x86::subsequence_strip(isa, strip, out, out_stride, buffer),
+            #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+            Level::Ssse3(isa) => x86::subsequence_strip(isa, strip, out, out_stride, buffer),
+            // No scratch is needed here, but the same arguments fit at
+            // every level.
+            Level::Portable => {
+                strip.size.saturating_add(7).saturating_mul(16) <= buffer.len()
+                    && portable::subsequence_strip(strip, 16, out, out_stride).is_some()
+            }
+        }
+    }
+
+    /// Whether [`ReverseCopier::subsequence_strip`] runs at the full width
+    /// of AVX2, where its selects are one instruction each.
+    pub(super) fn selects_strips(self) -> bool {
+        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+        return self.avx2().is_some();
+        #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
+        false
     }
 
     /// Whether [`ReverseCopier::subsequence_row`] writes anything.

@@ -39,3 +39,28 @@ pub(super) fn finish<const N: usize>(src: &[u8], dst: &mut [u8], done: usize) {
         o.copy_from_slice(i);
     }
 }
+
+/// The rule of [`super::ReverseCopier::subsequence_strip`], byte by byte,
+/// on strips of `bytes` bytes: row `k` of a column of length `len > k` and
+/// shift `s` reads the input's row `size - 1 - (k + s)`, and otherwise row
+/// `k`. `None`, having written nothing, when the arguments do not fit.
+pub(super) fn subsequence_strip(
+    strip: &super::SubsequenceStrip<'_>,
+    bytes: usize,
+    out: &mut [u8],
+    out_stride: usize,
+) -> Option<()> {
+    if !strip.fits(bytes, out.len(), out_stride) {
+        return None;
+    }
+    let super::SubsequenceStrip { input, stride, size, shifts, lens, rows: (k0, k1) } = *strip;
+    let (shifts, lens) = (shifts.get(..bytes)?, lens.get(..bytes)?);
+    for k in k0..=k1 {
+        let row = out.get_mut((k - k0) * out_stride..)?.get_mut(..bytes)?;
+        for ((o, &s), (i, &len)) in row.iter_mut().zip(shifts).zip(lens.iter().enumerate()) {
+            let from = if k < usize::from(len) { (size - 1).checked_sub(k + usize::from(s))? } else { k };
+            *o = *input.get(from * stride + i)?;
+        }
+    }
+    Some(())
+}

@@ -470,3 +470,91 @@ fn subsequence_rows_gathered_match_the_rule_element_by_element() {
     assert_eq!(copier.subsequence_row::<1>(&tile, (64, 8), 0, 0, &[2; 64], &mut out), 0);
     assert_eq!(copier.subsequence_row::<8>(&tile, (8, 8), 0, 0, &[2; 8], &mut out), 0);
 }
+
+/// Output rows `k0..=k1` of one strip by the rule itself: byte `b` of row
+/// `k` comes from row `len - 1 - k` while `k < len` (its column's length),
+/// else from row `k`.
+fn strip_by_rule(input: &[u8], stride: usize, lens: &[u8], (k0, k1): (usize, usize)) -> Vec<Vec<u8>> {
+    (k0..=k1)
+        .map(|k| {
+            lens.iter()
+                .enumerate()
+                .map(|(b, &len)| {
+                    let len = usize::from(len);
+                    let from = if k < len { len - 1 - k } else { k };
+                    input[from * stride + b]
+                })
+                .collect()
+        })
+        .collect()
+}
+
+#[test]
+fn subsequence_strips_match_the_rule_at_every_width() {
+    for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
+        let bytes = copier.strip_bytes();
+        for size in [2, 3, 7, 8, 9, 16, 17, 64, 100, 129, 255] {
+            // Rows a few bytes more than a strip apart, with bytes that
+            // differ everywhere, so that a byte from the wrong row shows.
+            let stride = bytes + 5;
+            let input: Vec<u8> = (0..size * stride).map(|i| (i * 7 + i / 251) as u8).collect();
+            // A length per byte, from 0 to the axis size, 1 given as 0
+            // as the kernel gives it; each byte's shift to match.
+            let lens: Vec<u8> = (0..bytes)
+                .map(|b| ((b * 37 + size * 11) % (size + 1)) as u8)
+                .map(|l| if l == 1 { 0 } else { l })
+                .collect();
+            let shifts: Vec<u8> =
+                lens.iter().map(|&l| if l > 0 { (size as u8).wrapping_sub(l) } else { 0 }).collect();
+            for rows in [(0, size - 1), (1, size - 1), (size / 2, size / 2), (0, 0)] {
+                let strip =
+                    SubsequenceStrip { input: &input, stride, size, shifts: &shifts, lens: &lens, rows };
+                let out_stride = bytes + 3;
+                let mut out = vec![0xA5u8; (rows.1 - rows.0 + 1) * out_stride];
+                let mut buffer = vec![0u8; (size + 7) * bytes];
+                assert!(
+                    copier.subsequence_strip(&strip, &mut out, out_stride, &mut buffer),
+                    "{size} {rows:?}"
+                );
+                for (k, expected) in strip_by_rule(&input, stride, &lens, rows).into_iter().enumerate() {
+                    let row = &out[k * out_stride..(k + 1) * out_stride];
+                    assert_eq!(
+                        &row[..bytes],
+                        expected.as_slice(),
+                        "size {size}, rows {rows:?}, row {k}, {bytes} bytes"
+                    );
+                    assert_eq!(row[bytes..], [0xA5; 3], "size {size}, rows {rows:?}, row {k}");
+                }
+            }
+        }
+        // Arguments that do not fit write nothing.
+        let input = vec![1u8; 300 * bytes];
+        let lens = vec![2u8; bytes];
+        let mut out = vec![0u8; 300 * bytes];
+        let mut buffer = vec![0u8; 300 * bytes];
+        for (size, rows, input_len) in
+            [(256, (0, 0), 256), (8, (0, 8), 8), (8, (3, 2), 8), (8, (0, 7), 7), (1, (0, 0), 1)]
+        {
+            let strip = SubsequenceStrip {
+                input: &input[..input_len * bytes],
+                stride: bytes,
+                size,
+                shifts: &lens,
+                lens: &lens,
+                rows,
+            };
+            assert!(!copier.subsequence_strip(&strip, &mut out, bytes, &mut buffer), "{size} {rows:?}");
+            assert!(out.iter().all(|&b| b == 0));
+        }
+        let strip = SubsequenceStrip {
+            input: &input,
+            stride: bytes,
+            size: 8,
+            shifts: &lens,
+            lens: &lens,
+            rows: (0, 7),
+        };
+        assert!(!copier.subsequence_strip(&strip, &mut out[..7 * bytes], bytes, &mut buffer));
+        assert!(!copier.subsequence_strip(&strip, &mut out, bytes, &mut buffer[..14 * bytes]));
+    }
+}

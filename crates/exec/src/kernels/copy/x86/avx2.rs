@@ -2,9 +2,10 @@
 //! stores, and 32-byte rows with a head each.
 
 use std::arch::x86_64::{
-    __m128i, __m256i, _mm256_broadcastsi128_si256, _mm256_castsi128_si256, _mm256_inserti128_si256,
-    _mm256_loadu_si256, _mm256_or_si256, _mm256_permute2x128_si256, _mm256_shuffle_epi8, _mm256_storeu_si256,
-    _mm256_stream_si256, _mm_loadu_si128,
+    __m128i, __m256i, _mm256_and_si256, _mm256_blendv_epi8, _mm256_broadcastsi128_si256,
+    _mm256_castsi128_si256, _mm256_cmpeq_epi8, _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_or_si256,
+    _mm256_permute2x128_si256, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
+    _mm256_storeu_si256, _mm256_stream_si256, _mm256_subs_epu8, _mm_loadu_si128,
 };
 
 use super::{Ssse3, Stores, Width};
@@ -82,6 +83,36 @@ unsafe impl Width for Avx2 {
             let hi = _mm_loadu_si128(p.add(16).cast::<__m128i>());
             _mm256_inserti128_si256::<1>(_mm256_castsi128_si256(hi), lo)
         }
+    }
+
+    #[inline(always)]
+    fn splat(self, v: u8) -> __m256i {
+        // SAFETY: this token proves the CPU has AVX2.
+        unsafe { _mm256_set1_epi8(v as i8) }
+    }
+
+    #[inline(always)]
+    fn select(self, near: __m256i, far: __m256i, mask: __m256i) -> __m256i {
+        // SAFETY: this token proves the CPU has AVX2.
+        unsafe { _mm256_blendv_epi8(near, far, mask) }
+    }
+
+    #[inline(always)]
+    fn has_bits(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: this token proves the CPU has AVX2.
+        unsafe { _mm256_cmpeq_epi8(_mm256_and_si256(a, b), b) }
+    }
+
+    #[inline(always)]
+    fn is_zero(self, v: __m256i) -> __m256i {
+        // SAFETY: this token proves the CPU has AVX2.
+        unsafe { _mm256_cmpeq_epi8(v, _mm256_setzero_si256()) }
+    }
+
+    #[inline(always)]
+    fn sub_saturating(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: this token proves the CPU has AVX2.
+        unsafe { _mm256_subs_epu8(a, b) }
     }
 
     #[inline(always)]

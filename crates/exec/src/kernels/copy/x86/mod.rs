@@ -24,6 +24,8 @@
 //! - `gather`: ReverseSubsequences' rows, each element from the row its
 //!   length picks, with AVX2's gathers (which have no 16-byte form in
 //!   SSSE3).
+//! - `strips`: ReverseSubsequences on one register's width of columns,
+//!   by byte-wise selects, at either width.
 //!
 //! Each of the last four says why it has one width.
 
@@ -32,6 +34,7 @@ mod gather;
 mod reverse;
 mod sse2;
 mod ssse3;
+mod strips;
 
 use std::marker::PhantomData;
 
@@ -40,6 +43,7 @@ pub(super) use gather::subsequence_row;
 pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
 pub(super) use sse2::{stream_descending_rows, stream_forward};
 pub(super) use ssse3::{rows_with_heads, Ssse3};
+pub(super) use strips::subsequence_strip;
 
 /// A register width and the few instructions the copy loops need at it.
 ///
@@ -87,6 +91,23 @@ pub(super) unsafe trait Width: Copy {
     /// # Safety
     /// `p` must be valid for reading `BYTES` bytes (any alignment).
     unsafe fn load_lanes_reversed(self, p: *const u8) -> Self::Reg;
+
+    /// `v` in every byte.
+    fn splat(self, v: u8) -> Self::Reg;
+
+    /// The bytes of `far` where `mask`'s byte is all ones, else those of
+    /// `near`; `mask`'s bytes are all ones or all zeros.
+    fn select(self, near: Self::Reg, far: Self::Reg, mask: Self::Reg) -> Self::Reg;
+
+    /// All ones in the bytes where `a & b` equals `b`, else zeros.
+    fn has_bits(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
+
+    /// All ones in the bytes of `v` that are 0, else zeros.
+    fn is_zero(self, v: Self::Reg) -> Self::Reg;
+
+    /// Each byte of `a` less the one of `b`, 0 where that would be
+    /// negative.
+    fn sub_saturating(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
 
     /// Stores `v` at `p`, streaming when `S` says so.
     ///

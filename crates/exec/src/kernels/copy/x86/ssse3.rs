@@ -2,7 +2,8 @@
 //! to row.
 
 use std::arch::x86_64::{
-    __m128i, _mm_loadu_si128, _mm_or_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_stream_si128,
+    __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_or_si128, _mm_set1_epi8,
+    _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_stream_si128, _mm_subs_epu8,
 };
 
 use super::{aligned, Stores, Width};
@@ -110,6 +111,37 @@ unsafe impl Width for Ssse3 {
     unsafe fn load_lanes_reversed(self, p: *const u8) -> __m128i {
         // SAFETY: as for `load`; one lane is its own reverse.
         unsafe { self.load(p) }
+    }
+
+    #[inline(always)]
+    fn splat(self, v: u8) -> __m128i {
+        // SAFETY: SSE2, which every x86_64 CPU has.
+        unsafe { _mm_set1_epi8(v as i8) }
+    }
+
+    #[inline(always)]
+    fn select(self, near: __m128i, far: __m128i, mask: __m128i) -> __m128i {
+        // SSSE3 has no byte blend (`pblendvb` is SSE4.1): three logic ops.
+        // SAFETY: SSE2, which every x86_64 CPU has.
+        unsafe { _mm_or_si128(_mm_and_si128(mask, far), _mm_andnot_si128(mask, near)) }
+    }
+
+    #[inline(always)]
+    fn has_bits(self, a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2, which every x86_64 CPU has.
+        unsafe { _mm_cmpeq_epi8(_mm_and_si128(a, b), b) }
+    }
+
+    #[inline(always)]
+    fn is_zero(self, v: __m128i) -> __m128i {
+        // SAFETY: SSE2, which every x86_64 CPU has.
+        unsafe { _mm_cmpeq_epi8(v, _mm_setzero_si128()) }
+    }
+
+    #[inline(always)]
+    fn sub_saturating(self, a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2, which every x86_64 CPU has.
+        unsafe { _mm_subs_epu8(a, b) }
     }
 
     #[inline(always)]
