@@ -8,10 +8,10 @@
 //! one row of a rows run, so a batch of short lines costs little more than
 //! the copy itself. On any other axis, where neighbouring lines rarely
 //! share a length, runs would be an element long, so the kernel works on
-//! cache-sized tiles of columns instead: 1- and 2-byte elements are
-//! shifted by byte-wise selects, `log2(size)` per row, either one register
-//! of columns at a time (on axes of 16 to 255 rows, with AVX2) or a whole
-//! row at a time, and wider ones are gathered from a buffer.
+//! cache-sized tiles of columns instead. With AVX2, 1- and 2-byte elements
+//! on axes of 16 to 255 rows are shifted by byte-wise selects, `log2(size)`
+//! per row, one register of columns at a time; other 1-byte elements are
+//! shifted a whole row at a time, and the rest are gathered from a buffer.
 
 use std::ops::Range;
 
@@ -398,9 +398,10 @@ const GATHER_TILE_BYTES: usize = 128 << 10;
 
 impl<C: Count> SubsequencePlan<'_, C> {
     /// Moves `data` into `out`, which has its type and shape. When lengths
-    /// change every few lines along a non-innermost axis, through the
-    /// shifter ([`SubsequencePlan::shift`]) where it takes the plan, else
-    /// element by element ([`SubsequencePlan::gather`]); otherwise as runs.
+    /// change every few lines along a non-innermost axis, in strips
+    /// ([`SubsequencePlan::strips`]) where they take the plan, else through
+    /// the shifter ([`SubsequencePlan::shift`]) where it does, else by the
+    /// gathers ([`SubsequencePlan::gather`]); otherwise as runs.
     fn play(&self, data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), KernelError> {
         let ty = data.element_type();
         if !self.scattered || ty == ElementType::String {

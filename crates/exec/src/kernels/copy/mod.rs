@@ -98,8 +98,8 @@ pub(super) struct SubsequenceStrip<'a> {
 impl SubsequenceStrip<'_> {
     /// Whether the strip, `bytes` wide, and an output of `out_len` bytes
     /// with rows `out_stride` apart fit one another: an axis of 2 to 255
-    /// rows, rows `k0 <= k1` inside it, and every row read or written
-    /// inside its slice.
+    /// rows, rows `k0 <= k1` inside it, every row read or written inside
+    /// its slice, and each byte's shift and length within the axis.
     fn fits(&self, bytes: usize, out_len: usize, out_stride: usize) -> bool {
         let (k0, k1) = self.rows;
         let ends_within = |rows: usize, stride: usize, len: usize| {
@@ -112,6 +112,12 @@ impl SubsequenceStrip<'_> {
             && self.lens.len() >= bytes
             && ends_within(self.size - 1, self.stride, self.input.len())
             && ends_within(k1 - k0, out_stride, out_len)
+            && self
+                .shifts
+                .iter()
+                .zip(self.lens)
+                .take(bytes)
+                .all(|(&s, &len)| len == 0 || usize::from(s) + usize::from(len) <= self.size)
     }
 }
 

@@ -27,7 +27,7 @@
 //! - `strips`: ReverseSubsequences on one register's width of columns,
 //!   by byte-wise selects, at either width.
 //!
-//! Each of the last four says why it has one width.
+//! Each of `ssse3`, `avx2`, `sse2` and `gather` says why it has one width.
 
 mod avx2;
 mod gather;
