@@ -332,6 +332,11 @@ pub(super) struct RunWriter<'a> {
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 const HEADS_MAX_ROW: usize = 1024;
 
+/// Rows up to this many bytes with a head each are built by blends of
+/// 32-byte registers, where AVX2 is present.
+#[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+const BLENDED_HEADS_MAX_ROW: usize = 4096;
+
 /// Rows written in descending order longer than this are copied one
 /// forward run each, so that they stream on the same terms as any other.
 const DESCENDING_MAX_ROW: usize = 64 << 10;
@@ -536,8 +541,12 @@ impl RunWriter<'_> {
 
     /// The SIMD part of [`RunWriter::rows`] for rows whose heads vary or
     /// are shorter than the row: how many bytes of `src` (whole rows) it
-    /// wrote at `at`. Rows must be whole 16-byte blocks shorter than
-    /// [`HEADS_MAX_ROW`]; others are left to the general loop.
+    /// wrote at `at`. With AVX2 and a head per row, rows shorter than 32
+    /// bytes go several to a register (2, 4, 8 or 16 bytes) or one to a
+    /// register (any other length), and rows of whole registers up to
+    /// [`BLENDED_HEADS_MAX_ROW`] by blends; otherwise rows must be whole
+    /// 16-byte blocks shorter than [`HEADS_MAX_ROW`]. Others are left to
+    /// the general loop.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     fn rows_with_heads<const N: usize>(
         &mut self,
@@ -549,7 +558,43 @@ impl RunWriter<'_> {
         let Some(ssse3) = self.copier.ssse3() else {
             return Some(0);
         };
-        if !row.is_multiple_of(16) || row >= HEADS_MAX_ROW {
+        // Rows of 2 to 16 bytes, a power of two, with a head each: several
+        // rows a register.
+        if let (Heads::Each(list), Some(isa), 2 | 4 | 8 | 16) = (heads, self.copier.avx2(), row) {
+            let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
+            let stream =
+                self.stream.filter(|_| dst.as_ptr().align_offset(32) == 0 && src.len() >= STREAM_MIN_RUN);
+            macro_rules! short {
+                ($row:literal) => {
+                    match stream {
+                        Some(stream) => x86::short_rows_with_heads::<_, $row, N>(isa, stream, src, dst, list),
+                        None => x86::short_rows_with_heads::<_, $row, N>(isa, x86::Plain, src, dst, list),
+                    }
+                };
+            }
+            return Some(match row {
+                2 => short!(2),
+                4 => short!(4),
+                8 => short!(8),
+                _ => short!(16),
+            });
+        }
+        // Other rows shorter than a register with a head each: one row a
+        // register.
+        if let (Heads::Each(list), Some(isa), true) = (heads, self.copier.avx2(), row < 32) {
+            let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
+            return Some(x86::narrow_rows_with_heads::<N>(isa, src, dst, row, list));
+        }
+        // Rows of whole 32-byte registers, two at least, with a head each
+        // go by blends ([`x86::wide_rows_with_heads`]), on rows of up to
+        // [`BLENDED_HEADS_MAX_ROW`] bytes.
+        let blended = self.copier.avx2().filter(|_| {
+            matches!(heads, Heads::Each(_))
+                && (64..=BLENDED_HEADS_MAX_ROW).contains(&row)
+                && row.is_multiple_of(32)
+                && src.len() > row
+        });
+        if !row.is_multiple_of(16) || (row >= HEADS_MAX_ROW && blended.is_none()) {
             return Some(0);
         }
         let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
@@ -560,6 +605,8 @@ impl RunWriter<'_> {
         // general one with ordinary stores.
         let stream =
             self.stream.filter(|_| dst.as_ptr().align_offset(16) == 0 && src.len() >= STREAM_MIN_RUN);
+        // The 32-byte loops stream only from a 32-byte boundary.
+        let stream32 = stream.filter(|_| dst.as_ptr().align_offset(32) == 0);
         let done = match (heads, stream) {
             (Heads::Same(n), _) => widest!(
                 self.copier,
@@ -569,13 +616,20 @@ impl RunWriter<'_> {
             ),
             // Rows of one 32-byte register with a head each take one
             // register each.
-            (Heads::Each(_), stream) if self.copier.one_register_rows(row) => {
-                match (self.copier.avx2(), stream.filter(|_| dst.as_ptr().align_offset(32) == 0)) {
+            (Heads::Each(_), _) if self.copier.one_register_rows(row) => {
+                match (self.copier.avx2(), stream32) {
                     (Some(isa), Some(stream)) => x86::rows32_with_heads::<_, N>(isa, stream, src, dst, heads),
                     (Some(isa), None) => x86::rows32_with_heads::<_, N>(isa, x86::Plain, src, dst, heads),
                     (None, _) => 0,
                 }
             }
+            (_, _) if blended.is_some() => match (blended, stream32) {
+                (Some(isa), Some(stream)) => {
+                    x86::wide_rows_with_heads::<_, N>(isa, stream, src, dst, row, heads)
+                }
+                (Some(isa), None) => x86::wide_rows_with_heads::<_, N>(isa, x86::Plain, src, dst, row, heads),
+                (None, _) => 0,
+            },
             (Heads::Each(_), Some(stream)) => {
                 x86::rows_with_heads::<_, N>(ssse3, stream, src, dst, row, heads)
             }

@@ -175,6 +175,61 @@ fn rows_with_a_head_per_row_match_the_naive_copies() {
     }
 }
 
+/// Rows shorter than a 32-byte register, and rows of whole registers, with
+/// a head each: heads of every length from 0 to the row (a spread of them on long
+/// rows), at every place in a register for the short rows and in the rows
+/// after the first for the long ones (the AVX2 loop reads the first apart
+/// from the rest), against the naive copy, with and without streaming, on
+/// a line and off one.
+fn check_every_head_on_register_rows<const N: usize>(copier: ReverseCopier, stream: bool) {
+    let pool: Vec<u8> = (0..800_000u32).map(|i| (i * 11 + i / 256) as u8).collect();
+    let mut buf = vec![0u8; 800_000];
+    let aligned = buf.as_ptr().align_offset(64);
+    for skew in [0, 32, N] {
+        let at = aligned + skew;
+        let rows = [2, 3, 4, 8, 12, 16, 20, 24, 31, 64, 96, 128, 160, 256, 1024, 4096, 4128];
+        for row in rows.into_iter().filter(|r| r % N == 0) {
+            let elems = row / N;
+            let heads: Vec<u32> = if row < 32 {
+                // Rows shorter than a register, several to one or one
+                // each: 512 scrambled heads put every length at every
+                // place in one.
+                (0..512u64)
+                    .map(|r| ((r * 2_654_435_761) >> 7) % (elems as u64 + 1))
+                    .map(|h| h as u32)
+                    .collect()
+            } else {
+                // Row 0 the whole row, then every head length on rows up
+                // to 256 bytes; on longer ones the shortest and longest 40
+                // and 40 more spread between.
+                let every = (0..=elems)
+                    .filter(|&h| row <= 256 || h <= 40 || h + 40 >= elems || h % (elems / 40) == 0);
+                std::iter::once(elems).chain(every).map(|h| h as u32).collect()
+            };
+            let src = &pool[7..7 + row * heads.len()];
+            buf.fill(0x4B);
+            let done =
+                RunWriter::with(&mut buf, copier, stream, |w| w.rows::<N>(at, src, row, Heads::Each(&heads)));
+            let what = format!("width {N}, row {row}, skew {skew}, stream {stream}, {:?}", copier.level);
+            assert_eq!(done, Some(()), "{what}");
+            assert_eq!(buf[at..at + src.len()], naive_rows::<N>(src, row, Heads::Each(&heads)), "{what}");
+            assert!(buf[..at].iter().chain(&buf[at + src.len()..]).all(|&b| b == 0x4B), "{what}");
+        }
+    }
+}
+
+#[test]
+fn rows_of_whole_registers_take_heads_of_every_length() {
+    for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
+        for stream in [false, true] {
+            check_every_head_on_register_rows::<1>(copier, stream);
+            check_every_head_on_register_rows::<2>(copier, stream);
+            check_every_head_on_register_rows::<4>(copier, stream);
+            check_every_head_on_register_rows::<8>(copier, stream);
+        }
+    }
+}
+
 #[test]
 fn rows_match_the_naive_copies_with_and_without_streaming() {
     for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {

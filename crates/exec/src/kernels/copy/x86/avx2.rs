@@ -2,10 +2,12 @@
 //! stores, and 32-byte rows with a head each.
 
 use std::arch::x86_64::{
-    __m128i, __m256i, _mm256_and_si256, _mm256_blendv_epi8, _mm256_broadcastsi128_si256,
-    _mm256_castsi128_si256, _mm256_cmpeq_epi8, _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_or_si256,
+    __m128i, __m256i, _mm256_add_epi8, _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_epi8,
+    _mm256_broadcastq_epi64, _mm256_broadcastsi128_si256, _mm256_castsi128_si256, _mm256_cmpeq_epi8,
+    _mm256_cmpgt_epi8, _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_or_si256,
     _mm256_permute2x128_si256, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
-    _mm256_storeu_si256, _mm256_stream_si256, _mm256_subs_epu8, _mm_loadu_si128,
+    _mm256_storeu_si256, _mm256_stream_si256, _mm256_subs_epu8, _mm256_xor_si256, _mm_loadl_epi64,
+    _mm_loadu_si128,
 };
 
 use super::{Ssse3, Stores, Width};
@@ -327,6 +329,329 @@ pub(in crate::kernels::copy) fn rows32_with_heads<S: Stores, const N: usize>(
                 done += 32;
             }
             done
+        },
+    )
+}
+
+/// A mask of `t` leading ones for every `t` from 0 to 32: the 32 bytes
+/// at `32 - t`.
+const LEADING_ONES: [u8; 64] = {
+    let mut table = [0u8; 64];
+    let mut j = 0;
+    while j < 32 {
+        table[j] = 0xff;
+        j += 1;
+    }
+    table
+};
+
+/// Writes rows of `row` bytes (a multiple of 32, at least 64) from `src`
+/// into `dst` (same length), row `r` with its first `heads.of(r)` elements
+/// of `N` bytes reversed and the rest in order, one 32-byte register at a
+/// time. Returns how many bytes it wrote, a whole number of rows; it stops
+/// before the first row whose head does not fit, for the caller to report,
+/// and writes nothing when `row` does not fit or, streaming, `dst` does
+/// not start on a 32-byte boundary.
+///
+/// Like the 16-byte [`rows_with_heads`](super::rows_with_heads), every
+/// block is built the same way, with no branch on the head's length `h`
+/// (bytes): the block at `q` is the source block at `q` in place, with
+/// its first `t = clamp(h - q, 0, 32)` bytes taken from the 32 bytes that
+/// end `h - q` bytes into the row, reversed. Where `h - q < 32` those 32
+/// bytes begin before the row; the bytes before it are never picked, but
+/// they must be readable, so the first row goes through the 16-byte loop,
+/// which reads inside its row only, and every later one reads at most 32
+/// bytes into the row before it. Where the 16-byte loop takes two table
+/// lookups and two shuffles per 16 bytes, this takes one shuffle and one
+/// blend per 32.
+pub(in crate::kernels::copy) fn wide_rows_with_heads<S: Stores, const N: usize>(
+    isa: Avx2,
+    stores: S,
+    src: &[u8],
+    dst: &mut [u8],
+    row: usize,
+    heads: Heads<'_>,
+) -> usize {
+    if row < 64 || !row.is_multiple_of(32) || (S::STREAMING && !super::aligned(dst.as_ptr(), 32)) {
+        return 0;
+    }
+    let (Some(first_src), Some(first_dst)) = (src.get(..row), dst.get_mut(..row)) else {
+        return 0;
+    };
+    if super::rows_with_heads::<S, N>(isa.ssse3, stores, first_src, first_dst, row, heads) < row {
+        return 0;
+    }
+    isa.run(
+        #[inline(always)]
+        || {
+            let reversal = isa.control(super::reverse::lane_reversal::<N>());
+            let mut done = row;
+            let rows = dst.chunks_exact_mut(row).zip(src.chunks_exact(row)).enumerate().skip(1);
+            for (r, (o, i)) in rows {
+                let h = heads.of(r).saturating_mul(N);
+                if h > row {
+                    break;
+                }
+                let mut q = 0;
+                while q < row {
+                    let d = h.saturating_sub(q);
+                    let t = d.min(32);
+                    // SAFETY: `q` and `row` are multiples of 32 and `q <
+                    // row`, so the blocks at `q` lie inside `i` and `o`,
+                    // which are `row` bytes long; the reversed block ends
+                    // `d <= h <= row` bytes into the row and starts at most
+                    // 32 bytes before it, inside the row before (`r >= 1`)
+                    // in `src`; the mask is the 32 bytes at `32 - t <= 32`
+                    // of a 64-byte table; streaming, `dst` starts on a
+                    // 32-byte boundary (checked above) and `o + q` lies a
+                    // multiple of 32 bytes after it; the token proves AVX2.
+                    unsafe {
+                        let p = i.as_ptr().add(q);
+                        let rev = isa.shuffle(isa.load_lanes_reversed(i.as_ptr().add(d).sub(32)), reversal);
+                        let mask = isa.load(LEADING_ONES.as_ptr().add(32 - t));
+                        isa.store(stores, o.as_mut_ptr().add(q), isa.select(isa.load(p), rev, mask));
+                    }
+                    q += 32;
+                }
+                done += row;
+            }
+            done
+        },
+    )
+}
+
+/// How many heads from the start of `heads` are at most `most`: one pass
+/// the compiler vectorizes finds that all of them are, which is the rule,
+/// and only when one is not is the first such looked for.
+fn fitting(heads: &[u32], most: usize) -> usize {
+    let longest = heads.iter().fold(0, |m, &h| m.max(h));
+    if longest as usize <= most {
+        heads.len()
+    } else {
+        heads.iter().position(|&h| h as usize > most).unwrap_or(heads.len())
+    }
+}
+
+/// The constant registers of [`short_rows_with_heads`] for rows of `row`
+/// bytes (2, 4, 8 or 16) of `n`-byte elements, the same in both 16-byte
+/// lanes: for lane byte `b` at byte `j` of its row, `j` itself (`AT`), and
+/// `(b - j) - n - j + 2 * (j % n)` (`BACK`), which plus the head's length
+/// in bytes is the lane byte that a byte inside the head reads.
+struct ShortRows<const ROW: usize, const N: usize>;
+
+impl<const ROW: usize, const N: usize> ShortRows<ROW, N> {
+    const AT: [i8; 16] = short_rows_table(ROW, N, false);
+    const BACK: [i8; 16] = short_rows_table(ROW, N, true);
+}
+
+/// One of [`ShortRows`]' tables, computed at compile time.
+const fn short_rows_table(row: usize, n: usize, back: bool) -> [i8; 16] {
+    let mut table = [0i8; 16];
+    let mut b = 0;
+    while b < 16 {
+        let j = b % row;
+        table[b] = if back { (b - j) as i8 - n as i8 - j as i8 + 2 * (j % n) as i8 } else { j as i8 };
+        b += 1;
+    }
+    table
+}
+
+/// The shuffle controls that copy the low byte of each 32-bit head to the
+/// bytes of its row, for rows of `row` bytes: for rows of 2 bytes (16 rows
+/// a register), the controls for the lanes' first and second halves; for
+/// longer rows, the second is unused.
+const fn spread_controls(row: usize) -> ([i8; 32], [i8; 32]) {
+    let mut first = [i8::MIN; 32];
+    let mut second = [i8::MIN; 32];
+    let mut b = 0;
+    while b < 32 {
+        let (lane, at) = (b / 16, b % 16);
+        let r = at / row;
+        match row {
+            // Each lane holds the heads of the rows it writes.
+            16 => first[b] = (4 * lane) as i8,
+            8 => first[b] = (8 * lane + 4 * r) as i8,
+            4 => first[b] = (4 * r) as i8,
+            // Each lane holds four heads of its first eight rows, then
+            // four of its last eight.
+            _ => {
+                if r < 4 {
+                    first[b] = (4 * r) as i8;
+                } else {
+                    second[b] = (4 * (r - 4)) as i8;
+                }
+            }
+        }
+        b += 1;
+    }
+    (first, second)
+}
+
+/// Writes rows of `ROW` bytes (2, 4, 8 or 16) from `src` into `dst` (same
+/// length), row `r` with its first `heads[r]` elements of `N` bytes
+/// reversed and the rest in order, a register of `32 / ROW` rows at a
+/// time. Returns how many bytes it wrote, whole registers; it stops before
+/// the register holding the first row whose head does not fit, or that
+/// runs past `heads`, for the caller to go on with, and writes nothing
+/// when, streaming, `dst` does not start on a 32-byte boundary.
+///
+/// Every row lies inside one 16-byte lane, so one in-lane shuffle of the
+/// source register writes all of them; its control is computed from the
+/// heads in the vector: the heads, spread over their rows' bytes by a
+/// shuffle, pick for each byte its own place or its place in the reversed
+/// head.
+pub(in crate::kernels::copy) fn short_rows_with_heads<S: Stores, const ROW: usize, const N: usize>(
+    isa: Avx2,
+    stores: S,
+    src: &[u8],
+    dst: &mut [u8],
+    heads: &[u32],
+) -> usize {
+    if !matches!(ROW, 2 | 4 | 8 | 16)
+        || !ROW.is_multiple_of(N)
+        || (S::STREAMING && !super::aligned(dst.as_ptr(), 32))
+    {
+        return 0;
+    }
+    let per = 32 / ROW;
+    let rows = (src.len().min(dst.len()) / ROW).min(heads.len());
+    let heads = heads.get(..rows).unwrap_or_default();
+    let fit = fitting(heads, ROW / N);
+    let registers = fit / per;
+    isa.run(
+        #[inline(always)]
+        || {
+            let (first, second) = const { spread_controls(ROW) };
+            // SAFETY: the controls are 32 bytes long; the token proves
+            // AVX2.
+            let (first, second) =
+                unsafe { (isa.load(first.as_ptr().cast()), isa.load(second.as_ptr().cast())) };
+            let at = isa.control(ShortRows::<ROW, N>::AT);
+            let back = isa.control(ShortRows::<ROW, N>::BACK);
+            let lane_bytes = isa.control(const { short_rows_table(16, 1, false) });
+            for g in 0..registers {
+                // SAFETY: register `g` covers rows `g * per..(g + 1) * per`,
+                // at most `fit <= rows`, so its 32 bytes lie inside `src`
+                // and `dst`, and the `per` heads read below (`4 * per`
+                // bytes, 64 for rows of 2 bytes) inside `heads`;
+                // streaming, `dst` starts on a 32-byte boundary (checked
+                // above) and the register lies a multiple of 32 bytes after
+                // it; the token proves AVX2.
+                unsafe {
+                    let h = heads.as_ptr().add(g * per).cast::<u8>();
+                    let spread = match ROW {
+                        16 => isa.shuffle(_mm256_broadcastq_epi64(_mm_loadl_epi64(h.cast())), first),
+                        8 => isa.shuffle(_mm256_broadcastsi128_si256(_mm_loadu_si128(h.cast())), first),
+                        4 => isa.shuffle(isa.load(h), first),
+                        _ => {
+                            let (a, b) = (isa.load(h), isa.load(h.add(32)));
+                            _mm256_or_si256(
+                                isa.shuffle(_mm256_permute2x128_si256::<0x20>(a, b), first),
+                                isa.shuffle(_mm256_permute2x128_si256::<0x31>(a, b), second),
+                            )
+                        }
+                    };
+                    // The head in bytes: at most `ROW`, so the sums fit.
+                    let mut bytes = spread;
+                    let mut k = 1;
+                    while k < N {
+                        bytes = _mm256_add_epi8(bytes, bytes);
+                        k *= 2;
+                    }
+                    let inside = _mm256_cmpgt_epi8(bytes, at);
+                    let control = isa.select(lane_bytes, _mm256_add_epi8(back, bytes), inside);
+                    let v = isa.shuffle(isa.load(src.as_ptr().add(32 * g)), control);
+                    isa.store(stores, dst.as_mut_ptr().add(32 * g), v);
+                }
+            }
+            registers * 32
+        },
+    )
+}
+
+/// For each byte `b` of a 32-byte register, `b` itself (`IOTA`) and `2 *
+/// (b % n) - n - b` (`BACK`): plus a head's length in bytes, the byte that
+/// `b` reads when it lies inside a reversed head of `n`-byte elements
+/// starting at byte 0.
+struct NarrowRows<const N: usize>;
+
+impl<const N: usize> NarrowRows<N> {
+    const IOTA: [i8; 32] = narrow_rows_table(N, false);
+    const BACK: [i8; 32] = narrow_rows_table(N, true);
+}
+
+/// One of [`NarrowRows`]' tables, computed at compile time.
+const fn narrow_rows_table(n: usize, back: bool) -> [i8; 32] {
+    let mut table = [0i8; 32];
+    let mut b = 0;
+    while b < 32 {
+        table[b] = if back { 2 * (b % n) as i8 - n as i8 - b as i8 } else { b as i8 };
+        b += 1;
+    }
+    table
+}
+
+/// Writes rows of `row` bytes (at most 32, a multiple of `N`) from `src`
+/// into `dst` (same length), row `r` with its first `heads[r]` elements of
+/// `N` bytes reversed and the rest in order, one row a register. Returns
+/// how many bytes it wrote, whole rows; it stops before the first row
+/// whose head does not fit or that runs past `heads`, and before the rows
+/// within 32 bytes of the end, for the caller to go on with.
+///
+/// Each row is loaded as the 32 bytes it starts, and stored the same way:
+/// the bytes past the row are the next rows' own, which their turn
+/// overwrites. The control is computed from the head, as in
+/// [`short_rows_with_heads`], and split between the register and the
+/// register with its lanes swapped, as in [`rows32_with_heads`]: a row
+/// of this length may cross from one lane into the other. The stores are
+/// ordinary ones; a row does not start on a register boundary.
+pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
+    isa: Avx2,
+    src: &[u8],
+    dst: &mut [u8],
+    row: usize,
+    heads: &[u32],
+) -> usize {
+    let len = src.len().min(dst.len());
+    if row == 0 || row > 32 || !row.is_multiple_of(N) || len < 32 {
+        return 0;
+    }
+    // Rows whose 32 bytes lie inside both slices.
+    let rows = ((len - 32) / row + 1).min(heads.len());
+    let heads = heads.get(..rows).unwrap_or_default();
+    let fit = fitting(heads, row / N);
+    isa.run(
+        #[inline(always)]
+        || {
+            // SAFETY: the tables are 32 bytes long; the token proves AVX2.
+            let (iota, back) = unsafe {
+                (
+                    isa.load(NarrowRows::<N>::IOTA.as_ptr().cast()),
+                    isa.load(NarrowRows::<N>::BACK.as_ptr().cast()),
+                )
+            };
+            let (lane, zero) = (isa.splat(16), isa.splat(0x80));
+            for (r, &h) in heads.iter().take(fit).enumerate() {
+                // SAFETY: `r < fit <= rows`, so `r * row + 32 <= len`: the
+                // 32 bytes at `r * row` lie inside `src` and `dst`; the
+                // token proves AVX2, which every intrinsic here needs.
+                unsafe {
+                    // At most `row <= 32` bytes.
+                    let bytes = isa.splat((h as usize * N) as u8);
+                    let inside = _mm256_cmpgt_epi8(bytes, iota);
+                    let control = isa.select(iota, _mm256_add_epi8(back, bytes), inside);
+                    // Bytes whose source lies in the other lane.
+                    let across =
+                        _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_xor_si256(control, iota), lane), lane);
+                    let same = _mm256_or_si256(control, _mm256_and_si256(across, zero));
+                    let swapped = _mm256_or_si256(control, _mm256_andnot_si256(across, zero));
+                    let v = isa.load(src.as_ptr().add(r * row));
+                    let lanes = _mm256_permute2x128_si256::<0x01>(v, v);
+                    let out = _mm256_or_si256(isa.shuffle(v, same), isa.shuffle(lanes, swapped));
+                    isa.store(super::Plain, dst.as_mut_ptr().add(r * row), out);
+                }
+            }
+            fit * row
         },
     )
 }

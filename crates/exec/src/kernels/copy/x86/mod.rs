@@ -38,7 +38,10 @@ mod strips;
 
 use std::marker::PhantomData;
 
-pub(super) use avx2::{descending_rows, rows32_with_heads, Avx2};
+pub(super) use avx2::{
+    descending_rows, narrow_rows_with_heads, rows32_with_heads, short_rows_with_heads, wide_rows_with_heads,
+    Avx2,
+};
 pub(super) use gather::subsequence_row;
 pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
 pub(super) use sse2::{stream_descending_rows, stream_forward};

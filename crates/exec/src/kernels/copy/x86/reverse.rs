@@ -34,7 +34,7 @@ const REGISTER_MAX_BLOCKS: usize = 8;
 
 /// The shuffle control that reverses the order of `N`-byte lanes in a
 /// 16-byte register and keeps the byte order inside each lane.
-fn lane_reversal<const N: usize>() -> [i8; 16] {
+pub(super) fn lane_reversal<const N: usize>() -> [i8; 16] {
     let mut control = [0i8; 16];
     for (k, c) in control.iter_mut().enumerate() {
         let lane = k / N;
