@@ -114,6 +114,10 @@ CONVERTS = (
 ROWS32_U8 = (128, 8192, 32)
 ROWS32_F32 = (1 << 20, 8)
 ROWS32_BYTES = (1 << 20, 32)
+# Rows shorter than a register, a head reversed in each: (dtype, name,
+# shape), 8 MiB each.
+HEAD_ROWS = ((np.int8, "i8", (1 << 20, 8)), (np.int8, "i8", ((8 << 20) // 24, 24)),
+             (np.float32, "f32", ((2 << 20) // 6, 6)))
 
 # ReverseSubsequences with a random length per line: (axis, dtype, short
 # name). OpenVINO has no such op, so these rows have no OpenVINO column.
@@ -167,6 +171,14 @@ def workloads(rng):
         yield (f"reverse_rows32_{tname}", ty, shape,
                (lambda t=ty, sh=shape: reverse_model(t, sh, "index", [1])),
                (lambda x: np.flip(x, 1)), None)
+    # A head of random length reversed in every short row (batch 0,
+    # sequence 1): one length per row, so reading the lengths costs as
+    # much as a good part of the copy.
+    for ty, tname, shape in HEAD_ROWS:
+        lens_heads = rng.integers(1, shape[1] + 1, size=shape[0])
+        name = f"rseq_heads{shape[1] * np.dtype(ty).itemsize}_{tname}"
+        ONNX_RSEQ[name] = (0, 1, lens_heads)
+        yield (name, ty, shape, (lambda t=ty, sh=shape, l=lens_heads: rseq_model(t, sh, 0, 1, l)), None, None)
     for axis, ty, tname in SUBSEQUENCES:
         yield (f"subseq_axis{axis}_{tname}", ty, SHAPE, None, None,
                subsequences_writer(ty, tname, axis, rng))

@@ -236,6 +236,32 @@ fn short_runs(c: &mut Criterion) {
     }
 }
 
+/// Rows of 2 to 24 bytes, a head of random length reversed in each
+/// (ReverseSequence, batch 0, sequence 1) and reversed whole (Reverse), over
+/// 8 MiB of `u8`, beside a memcpy: the cost per row shows.
+fn short_heads(c: &mut Criterion) {
+    let mut g = group(c, "short_heads/u8", 8 << 20);
+    memcpy(&mut g, 8 << 20, 1);
+    for row in [2, 4, 8, 12, 16, 24] {
+        let shape = [(8 << 20) / row, row];
+        let data = filled(ElementType::U8, &shape);
+        let mut out = zeros(ElementType::U8, &shape);
+        let lens = lengths(shape[0], shape[1], "random");
+        let mut scratch = Scratch::new();
+        g.bench_function(format!("rows{row}"), |b| {
+            b.iter(|| {
+                reverse_sequence_into(black_box(&data), &lens, 0, 1, &mut out, &options(1), &mut scratch)
+            })
+        });
+        // The same rows reversed whole, with no lengths to read.
+        let mut scratch = Scratch::new();
+        g.bench_function(format!("reverse{row}"), |b| {
+            b.iter(|| reverse_into(black_box(&data), &[false, true], &mut out, &options(1), &mut scratch))
+        });
+    }
+    g.finish();
+}
+
 fn convert(c: &mut Criterion) {
     let pairs = [
         (ElementType::F32, ElementType::I32, "f32_i32"),
@@ -400,7 +426,7 @@ mod suite {
         name = benches;
         // Plots take longer to draw than these benchmarks take to run.
         config = Criterion::default().without_plots();
-        targets = reverse, reverse_sequence, short_runs, subsequences, subsequences_per_line, convert, crossover
+        targets = reverse, reverse_sequence, short_runs, short_heads, subsequences, subsequences_per_line, convert, crossover
     }
 }
 use suite::benches;
