@@ -327,13 +327,16 @@ pub(super) struct RunWriter<'a> {
 /// two runs each, the head by the reversing copy (which prefetches the
 /// source it reads backwards) and the rest by the forward one: the cost of
 /// two calls per row is small next to such a row, and on 1 KiB rows that
-/// measured faster than the register-by-register row loops, which on
-/// shorter rows are the faster ones by far.
+/// measured faster than the 16-byte row loops, which on shorter rows are
+/// the faster ones by far. With AVX2 and a head per row, the 32-byte
+/// blends take rows up to [`BLENDED_HEADS_MAX_ROW`] instead: on 1 KiB
+/// `i64` rows they took half the time of the two runs.
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 const HEADS_MAX_ROW: usize = 1024;
 
 /// Rows up to this many bytes with a head each are built by blends of
-/// 32-byte registers, where AVX2 is present.
+/// 32-byte registers, where AVX2 is present. Longer ones were not
+/// measured, and stay two runs each.
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 const BLENDED_HEADS_MAX_ROW: usize = 4096;
 
@@ -559,8 +562,16 @@ impl RunWriter<'_> {
             return Some(0);
         };
         // Rows of 2 to 16 bytes, a power of two, with a head each: several
-        // rows a register.
-        if let (Heads::Each(list), Some(isa), 2 | 4 | 8 | 16) = (heads, self.copier.avx2(), row) {
+        // rows a register. Rows of 16 bytes that the 16-byte loop would
+        // stream, and this one could not (an output off a 32-byte
+        // boundary), stay with it.
+        let streams_16 = |dst: &[u8]| {
+            self.stream.is_some() && dst.as_ptr().align_offset(16) == 0 && dst.as_ptr().align_offset(32) != 0
+        };
+        let short = self.copier.avx2().filter(|_| {
+            matches!(row, 2 | 4 | 8) || (row == 16 && !self.dst.get(at..).is_some_and(streams_16))
+        });
+        if let (Heads::Each(list), Some(isa)) = (heads, short) {
             let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
             let stream =
                 self.stream.filter(|_| dst.as_ptr().align_offset(32) == 0 && src.len() >= STREAM_MIN_RUN);
@@ -585,16 +596,7 @@ impl RunWriter<'_> {
             let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
             return Some(x86::narrow_rows_with_heads::<N>(isa, src, dst, row, list));
         }
-        // Rows of whole 32-byte registers, two at least, with a head each
-        // go by blends ([`x86::wide_rows_with_heads`]), on rows of up to
-        // [`BLENDED_HEADS_MAX_ROW`] bytes.
-        let blended = self.copier.avx2().filter(|_| {
-            matches!(heads, Heads::Each(_))
-                && (64..=BLENDED_HEADS_MAX_ROW).contains(&row)
-                && row.is_multiple_of(32)
-                && src.len() > row
-        });
-        if !row.is_multiple_of(16) || (row >= HEADS_MAX_ROW && blended.is_none()) {
+        if !row.is_multiple_of(16) {
             return Some(0);
         }
         let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
@@ -607,6 +609,20 @@ impl RunWriter<'_> {
             self.stream.filter(|_| dst.as_ptr().align_offset(16) == 0 && src.len() >= STREAM_MIN_RUN);
         // The 32-byte loops stream only from a 32-byte boundary.
         let stream32 = stream.filter(|_| dst.as_ptr().align_offset(32) == 0);
+        // Rows of whole 32-byte registers, two at least, with a head each
+        // go by blends ([`x86::wide_rows_with_heads`]), on rows of up to
+        // [`BLENDED_HEADS_MAX_ROW`] bytes, unless they would give up
+        // streaming stores that the other loops make.
+        let blended = self.copier.avx2().filter(|_| {
+            matches!(heads, Heads::Each(_))
+                && (64..=BLENDED_HEADS_MAX_ROW).contains(&row)
+                && row.is_multiple_of(32)
+                && src.len() > row
+                && stream.is_some() == stream32.is_some()
+        });
+        if row >= HEADS_MAX_ROW && blended.is_none() {
+            return Some(0);
+        }
         let done = match (heads, stream) {
             (Heads::Same(n), _) => widest!(
                 self.copier,

@@ -185,19 +185,25 @@ fn check_every_head_on_register_rows<const N: usize>(copier: ReverseCopier, stre
     let pool: Vec<u8> = (0..800_000u32).map(|i| (i * 11 + i / 256) as u8).collect();
     let mut buf = vec![0u8; 800_000];
     let aligned = buf.as_ptr().align_offset(64);
-    for skew in [0, 32, N] {
+    // On a 32-byte boundary, on a 16-byte one only, and off both.
+    for skew in [0, 16, 32, N] {
         let at = aligned + skew;
         let rows = [2, 3, 4, 8, 12, 16, 20, 24, 31, 64, 96, 128, 160, 256, 1024, 4096, 4128];
         for row in rows.into_iter().filter(|r| r % N == 0) {
             let elems = row / N;
             let heads: Vec<u32> = if row < 32 {
                 // Rows shorter than a register, several to one or one
-                // each: 512 scrambled heads put every length at every
-                // place in one.
-                (0..512u64)
-                    .map(|r| ((r * 2_654_435_761) >> 7) % (elems as u64 + 1))
-                    .map(|h| h as u32)
-                    .collect()
+                // each: row `p` of register `g` gets the head `g + p`
+                // (wrapped), so every length comes at every place in one.
+                // 509 rows, so that the last register is part full and
+                // the rows after the last whole one are left to the
+                // general loop.
+                let per = (32 / row).max(1);
+                let heads: Vec<u32> = (0..509).map(|r| ((r / per + r % per) % (elems + 1)) as u32).collect();
+                let places: std::collections::HashSet<(usize, u32)> =
+                    heads.iter().enumerate().map(|(r, &h)| (r % per, h)).collect();
+                assert_eq!(places.len(), per * (elems + 1), "row {row}: some head misses some place");
+                heads
             } else {
                 // Row 0 the whole row, then every head length on rows up
                 // to 256 bytes; on longer ones the shortest and longest 40

@@ -1,5 +1,6 @@
 //! AVX2: the 32-byte token, rows copied in descending order with ordinary
-//! stores, and 32-byte rows with a head each.
+//! stores, and rows with a head each: 32-byte rows, shorter rows several
+//! or one to a register, and longer rows of whole registers by blends.
 
 use std::arch::x86_64::{
     __m128i, __m256i, _mm256_add_epi8, _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_epi8,
@@ -385,31 +386,33 @@ pub(in crate::kernels::copy) fn wide_rows_with_heads<S: Stores, const N: usize>(
         #[inline(always)]
         || {
             let reversal = isa.control(super::reverse::lane_reversal::<N>());
+            let rows = src.len().min(dst.len()) / row;
             let mut done = row;
-            let rows = dst.chunks_exact_mut(row).zip(src.chunks_exact(row)).enumerate().skip(1);
-            for (r, (o, i)) in rows {
+            for r in 1..rows {
                 let h = heads.of(r).saturating_mul(N);
                 if h > row {
                     break;
                 }
+                let at = r * row;
                 let mut q = 0;
                 while q < row {
                     let d = h.saturating_sub(q);
                     let t = d.min(32);
                     // SAFETY: `q` and `row` are multiples of 32 and `q <
-                    // row`, so the blocks at `q` lie inside `i` and `o`,
-                    // which are `row` bytes long; the reversed block ends
-                    // `d <= h <= row` bytes into the row and starts at most
-                    // 32 bytes before it, inside the row before (`r >= 1`)
-                    // in `src`; the mask is the 32 bytes at `32 - t <= 32`
-                    // of a 64-byte table; streaming, `dst` starts on a
-                    // 32-byte boundary (checked above) and `o + q` lies a
-                    // multiple of 32 bytes after it; the token proves AVX2.
+                    // row`, and `r < rows`, so the blocks at `at + q` lie
+                    // inside `src` and `dst`; the reversed block ends `d <=
+                    // h <= row` bytes into row `r` and starts at most 32
+                    // bytes before it, inside row `r - 1` of `src` (`r >= 1`
+                    // and `row >= 64`); the mask is the 32 bytes at `32 - t
+                    // <= 32` of a 64-byte table; streaming, `dst` starts on
+                    // a 32-byte boundary (checked above) and `at + q` is a
+                    // multiple of 32; the token proves AVX2.
                     unsafe {
-                        let p = i.as_ptr().add(q);
-                        let rev = isa.shuffle(isa.load_lanes_reversed(i.as_ptr().add(d).sub(32)), reversal);
+                        let rev =
+                            isa.shuffle(isa.load_lanes_reversed(src.as_ptr().add(at + d - 32)), reversal);
                         let mask = isa.load(LEADING_ONES.as_ptr().add(32 - t));
-                        isa.store(stores, o.as_mut_ptr().add(q), isa.select(isa.load(p), rev, mask));
+                        let fwd = isa.load(src.as_ptr().add(at + q));
+                        isa.store(stores, dst.as_mut_ptr().add(at + q), isa.select(fwd, rev, mask));
                     }
                     q += 32;
                 }

@@ -18,8 +18,9 @@
 //! - `reverse`: reversed runs, rows reversed whole, and rows that share
 //!   one head, at either width.
 //! - `ssse3`: rows with a head each, at 16 bytes only.
-//! - `avx2`: rows in descending order with ordinary stores, and 32-byte
-//!   rows with a head each, at 32 bytes only.
+//! - `avx2`: rows in descending order with ordinary stores, and rows with
+//!   a head each (shorter than, equal to, or whole multiples of a
+//!   register), at 32 bytes only.
 //! - `sse2`: streaming copies that keep the bytes in order.
 //! - `gather`: ReverseSubsequences' rows, each element from the row its
 //!   length picks, with AVX2's gathers (which have no 16-byte form in

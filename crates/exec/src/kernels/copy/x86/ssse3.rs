@@ -221,11 +221,13 @@ const fn tail_table() -> [[i8; 16]; 17] {
 /// 16, 0)` in reverse element order, and the rest are the source block at
 /// `q` in place.
 ///
-/// This one has no 32-byte form: building a 32-byte block this way takes
-/// two 16-byte halves from two different source blocks each, which is the
-/// 16-byte loop again. With one head for every row, the block the head
-/// ends in is the only mixed one, and
-/// [`rows_with_same_head`](super::rows_with_same_head) does use 32 bytes.
+/// Its 32-byte form, [`wide_rows_with_heads`](super::wide_rows_with_heads),
+/// reads the reversed part from before a block's row instead of shifting
+/// it by a table, which the first row of a run cannot do: that row, and
+/// every row without AVX2 or not a whole number of 32-byte blocks, comes
+/// here. With one head for every row, the block the head ends in is the
+/// only mixed one, and [`rows_with_same_head`](super::rows_with_same_head)
+/// uses 32 bytes too.
 pub(in crate::kernels::copy) fn rows_with_heads<S: Stores, const N: usize>(
     isa: Ssse3,
     stores: S,
