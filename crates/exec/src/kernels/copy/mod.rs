@@ -590,11 +590,16 @@ impl RunWriter<'_> {
                 _ => short!(16),
             });
         }
-        // Other rows shorter than a register with a head each: one row a
-        // register.
-        if let (Heads::Each(list), Some(isa), true) = (heads, self.copier.avx2(), row < 32) {
+        // Other rows shorter than a register with a head each, and rows
+        // shorter than a register that share a head: one row a register.
+        // (Rows of 16 bytes left here go to the 16-byte loops.)
+        if let (Some(isa), true) = (self.copier.avx2(), row < 32 && row != 16) {
             let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
-            return Some(x86::narrow_rows_with_heads::<N>(isa, src, dst, row, list));
+            return Some(match heads {
+                Heads::Each(list) => x86::narrow_rows_with_heads::<N>(isa, src, dst, row, list),
+                Heads::Same(n) => x86::narrow_rows_with_same_head::<N>(isa, src, dst, row, n),
+                Heads::EachWide(_) => 0,
+            });
         }
         if !row.is_multiple_of(16) {
             return Some(0);
@@ -687,6 +692,11 @@ impl RunWriter<'_> {
             |isa, stores| x86::reverse_rows::<_, _, N>(isa, stores, src, dst, row),
             else 0
         );
+        // Rows under 32 bytes that those loops do not take (lengths other
+        // than 2, 4, 8 and 16 bytes): one row a register.
+        if let (0, Some(isa), true) = (done, self.copier.avx2(), row < 32) {
+            return Some(x86::narrow_rows_with_same_head::<N>(isa, src, dst, row, row / N));
+        }
         Some(done)
     }
 

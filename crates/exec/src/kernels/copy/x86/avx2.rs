@@ -615,14 +615,52 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
     row: usize,
     heads: &[u32],
 ) -> usize {
-    let len = src.len().min(dst.len());
-    if row == 0 || row > 32 || !row.is_multiple_of(N) || len < 32 {
-        return 0;
-    }
-    // Rows whose 32 bytes lie inside both slices.
-    let rows = ((len - 32) / row + 1).min(heads.len());
+    let rows = narrow_rows_in(src, dst, row, N).min(heads.len());
     let heads = heads.get(..rows).unwrap_or_default();
     let fit = fitting(heads, row / N);
+    narrow_rows::<N>(isa, src, dst, row, fit, |r| heads.get(r).map_or(0, |&h| h as usize))
+}
+
+/// [`narrow_rows_with_heads`] with one head of `head` elements for every
+/// row, so one control: rows reversed whole, and rows that share a shorter
+/// head. Writes nothing when the head does not fit the row.
+pub(in crate::kernels::copy) fn narrow_rows_with_same_head<const N: usize>(
+    isa: Avx2,
+    src: &[u8],
+    dst: &mut [u8],
+    row: usize,
+    head: usize,
+) -> usize {
+    if head > row / N.max(1) {
+        return 0;
+    }
+    let rows = narrow_rows_in(src, dst, row, N);
+    narrow_rows::<N>(isa, src, dst, row, rows, |_| head)
+}
+
+/// How many rows of `row` bytes (at most 32, a multiple of `n`) the
+/// narrow loops may write: those whose 32 bytes lie inside both slices.
+fn narrow_rows_in(src: &[u8], dst: &[u8], row: usize, n: usize) -> usize {
+    let len = src.len().min(dst.len());
+    if row == 0 || row > 32 || !row.is_multiple_of(n) || len < 32 {
+        return 0;
+    }
+    (len - 32) / row + 1
+}
+
+/// The loop of the narrow rows: the first `count` rows (at most
+/// [`narrow_rows_in`]), row `r` with a head of `head(r)` elements, at most
+/// `row / N`. Returns the bytes written.
+#[inline(always)]
+fn narrow_rows<const N: usize>(
+    isa: Avx2,
+    src: &[u8],
+    dst: &mut [u8],
+    row: usize,
+    count: usize,
+    head: impl Fn(usize) -> usize,
+) -> usize {
+    let count = count.min(narrow_rows_in(src, dst, row, N));
     isa.run(
         #[inline(always)]
         || {
@@ -634,13 +672,14 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
                 )
             };
             let (lane, zero) = (isa.splat(16), isa.splat(0x80));
-            for (r, &h) in heads.iter().take(fit).enumerate() {
-                // SAFETY: `r < fit <= rows`, so `r * row + 32 <= len`: the
-                // 32 bytes at `r * row` lie inside `src` and `dst`; the
-                // token proves AVX2, which every intrinsic here needs.
+            for r in 0..count {
+                // At most `row <= 32` bytes.
+                let bytes = isa.splat((head(r).min(row / N) * N) as u8);
+                // SAFETY: `r < count <= narrow_rows_in(..)`, so `r * row +
+                // 32` is at most the length of both `src` and `dst`: the
+                // 32 bytes at `r * row` lie inside both; the token proves
+                // AVX2, which every intrinsic here needs.
                 unsafe {
-                    // At most `row <= 32` bytes.
-                    let bytes = isa.splat((h as usize * N) as u8);
                     let inside = _mm256_cmpgt_epi8(bytes, iota);
                     let control = isa.select(iota, _mm256_add_epi8(back, bytes), inside);
                     // Bytes whose source lies in the other lane.
@@ -654,7 +693,7 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
                     isa.store(super::Plain, dst.as_mut_ptr().add(r * row), out);
                 }
             }
-            fit * row
+            count * row
         },
     )
 }

@@ -40,8 +40,8 @@ mod strips;
 use std::marker::PhantomData;
 
 pub(super) use avx2::{
-    descending_rows, narrow_rows_with_heads, rows32_with_heads, short_rows_with_heads, wide_rows_with_heads,
-    Avx2,
+    descending_rows, narrow_rows_with_heads, narrow_rows_with_same_head, rows32_with_heads,
+    short_rows_with_heads, wide_rows_with_heads, Avx2,
 };
 pub(super) use gather::subsequence_row;
 pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
