@@ -163,6 +163,55 @@ fn check_rows_with_own_heads<const N: usize>(copier: ReverseCopier, stream: bool
     }
 }
 
+/// Rows of 2 to 16 bytes, thousands of them, so that their heads are
+/// checked in several blocks: each block is written right, and a head too
+/// long for its row is refused in whichever block it lies.
+fn check_many_short_rows<const N: usize>(copier: ReverseCopier) {
+    for row in [2, 4, 8, 16].into_iter().filter(|r| r % N == 0) {
+        let count = 5000;
+        let elems = row / N;
+        let src: Vec<u8> = (0..row * count).map(|i| (i * 7 + i / 251) as u8).collect();
+        let heads: Vec<u32> = (0..count).map(|r| ((r * 5 + r / 7) % (elems + 1)) as u32).collect();
+        let expected: Vec<u8> = src
+            .chunks(row)
+            .zip(&heads)
+            .flat_map(|(r, &h)| {
+                let h = h as usize * N;
+                let mut v = naive::<N>(&r[..h]);
+                v.extend_from_slice(&r[h..]);
+                v
+            })
+            .collect();
+        for stream in [false, true] {
+            let mut buf = vec![0u8; src.len() + 64];
+            let at = buf.as_ptr().align_offset(64);
+            let done = RunWriter::with(&mut buf, copier, stream, |w| {
+                w.rows::<N>(at, &src, row, Heads::Each(&heads))
+            });
+            assert_eq!(done, Some(()));
+            assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "width {N}, row {row}");
+            for wrong in [0, 1023, 1024, 1025, 3000, count - 1] {
+                let mut bad = heads.clone();
+                bad[wrong] = elems as u32 + 1;
+                let done = RunWriter::with(&mut buf, copier, stream, |w| {
+                    w.rows::<N>(at, &src, row, Heads::Each(&bad))
+                });
+                assert_eq!(done, None, "width {N}, row {row}, a long head at {wrong}");
+            }
+        }
+    }
+}
+
+#[test]
+fn thousands_of_short_rows_check_every_head() {
+    for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
+        check_many_short_rows::<1>(copier);
+        check_many_short_rows::<2>(copier);
+        check_many_short_rows::<4>(copier);
+        check_many_short_rows::<8>(copier);
+    }
+}
+
 #[test]
 fn rows_with_a_head_per_row_match_the_naive_copies() {
     for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {

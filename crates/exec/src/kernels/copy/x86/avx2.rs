@@ -423,9 +423,14 @@ pub(in crate::kernels::copy) fn wide_rows_with_heads<S: Stores, const N: usize>(
     )
 }
 
+/// Heads [`short_rows_with_heads`] checks at a time: 4 KiB of them, which
+/// stay in the L1 cache until the rows they belong to are written.
+const FIT_BLOCK: usize = 1024;
+
 /// How many heads from the start of `heads` are at most `most`: one pass
 /// the compiler vectorizes finds that all of them are, which is the rule,
 /// and only when one is not is the first such looked for.
+#[inline(always)]
 fn fitting(heads: &[u32], most: usize) -> usize {
     let longest = heads.iter().fold(0, |m, &h| m.max(h));
     if longest as usize <= most {
@@ -519,8 +524,6 @@ pub(in crate::kernels::copy) fn short_rows_with_heads<S: Stores, const ROW: usiz
     let per = 32 / ROW;
     let rows = (src.len().min(dst.len()) / ROW).min(heads.len());
     let heads = heads.get(..rows).unwrap_or_default();
-    let fit = fitting(heads, ROW / N);
-    let registers = fit / per;
     isa.run(
         #[inline(always)]
         || {
@@ -532,39 +535,51 @@ pub(in crate::kernels::copy) fn short_rows_with_heads<S: Stores, const ROW: usiz
             let at = isa.control(ShortRows::<ROW, N>::AT);
             let back = isa.control(ShortRows::<ROW, N>::BACK);
             let lane_bytes = isa.control(const { short_rows_table(16, 1, false) });
-            for g in 0..registers {
-                // SAFETY: register `g` covers rows `g * per..(g + 1) * per`,
-                // at most `fit <= rows`, so its 32 bytes lie inside `src`
-                // and `dst`, and the `per` heads read below (`4 * per`
-                // bytes, 64 for rows of 2 bytes) inside `heads`;
-                // streaming, `dst` starts on a 32-byte boundary (checked
-                // above) and the register lies a multiple of 32 bytes after
-                // it; the token proves AVX2.
-                unsafe {
-                    let h = heads.as_ptr().add(g * per).cast::<u8>();
-                    let spread = match ROW {
-                        16 => isa.shuffle(_mm256_broadcastq_epi64(_mm_loadl_epi64(h.cast())), first),
-                        8 => isa.shuffle(_mm256_broadcastsi128_si256(_mm_loadu_si128(h.cast())), first),
-                        4 => isa.shuffle(isa.load(h), first),
-                        _ => {
-                            let (a, b) = (isa.load(h), isa.load(h.add(32)));
-                            _mm256_or_si256(
-                                isa.shuffle(_mm256_permute2x128_si256::<0x20>(a, b), first),
-                                isa.shuffle(_mm256_permute2x128_si256::<0x31>(a, b), second),
-                            )
+            // The heads are checked a block at a time, just before the
+            // block's rows are written, so that they are read from memory
+            // once and from the L1 cache the second time.
+            let mut registers = 0;
+            for block in heads.chunks(FIT_BLOCK) {
+                let fit = fitting(block, ROW / N);
+                let from = registers;
+                registers += fit / per;
+                for g in from..registers {
+                    // SAFETY: register `g` covers rows `g * per..(g + 1) * per`,
+                    // at most `fit <= rows`, so its 32 bytes lie inside `src`
+                    // and `dst`, and the `per` heads read below (`4 * per`
+                    // bytes, 64 for rows of 2 bytes) inside `heads`;
+                    // streaming, `dst` starts on a 32-byte boundary (checked
+                    // above) and the register lies a multiple of 32 bytes after
+                    // it; the token proves AVX2.
+                    unsafe {
+                        let h = heads.as_ptr().add(g * per).cast::<u8>();
+                        let spread = match ROW {
+                            16 => isa.shuffle(_mm256_broadcastq_epi64(_mm_loadl_epi64(h.cast())), first),
+                            8 => isa.shuffle(_mm256_broadcastsi128_si256(_mm_loadu_si128(h.cast())), first),
+                            4 => isa.shuffle(isa.load(h), first),
+                            _ => {
+                                let (a, b) = (isa.load(h), isa.load(h.add(32)));
+                                _mm256_or_si256(
+                                    isa.shuffle(_mm256_permute2x128_si256::<0x20>(a, b), first),
+                                    isa.shuffle(_mm256_permute2x128_si256::<0x31>(a, b), second),
+                                )
+                            }
+                        };
+                        // The head in bytes: at most `ROW`, so the sums fit.
+                        let mut bytes = spread;
+                        let mut k = 1;
+                        while k < N {
+                            bytes = _mm256_add_epi8(bytes, bytes);
+                            k *= 2;
                         }
-                    };
-                    // The head in bytes: at most `ROW`, so the sums fit.
-                    let mut bytes = spread;
-                    let mut k = 1;
-                    while k < N {
-                        bytes = _mm256_add_epi8(bytes, bytes);
-                        k *= 2;
+                        let inside = _mm256_cmpgt_epi8(bytes, at);
+                        let control = isa.select(lane_bytes, _mm256_add_epi8(back, bytes), inside);
+                        let v = isa.shuffle(isa.load(src.as_ptr().add(32 * g)), control);
+                        isa.store(stores, dst.as_mut_ptr().add(32 * g), v);
                     }
-                    let inside = _mm256_cmpgt_epi8(bytes, at);
-                    let control = isa.select(lane_bytes, _mm256_add_epi8(back, bytes), inside);
-                    let v = isa.shuffle(isa.load(src.as_ptr().add(32 * g)), control);
-                    isa.store(stores, dst.as_mut_ptr().add(32 * g), v);
+                }
+                if fit < block.len() {
+                    break;
                 }
             }
             registers * 32
@@ -617,7 +632,11 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
 ) -> usize {
     let rows = narrow_rows_in(src, dst, row, N).min(heads.len());
     let heads = heads.get(..rows).unwrap_or_default();
-    let fit = fitting(heads, row / N);
+    // With AVX2, so that the pass that finds the largest head is as wide.
+    let fit = isa.run(
+        #[inline(always)]
+        || fitting(heads, row / N),
+    );
     narrow_rows::<N>(isa, src, dst, row, fit, |r| heads.get(r).map_or(0, |&h| h as usize))
 }
 
