@@ -29,6 +29,8 @@ pub(super) trait Count: Copy + Eq + std::fmt::Debug + Send + Sync {
     /// The counts as `u32`s, which the vector loops take; `None` for wide
     /// counts.
     fn as_u32(list: &[Self]) -> Option<&[u32]>;
+    /// `u32`s as counts; `None` for wide counts.
+    fn from_u32(list: &[u32]) -> Option<&[Self]>;
 }
 
 impl Count for u32 {
@@ -54,6 +56,10 @@ impl Count for u32 {
     fn as_u32(list: &[u32]) -> Option<&[u32]> {
         Some(list)
     }
+
+    fn from_u32(list: &[u32]) -> Option<&[u32]> {
+        Some(list)
+    }
 }
 
 impl Count for usize {
@@ -77,6 +83,10 @@ impl Count for usize {
     }
 
     fn as_u32(_: &[usize]) -> Option<&[u32]> {
+        None
+    }
+
+    fn from_u32(_: &[u32]) -> Option<&[usize]> {
         None
     }
 }
@@ -156,6 +166,22 @@ pub(super) fn read_integers<T: Integer, C: Count>(
     clamp: bool,
     lens: &mut Vec<C>,
 ) -> Scan {
+    read_or_scan::<T, C, true>(bytes, limit, clamp, lens)
+}
+
+/// [`read_integers`] without keeping the counts: what the values are, for
+/// a caller that uses them as they are stored.
+pub(super) fn scan_integers<T: Integer>(bytes: &[u8], limit: u64, clamp: bool) -> Scan {
+    read_or_scan::<T, u32, false>(bytes, limit, clamp, &mut Vec::new())
+}
+
+/// [`read_integers`], appending the counts to `lens` only when `KEEP`.
+fn read_or_scan<T: Integer, C: Count, const KEEP: bool>(
+    bytes: &[u8],
+    limit: u64,
+    clamp: bool,
+    lens: &mut Vec<C>,
+) -> Scan {
     // Values a block, each block converted into an array and then
     // appended: a loop of fixed length with no early exit and its sums in
     // locals, compiled with the widest vector instructions the CPU has
@@ -181,13 +207,17 @@ pub(super) fn read_integers<T: Integer, C: Count>(
                 ($convert:expr) => {{
                     for chunk in &mut blocks {
                         seen.join($convert(chunk, &mut block[..]));
-                        lens.extend_from_slice(&block);
+                        if KEEP {
+                            lens.extend_from_slice(&block);
+                        }
                     }
                     let rest = blocks.remainder();
                     let n = rest.len() / T::WIDTH;
                     if let Some(tail) = block.get_mut(..n) {
                         seen.join($convert(rest, tail));
-                        lens.extend_from_slice(tail);
+                        if KEEP {
+                            lens.extend_from_slice(tail);
+                        }
                     }
                 }};
             }

@@ -6,7 +6,7 @@ use ovir_tensor::{ElementType, Tensor};
 
 use std::ops::Range;
 
-use super::counts::read_integers;
+use super::counts::{read_integers, scan_integers};
 use super::{
     check_movable, check_output, copy_all, narrow_counts, packed, play, product, Count, ExecOptions, Joiner,
     KernelError, Rows, Run, RunPlan, Scratch,
@@ -139,15 +139,19 @@ struct LengthsRead {
     uniform: bool,
 }
 
-/// Reads and checks the lengths into `lens` (emptied first): for each
-/// batch index how many elements to reverse, with 0 and 1 both given as 0
-/// (nothing moves).
-fn read_lengths<C: Count>(
-    lengths: &Tensor,
+/// Reads and checks the lengths: for each batch index how many elements to
+/// reverse. 32-bit integer lengths on a 4-byte boundary, when the counts
+/// are `u32`, are checked where they lie and returned as they are, so
+/// that nothing is written and read again; a length of 1 then stays 1,
+/// which reverses one element and moves nothing, as 0 does. Any other
+/// lengths are read into `lens` (emptied first), with 0 and 1 both given
+/// as 0.
+fn read_lengths<'a, C: Count>(
+    lengths: &'a Tensor,
     batch: usize,
     seq_size: usize,
     lens: &mut Vec<C>,
-) -> Result<LengthsRead, KernelError> {
+) -> Result<(LengthsRead, Option<&'a [C]>), KernelError> {
     let ty = lengths.element_type();
     if lengths.rank() != 1 {
         return Err(KernelError::LengthsRank { rank: lengths.rank() });
@@ -160,10 +164,23 @@ fn read_lengths<C: Count>(
     }
     let bytes = lengths.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
     lens.clear();
+    let limit = u64::try_from(seq_size).unwrap_or(u64::MAX);
+    let stored = bytemuck::try_cast_slice::<u8, u32>(bytes).ok().and_then(C::from_u32);
+    if let (Some(stored), ElementType::I32 | ElementType::U32) = (stored, ty) {
+        let (scan, wrong) = match ty {
+            ElementType::I32 => {
+                (scan_integers::<i32>(bytes, limit, false), first_wrong::<i32> as fn(&[u8], usize) -> _)
+            }
+            _ => (scan_integers::<u32>(bytes, limit, false), first_wrong::<u32> as fn(&[u8], usize) -> _),
+        };
+        if scan.bad {
+            return Err(wrong(bytes, seq_size));
+        }
+        return Ok((LengthsRead { moves: scan.moves, uniform: scan.uniform }, Some(stored)));
+    }
     super::error::try_reserve(lens, batch, OP, "sequence lengths")?;
     // Integer lengths are read in one pass with no branch per value, and
     // read again only to report the first that is out of range.
-    let limit = u64::try_from(seq_size).unwrap_or(u64::MAX);
     macro_rules! integers {
         ($t:ty) => {{
             let scan = read_integers::<$t, C>(bytes, limit, false, lens);
@@ -194,7 +211,7 @@ fn read_lengths<C: Count>(
         },
     }?;
     if lens.len() == batch {
-        Ok(read)
+        Ok((read, None))
     } else {
         Err(KernelError::Internal { op: OP, what: "the lengths read do not match the batch size" })
     }
@@ -327,7 +344,7 @@ fn check_real(value: f64, batch: usize, max: usize) -> Result<usize, KernelError
 /// the input.
 fn prepare<'a, C: Count>(
     data: &Tensor,
-    lengths: &Tensor,
+    lengths: &'a Tensor,
     batch_axis: i64,
     seq_axis: i64,
     lens: &'a mut Vec<C>,
@@ -341,10 +358,14 @@ fn prepare<'a, C: Count>(
     let seq = normalise_axis("seq_axis", seq_axis, rank)?;
     check_movable(OP, data.element_type())?;
     let dim = |axis: usize| shape.get(axis).copied().unwrap_or(0);
-    let read = read_lengths(lengths, dim(batch), dim(seq), lens)?;
-    let lens: &'a [C] = lens;
+    let (read, stored) = read_lengths(lengths, dim(batch), dim(seq), lens)?;
+    let lens: &'a [C] = match stored {
+        Some(stored) => stored,
+        None => lens,
+    };
     if batch == seq {
-        if let Some((b, value)) = lens.iter().map(|n| n.get()).enumerate().find(|&(_, n)| n > 0) {
+        // A length of 1 may be kept as it is stored, and moves nothing.
+        if let Some((b, value)) = lens.iter().map(|n| n.get()).enumerate().find(|&(_, n)| n > 1) {
             return Err(KernelError::SameAxes { axis: batch, batch: b, value });
         }
         return Ok(None);
@@ -515,7 +536,8 @@ mod tests {
         let read = |values: &[i64]| {
             let lengths = Tensor::from_vec(&[values.len()], values.to_vec()).unwrap();
             let mut lens = Vec::<u32>::new();
-            let summary = read_lengths(&lengths, values.len(), 4, &mut lens).unwrap();
+            let (summary, stored) = read_lengths(&lengths, values.len(), 4, &mut lens).unwrap();
+            assert!(stored.is_none(), "64-bit lengths are read, not used as they are stored");
             (summary.moves, summary.uniform, lens)
         };
         assert_eq!(read(&[3, 3, 3]), (true, true, vec![3, 3, 3]));

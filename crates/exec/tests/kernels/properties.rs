@@ -78,6 +78,21 @@ fn check_sequence(
     )
     .is_ok());
     prop_assert_eq!(&out, &expected);
+    // 32-bit lengths are used where they lie rather than read into counts,
+    // 1s and all: the same output.
+    let narrow = [
+        Tensor::from_vec(&[lens.len()], lens.iter().map(|&v| v as i32).collect()),
+        Tensor::from_vec(&[lens.len()], lens.iter().map(|&v| v as u32).collect()),
+    ];
+    for lengths in narrow {
+        let lengths = lengths.unwrap_or_else(|e| unreachable!("{e}"));
+        let mut out = zeros_like(data);
+        let options = ExecOptions::single_thread();
+        prop_assert!(
+            reverse_sequence_into(data, &lengths, b, s, &mut out, &options, &mut Scratch::new()).is_ok()
+        );
+        prop_assert_eq!(&out, &expected);
+    }
     Ok(())
 }
 
