@@ -8,6 +8,8 @@
 //! axis allows, and integer lengths are read in one pass that the compiler
 //! vectorizes: each value is clamped and flagged, and only when a flag is
 //! up are they read again, one by one, to report the first that is wrong.
+//! A caller that can use 32-bit lengths as they are stored only scans them
+//! ([`scan_integers`]), and copies nothing.
 
 use super::{Heads, ReverseCopier};
 
@@ -169,8 +171,10 @@ pub(super) fn read_integers<T: Integer, C: Count>(
     read_or_scan::<T, C, true>(bytes, limit, clamp, lens)
 }
 
-/// [`read_integers`] without keeping the counts: what the values are, for
-/// a caller that uses them as they are stored.
+/// [`read_integers`] without keeping the counts, for a caller that uses
+/// the values as they are stored. The [`Scan`] is about the counts, in
+/// which 0 and 1 are the same: values of 0 and 1 together are uniform, and
+/// the caller must read a stored 1 as moving nothing.
 pub(super) fn scan_integers<T: Integer>(bytes: &[u8], limit: u64, clamp: bool) -> Scan {
     read_or_scan::<T, u32, false>(bytes, limit, clamp, &mut Vec::new())
 }
@@ -372,6 +376,8 @@ mod tests {
     #[test]
     fn narrow_values_give_the_same_counts_in_32_and_64_bit_lanes() {
         // Limits that fit 32 bits take the 32-bit lanes, the last does not.
+        // Some of the `i32`s are negative, which is flagged; their absolute
+        // values give the counts.
         let values: Vec<i64> = (0..300).map(|i| (i * 7919) % 600 - 40).collect();
         let unsigned: Vec<i64> = (0..300).map(|i| (i * 2_654_435_761_i64) % (1 << 32)).collect();
         for limit in [5, 300, 700, u64::from(u32::MAX), u64::from(u32::MAX) + 9] {
@@ -383,12 +389,27 @@ mod tests {
                     clamp,
                     &mut lens,
                 );
-                let (want, bad) = expected(&values, limit, clamp);
+                assert!(scan.bad, "i32, limit {limit}, clamp {clamp}");
+                let non_negative: Vec<i64> = values.iter().map(|v| v.abs()).collect();
+                let mut lens = Vec::<usize>::new();
+                let scan = read_integers::<i32, usize>(
+                    &bytes_of(&non_negative.iter().map(|&v| v as i32).collect::<Vec<_>>()),
+                    limit,
+                    clamp,
+                    &mut lens,
+                );
+                let (want, bad) = expected(&non_negative, limit, clamp);
                 assert_eq!(scan.bad, bad, "i32, limit {limit}, clamp {clamp}");
                 if !bad {
                     assert_eq!(lens.iter().map(|&n| n as u64).collect::<Vec<_>>(), want);
                 }
-                let non_negative: Vec<i64> = values.iter().map(|v| v.abs()).collect();
+                // The scan sees what the read sees, and keeps nothing.
+                let scanned = scan_integers::<i32>(
+                    &bytes_of(&non_negative.iter().map(|&v| v as i32).collect::<Vec<_>>()),
+                    limit,
+                    clamp,
+                );
+                assert_eq!(scanned, scan, "scan, limit {limit}, clamp {clamp}");
                 let bytes: Vec<u8> = non_negative.iter().flat_map(|&v| (v as i16).to_le_bytes()).collect();
                 let mut lens = Vec::<usize>::new();
                 let scan = read_integers::<i16, usize>(&bytes, limit, clamp, &mut lens);

@@ -165,7 +165,12 @@ fn read_lengths<'a, C: Count>(
     let bytes = lengths.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
     lens.clear();
     let limit = u64::try_from(seq_size).unwrap_or(u64::MAX);
-    let stored = bytemuck::try_cast_slice::<u8, u32>(bytes).ok().and_then(C::from_u32);
+    // The stored bytes are little-endian: as `u32`s they are the values
+    // only on a little-endian machine.
+    let stored = bytemuck::try_cast_slice::<u8, u32>(bytes)
+        .ok()
+        .filter(|_| cfg!(target_endian = "little"))
+        .and_then(C::from_u32);
     if let (Some(stored), ElementType::I32 | ElementType::U32) = (stored, ty) {
         let (scan, wrong) = match ty {
             ElementType::I32 => {
@@ -400,13 +405,16 @@ struct SequencePlan<'a, C> {
     seq_is_hi: bool,
     /// Whether every batch index has the same length.
     uniform: bool,
-    /// Elements to reverse per batch index; 0 when nothing moves.
+    /// Elements to reverse per batch index, 0 or 1 when nothing moves: 1
+    /// only where the lengths are used as they are stored.
     lens: &'a [C],
 }
 
 impl<C: Count> SequencePlan<'_, C> {
+    /// The length of batch index `batch` as a count: 0 when nothing moves,
+    /// so that such a batch is one plain copy that joins its neighbours.
     fn len_at(&self, batch: usize) -> usize {
-        self.lens.get(batch).map_or(0, |&n| n.get())
+        self.lens.get(batch).map_or(0, |&n| if n.get() <= 1 { 0 } else { n.get() })
     }
 }
 
@@ -548,6 +556,50 @@ mod tests {
         assert_eq!(read(&[0, 0, 4]), (true, false, vec![0, 0, 4]));
         assert_eq!(read(&[4]), (true, true, vec![4]));
         assert_eq!(read(&[]), (false, true, vec![]));
+    }
+
+    #[test]
+    fn lengths_of_32_bits_are_used_where_they_are_stored() {
+        let stored = |lengths: &Tensor| {
+            let mut lens = Vec::<u32>::new();
+            let (summary, stored) = read_lengths(lengths, 4, 4, &mut lens).unwrap();
+            assert!(lens.is_empty(), "nothing is copied");
+            (summary.moves, summary.uniform, stored.map(<[u32]>::to_vec))
+        };
+        let signed = Tensor::from_vec(&[4], vec![1i32, 0, 4, 1]).unwrap();
+        assert_eq!(stored(&signed), (true, false, Some(vec![1, 0, 4, 1])));
+        let unsigned = Tensor::from_vec(&[4], vec![3u32, 3, 3, 3]).unwrap();
+        assert_eq!(stored(&unsigned), (true, true, Some(vec![3, 3, 3, 3])));
+        // 0s and 1s move nothing, whichever is stored.
+        let still = Tensor::from_vec(&[4], vec![1i32, 0, 0, 1]).unwrap();
+        assert_eq!(stored(&still), (false, true, Some(vec![1, 0, 0, 1])));
+        // Wide counts are read, never borrowed.
+        let mut wide = Vec::<usize>::new();
+        let (_, borrowed) = read_lengths(&signed, 4, 4, &mut wide).unwrap();
+        assert!(borrowed.is_none());
+        assert_eq!(wide, vec![0, 0, 4, 0]);
+    }
+
+    #[test]
+    fn a_stored_length_of_one_is_a_plain_copy() {
+        // `[2, 3, 4]` with batch 0 and sequence 2 and `mid` 3: batch 0 keeps
+        // its rows, batch 1 reverses them.
+        let data = Tensor::from_vec(&[2, 3, 4], (0..24).collect::<Vec<i32>>()).unwrap();
+        let lengths = Tensor::from_vec(&[2], vec![1i32, 4]).unwrap();
+        let mut lens = Vec::<u32>::new();
+        let plan = prepare(&data, &lengths, 0, 2, &mut lens).unwrap().unwrap();
+        assert_eq!(plan.len_at(0), 0);
+        assert_eq!(plan.len_at(1), 4);
+        let mut runs = Vec::new();
+        plan.for_each_run(0..plan.units(), |run| {
+            runs.push(run);
+            Some(())
+        });
+        // Batch 0's three rows join into one forward run.
+        assert_eq!(
+            runs.first().map(|r| (r.src, r.len, r.reversed, r.rows.is_none())),
+            Some((0, 12, false, true))
+        );
     }
 
     #[test]

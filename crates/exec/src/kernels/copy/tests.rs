@@ -190,7 +190,7 @@ fn check_many_short_rows<const N: usize>(copier: ReverseCopier) {
             });
             assert_eq!(done, Some(()));
             assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "width {N}, row {row}");
-            for wrong in [0, 1023, 1024, 1025, 3000, count - 1] {
+            for wrong in [0, 1023, 1024, 1025, 2500, 3500, count - 1] {
                 let mut bad = heads.clone();
                 bad[wrong] = elems as u32 + 1;
                 let done = RunWriter::with(&mut buf, copier, stream, |w| {
