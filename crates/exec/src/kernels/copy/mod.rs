@@ -546,8 +546,8 @@ impl RunWriter<'_> {
     /// The SIMD part of [`RunWriter::rows`] for rows whose heads vary or
     /// are shorter than the row: how many bytes of `src` (whole rows) it
     /// wrote at `at`. With AVX2 and a head per row, rows shorter than 32
-    /// bytes go several to a register (2, 4, 8 or 16 bytes) or one to a
-    /// register (any other length), and rows of whole registers up to
+    /// bytes go several to a register (2, 4, 8 or 16 bytes), two (other
+    /// lengths up to 16 bytes) or one (the rest), and rows of whole registers up to
     /// [`BLENDED_HEADS_MAX_ROW`] by blends; otherwise rows must be whole
     /// 16-byte blocks shorter than [`HEADS_MAX_ROW`]. Others are left to
     /// the general loop.
@@ -592,7 +592,8 @@ impl RunWriter<'_> {
             });
         }
         // Other rows shorter than a register with a head each, and rows
-        // shorter than a register that share a head: one row a register.
+        // shorter than a register that share a head: one row a register,
+        // two for rows of up to 16 bytes.
         // (Rows of 16 bytes left here go to the 16-byte loops.)
         if let (Some(isa), true) = (self.copier.avx2(), row < 32 && row != 16) {
             let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
@@ -694,7 +695,8 @@ impl RunWriter<'_> {
             else 0
         );
         // Rows under 32 bytes that those loops do not take (lengths other
-        // than 2, 4, 8 and 16 bytes): one row a register.
+        // than 2, 4, 8 and 16 bytes): one row a register, two for rows of
+        // up to 16 bytes.
         if let (0, Some(isa), true) = (done, self.copier.avx2(), row < 32) {
             return Some(x86::narrow_rows_with_same_head::<N>(isa, src, dst, row, row / N));
         }

@@ -1,14 +1,15 @@
 //! AVX2: the 32-byte token, rows copied in descending order with ordinary
 //! stores, and rows with a head each: 32-byte rows, shorter rows several
-//! or one to a register, and longer rows of whole registers by blends.
+//! to a register, two (up to 16 bytes) or one (up to 32), and longer rows
+//! of whole registers by blends.
 
 use std::arch::x86_64::{
     __m128i, __m256i, _mm256_add_epi8, _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_epi8,
-    _mm256_broadcastq_epi64, _mm256_broadcastsi128_si256, _mm256_castsi128_si256, _mm256_cmpeq_epi8,
-    _mm256_cmpgt_epi8, _mm256_inserti128_si256, _mm256_loadu_si256, _mm256_or_si256,
-    _mm256_permute2x128_si256, _mm256_set1_epi8, _mm256_setzero_si256, _mm256_shuffle_epi8,
-    _mm256_storeu_si256, _mm256_stream_si256, _mm256_subs_epu8, _mm256_xor_si256, _mm_loadl_epi64,
-    _mm_loadu_si128,
+    _mm256_broadcastq_epi64, _mm256_broadcastsi128_si256, _mm256_castsi128_si256, _mm256_castsi256_si128,
+    _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_extracti128_si256, _mm256_inserti128_si256,
+    _mm256_loadu2_m128i, _mm256_loadu_si256, _mm256_or_si256, _mm256_permute2x128_si256, _mm256_set1_epi8,
+    _mm256_set_m128i, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_stream_si256,
+    _mm256_subs_epu8, _mm256_xor_si256, _mm_loadl_epi64, _mm_loadu_si128, _mm_set1_epi8, _mm_storeu_si128,
 };
 
 use super::{Ssse3, Stores, Width};
@@ -587,6 +588,65 @@ pub(in crate::kernels::copy) fn short_rows_with_heads<S: Stores, const ROW: usiz
     )
 }
 
+/// [`narrow_rows`] on rows of at most 16 bytes: two rows a register, one
+/// in each 16-byte lane, so that one in-lane shuffle writes both. Each
+/// lane loads and stores the 16 bytes from its row's start; the bytes past
+/// the row belong to the next row, which is stored after and overwrites
+/// them. Rows `0..count` are written in pairs (`count` at most
+/// [`narrow_rows_in`]); returns the bytes written.
+#[inline(always)]
+fn lane_rows<const N: usize>(
+    isa: Avx2,
+    src: &[u8],
+    dst: &mut [u8],
+    row: usize,
+    count: usize,
+    head: impl Fn(usize) -> usize,
+) -> usize {
+    let pairs = count / 2;
+    isa.run(
+        #[inline(always)]
+        || {
+            let iota = isa.control(const { short_rows_table(16, 1, false) });
+            let back = isa.control(const { lane_table(narrow_rows_table(N, true)) });
+            for p in 0..pairs {
+                let r = 2 * p;
+                // Each at most `row <= 16` bytes.
+                let first = (head(r).min(row / N) * N) as i8;
+                let second = (head(r + 1).min(row / N) * N) as i8;
+                // SAFETY: `r + 1 < count <= narrow_rows_in(..)`, so `(r +
+                // 1) * row + 32` is at most the length of both `src` and
+                // `dst`: the 16 bytes at `r * row` and at `(r + 1) * row`
+                // lie inside both; the token proves AVX2, which every
+                // intrinsic here needs.
+                unsafe {
+                    let bytes = _mm256_set_m128i(_mm_set1_epi8(second), _mm_set1_epi8(first));
+                    let inside = _mm256_cmpgt_epi8(bytes, iota);
+                    let control = isa.select(iota, _mm256_add_epi8(back, bytes), inside);
+                    let at = src.as_ptr().add(r * row);
+                    let v = _mm256_loadu2_m128i(at.add(row).cast(), at.cast());
+                    let out = isa.shuffle(v, control);
+                    let to = dst.as_mut_ptr().add(r * row);
+                    _mm_storeu_si128(to.cast(), _mm256_castsi256_si128(out));
+                    _mm_storeu_si128(to.add(row).cast(), _mm256_extracti128_si256::<1>(out));
+                }
+            }
+            pairs * 2 * row
+        },
+    )
+}
+
+/// The first 16 entries of a 32-byte table, for both lanes of a register.
+const fn lane_table(table: [i8; 32]) -> [i8; 16] {
+    let mut lane = [0i8; 16];
+    let mut i = 0;
+    while i < 16 {
+        lane[i] = table[i];
+        i += 1;
+    }
+    lane
+}
+
 /// For each byte `b` of a 32-byte register, `b` itself (`IOTA`) and `2 *
 /// (b % n) - n - b` (`BACK`): plus a head's length in bytes, the byte that
 /// `b` reads when it lies inside a reversed head of `n`-byte elements
@@ -611,7 +671,8 @@ const fn narrow_rows_table(n: usize, back: bool) -> [i8; 32] {
 
 /// Writes rows of `row` bytes (at most 32, a multiple of `N`) from `src`
 /// into `dst` (same length), row `r` with its first `heads[r]` elements of
-/// `N` bytes reversed and the rest in order, one row a register. Returns
+/// `N` bytes reversed and the rest in order, one row a register (two,
+/// one in each lane, for rows of up to 16 bytes: [`lane_rows`]). Returns
 /// how many bytes it wrote, whole rows; it stops before the first row
 /// whose head does not fit or that runs past `heads`, and before the rows
 /// within 32 bytes of the end, for the caller to go on with.
@@ -680,6 +741,9 @@ fn narrow_rows<const N: usize>(
     head: impl Fn(usize) -> usize,
 ) -> usize {
     let count = count.min(narrow_rows_in(src, dst, row, N));
+    if row <= 16 {
+        return lane_rows::<N>(isa, src, dst, row, count, head);
+    }
     isa.run(
         #[inline(always)]
         || {
