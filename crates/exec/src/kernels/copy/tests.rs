@@ -163,6 +163,38 @@ fn check_rows_with_own_heads<const N: usize>(copier: ReverseCopier, stream: bool
     }
 }
 
+/// Rows of up to 16 bytes with a head each, laid out so that every pair
+/// of heads meets in the two rows of a register: the rows that go two to a
+/// register, one in each lane, get every head in either lane.
+fn check_head_pairs<const N: usize>(copier: ReverseCopier) {
+    for row in (N..=16).step_by(N) {
+        let elems = row / N;
+        let heads: Vec<u32> =
+            (0..=elems).flat_map(|a| (0..=elems).flat_map(move |b| [a as u32, b as u32])).collect();
+        let count = heads.len();
+        let src: Vec<u8> = (0..row * count + 32).map(|i| (i * 11 + i / 253) as u8).collect();
+        let src = &src[..row * count];
+        let expected = naive_rows::<N>(src, row, Heads::Each(&heads));
+        let mut buf = vec![0x5Au8; src.len() + 128];
+        let at = buf.as_ptr().align_offset(64) + N;
+        let done =
+            RunWriter::with(&mut buf, copier, false, |w| w.rows::<N>(at, src, row, Heads::Each(&heads)));
+        assert_eq!(done, Some(()));
+        assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "width {N}, row {row}");
+        assert!(buf[..at].iter().chain(&buf[at + src.len()..]).all(|&b| b == 0x5A), "width {N}, row {row}");
+    }
+}
+
+#[test]
+fn every_pair_of_heads_meets_in_one_register() {
+    for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
+        check_head_pairs::<1>(copier);
+        check_head_pairs::<2>(copier);
+        check_head_pairs::<4>(copier);
+        check_head_pairs::<8>(copier);
+    }
+}
+
 /// Rows of 2 to 16 bytes, thousands of them, so that their heads are
 /// checked in several blocks: each block is written right, and a head too
 /// long for its row is refused in whichever block it lies.
@@ -172,16 +204,7 @@ fn check_many_short_rows<const N: usize>(copier: ReverseCopier) {
         let elems = row / N;
         let src: Vec<u8> = (0..row * count).map(|i| (i * 7 + i / 251) as u8).collect();
         let heads: Vec<u32> = (0..count).map(|r| ((r * 5 + r / 7) % (elems + 1)) as u32).collect();
-        let expected: Vec<u8> = src
-            .chunks(row)
-            .zip(&heads)
-            .flat_map(|(r, &h)| {
-                let h = h as usize * N;
-                let mut v = naive::<N>(&r[..h]);
-                v.extend_from_slice(&r[h..]);
-                v
-            })
-            .collect();
+        let expected = naive_rows::<N>(&src, row, Heads::Each(&heads));
         for stream in [false, true] {
             let mut buf = vec![0u8; src.len() + 64];
             let at = buf.as_ptr().align_offset(64);

@@ -603,7 +603,7 @@ fn lane_rows<const N: usize>(
     count: usize,
     head: impl Fn(usize) -> usize,
 ) -> usize {
-    let pairs = count / 2;
+    let pairs = count.min(narrow_rows_in(src, dst, row, N)) / 2;
     isa.run(
         #[inline(always)]
         || {
@@ -674,8 +674,9 @@ const fn narrow_rows_table(n: usize, back: bool) -> [i8; 32] {
 /// `N` bytes reversed and the rest in order, one row a register (two,
 /// one in each lane, for rows of up to 16 bytes: [`lane_rows`]). Returns
 /// how many bytes it wrote, whole rows; it stops before the first row
-/// whose head does not fit or that runs past `heads`, and before the rows
-/// within 32 bytes of the end, for the caller to go on with.
+/// whose head does not fit or that runs past `heads`, before the rows
+/// within 32 bytes of the end, and, two rows a register, before an odd
+/// last row, for the caller to go on with.
 ///
 /// Each row is loaded as the 32 bytes it starts, and stored the same way:
 /// the bytes past the row are the next rows' own, which their turn
