@@ -599,7 +599,7 @@ impl RunWriter<'_> {
             let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
             return Some(match heads {
                 Heads::Each(list) => x86::narrow_rows_with_heads::<N>(isa, src, dst, row, list),
-                Heads::Same(n) => x86::narrow_rows_with_same_head::<N>(isa, src, dst, row, n),
+                Heads::Same(n) => self.narrow_rows_with_same_head::<N>(isa, at, src, row, n)?,
                 Heads::EachWide(_) => 0,
             });
         }
@@ -695,12 +695,35 @@ impl RunWriter<'_> {
             else 0
         );
         // Rows under 32 bytes that those loops do not take (lengths other
-        // than 2, 4, 8 and 16 bytes): one row a register, two for rows of
-        // up to 16 bytes.
+        // than 2, 4, 8 and 16 bytes): a register at a time over whole
+        // periods of rows, then one row a register, two for rows of up to
+        // 16 bytes.
         if let (0, Some(isa), true) = (done, self.copier.avx2(), row < 32) {
-            return Some(x86::narrow_rows_with_same_head::<N>(isa, src, dst, row, row / N));
+            return self.narrow_rows_with_same_head::<N>(isa, at, src, row, row / N);
         }
         Some(done)
+    }
+
+    /// Rows under 32 bytes that share a head of `head` elements, written
+    /// at `at` with AVX2 ([`x86::narrow_rows_with_same_head`]), streaming
+    /// where the output starts on a 32-byte boundary: how many bytes of
+    /// `src` (whole rows) were written.
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+    fn narrow_rows_with_same_head<const N: usize>(
+        &mut self,
+        isa: x86::Avx2,
+        at: usize,
+        src: &[u8],
+        row: usize,
+        head: usize,
+    ) -> Option<usize> {
+        let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
+        let stream =
+            self.stream.filter(|_| dst.as_ptr().align_offset(32) == 0 && src.len() >= STREAM_MIN_RUN);
+        Some(match stream {
+            Some(stream) => x86::narrow_rows_with_same_head::<_, N>(isa, stream, src, dst, row, head),
+            None => x86::narrow_rows_with_same_head::<_, N>(isa, x86::Plain, src, dst, row, head),
+        })
     }
 
     /// Without SIMD, every row goes through the general loop.

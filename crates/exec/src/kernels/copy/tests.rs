@@ -195,6 +195,42 @@ fn every_pair_of_heads_meets_in_one_register() {
     }
 }
 
+/// Rows shorter than a register that share a head, enough of them for a
+/// register to be built at a time over whole periods of rows: every row
+/// length and head, on a line and off one, with and without streaming,
+/// against the naive copy.
+fn check_rows_alike<const N: usize>(copier: ReverseCopier) {
+    for row in (N..32).step_by(N) {
+        // 40 periods of at most 992 bytes, and a row more.
+        let count = 40 * 32 + 1;
+        let src: Vec<u8> = (0..row * count).map(|i| (i * 7 + i / 251) as u8).collect();
+        for head in 0..=row / N {
+            let expected = naive_rows::<N>(&src, row, Heads::Same(head));
+            for (skew, stream) in [(0, false), (0, true), (N, false), (32, true)] {
+                let mut buf = vec![0x5Au8; src.len() + 128];
+                let at = buf.as_ptr().align_offset(64) + skew;
+                let done = RunWriter::with(&mut buf, copier, stream, |w| {
+                    w.rows::<N>(at, &src, row, Heads::Same(head))
+                });
+                let what = format!("width {N}, row {row}, head {head}, skew {skew}, stream {stream}");
+                assert_eq!(done, Some(()), "{what}");
+                assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "{what}");
+                assert!(buf[..at].iter().chain(&buf[at + src.len()..]).all(|&b| b == 0x5A), "{what}");
+            }
+        }
+    }
+}
+
+#[test]
+fn many_short_rows_that_share_a_head_match_the_naive_copy() {
+    for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
+        check_rows_alike::<1>(copier);
+        check_rows_alike::<2>(copier);
+        check_rows_alike::<4>(copier);
+        check_rows_alike::<8>(copier);
+    }
+}
+
 /// Rows of 2 to 16 bytes, thousands of them, so that their heads are
 /// checked in several blocks: each block is written right, and a head too
 /// long for its row is refused in whichever block it lies.

@@ -703,10 +703,14 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
 }
 
 /// [`narrow_rows_with_heads`] with one head of `head` elements for every
-/// row, so one control: rows reversed whole, and rows that share a shorter
-/// head. Writes nothing when the head does not fit the row.
-pub(in crate::kernels::copy) fn narrow_rows_with_same_head<const N: usize>(
+/// row: rows reversed whole, and rows that share a shorter head. All but
+/// the last few periods go a register at a time
+/// ([`rows_alike`](super::periodic::rows_alike), with `stores` when `dst`
+/// lies on a 32-byte boundary), the rest a row or two a register. Writes
+/// nothing when the head does not fit the row.
+pub(in crate::kernels::copy) fn narrow_rows_with_same_head<S: Stores, const N: usize>(
     isa: Avx2,
+    stores: S,
     src: &[u8],
     dst: &mut [u8],
     row: usize,
@@ -715,9 +719,22 @@ pub(in crate::kernels::copy) fn narrow_rows_with_same_head<const N: usize>(
     if head > row / N.max(1) {
         return 0;
     }
+    let alike = if dst.as_ptr().align_offset(32) == 0 {
+        super::periodic::rows_alike::<S, N>(isa, stores, src, dst, row, head, ALIKE_MIN_PERIODS)
+    } else {
+        super::periodic::rows_alike::<_, N>(isa, super::Plain, src, dst, row, head, ALIKE_MIN_PERIODS)
+    };
+    let (Some(src), Some(dst)) = (src.get(alike..), dst.get_mut(alike..)) else {
+        return alike;
+    };
     let rows = narrow_rows_in(src, dst, row, N);
-    narrow_rows::<N>(isa, src, dst, row, rows, |_| head)
+    alike + narrow_rows::<N>(isa, src, dst, row, rows, |_| head)
 }
+
+/// The fewest periods for which rows that move alike are built a register
+/// at a time: working out the pattern costs about as much as writing a
+/// dozen periods, which a row at a time would have written slower.
+const ALIKE_MIN_PERIODS: usize = 16;
 
 /// How many rows of `row` bytes (at most 32, a multiple of `n`) the
 /// narrow loops may write: those whose 32 bytes lie inside both slices.

@@ -21,6 +21,8 @@
 //! - `avx2`: rows in descending order with ordinary stores, and rows with
 //!   a head each (shorter than, equal to, or whole multiples of a
 //!   register), at 32 bytes only.
+//! - `periodic`: rows shorter than a register that all move alike, a
+//!   register at a time, with AVX2.
 //! - `sse2`: streaming copies that keep the bytes in order.
 //! - `gather`: ReverseSubsequences' rows, each element from the row its
 //!   length picks, with AVX2's gathers (which have no 16-byte form in
@@ -28,10 +30,12 @@
 //! - `strips`: ReverseSubsequences on one register's width of columns,
 //!   by byte-wise selects, at either width.
 //!
-//! Each of `ssse3`, `avx2`, `sse2` and `gather` says why it has one width.
+//! Each of `ssse3`, `avx2`, `periodic`, `sse2` and `gather` says why it has
+//! one width.
 
 mod avx2;
 mod gather;
+mod periodic;
 mod reverse;
 mod sse2;
 mod ssse3;

@@ -1,0 +1,448 @@
+//! Rows shorter than a register that all move alike, with AVX2: every row
+//! of `row` bytes has its bytes permuted the same way (reversed whole, or
+//! a shared head reversed), as in an RGB image with its channels swapped.
+//!
+//! The output then repeats every `lcm(row, 32)` bytes, a period of at most
+//! 31 registers in which each register is built the same way every time.
+//! So a [`Pattern`] works out once, for each register of the period, which
+//! 32-byte pieces of the input around it the register needs (one to four)
+//! and the in-lane shuffle that places each piece's bytes. A piece is
+//! loaded at a fixed shift from the register, so that its low lane serves
+//! the register's low lane and its high lane the high one. The loop then
+//! builds a register from a load, a shuffle and an `or` per piece, and
+//! stores it whole: one 32-byte store per register whatever the row
+//! length, where a loop over rows stores one row at a time. Rows of 3, 6,
+//! 12 and 24 bytes (RGB in 1, 2, 4 and 8-byte elements) have a period of
+//! three registers, which the loop keeps in registers.
+//!
+//! A piece may reach up to 31 bytes before its register and 62 after. The
+//! periods where that would leave the slices (the first, and the last one
+//! or two) are built from a copy of their input with room on both sides,
+//! into a buffer, so every whole row is written.
+//!
+//! It has the 32-byte form only: the loops it stands in front of, for rows
+//! one or two to a register, are AVX2's too, and CPUs without AVX2 copy
+//! these rows one at a time.
+
+use std::arch::x86_64::{__m256i, _mm256_or_si256};
+
+use super::{Avx2, Plain, Stores, Width};
+
+/// The most 32-byte pieces a register needs: rows of up to 32 bytes need
+/// four at most (rows of 23, 25, 26, 27 and 29 bytes), most need two or
+/// three.
+const MAX_PIECES: usize = 4;
+
+/// The most registers in a period: `lcm(row, 32) / 32` is `row` itself
+/// for odd rows, 31 at most.
+const MAX_REGISTERS: usize = 31;
+
+/// The longest period, in bytes.
+const MAX_PERIOD: usize = 32 * MAX_REGISTERS;
+
+/// Room kept before and after a period copied for its edges: more than a
+/// piece reaches on either side.
+const MARGIN: usize = 64;
+
+/// The input bytes that one register of a period needs from one place.
+#[derive(Clone, Copy)]
+struct Piece {
+    /// Where the piece is loaded, in bytes from the register's start.
+    shift: isize,
+    /// For each byte of the register, its byte in the piece's lane (the
+    /// low lane for the register's low lane, the high for the high), or
+    /// `-128` (the shuffle writes 0) when another piece gives it.
+    control: [i8; 32],
+}
+
+/// How the rows of one length that all move alike are built, a register
+/// at a time, over one period of the output.
+pub(in crate::kernels::copy) struct Pattern {
+    /// Bytes in a period: `lcm(row, 32)`.
+    period: usize,
+    /// Registers in a period.
+    registers: usize,
+    /// The most pieces any register needs.
+    pieces: usize,
+    /// How far before its register a piece starts, at most.
+    before: usize,
+    /// How far past its register a piece ends, at most.
+    after: usize,
+    /// For each register of the period, its pieces; those past the ones
+    /// it needs load the register's own bytes and give nothing.
+    recipe: [[Piece; MAX_PIECES]; MAX_REGISTERS],
+}
+
+impl Pattern {
+    /// The pattern of rows of `row` bytes in which byte `b` comes from
+    /// byte `from(b)` of the same row. `None` when `row` is 0 or above
+    /// 32, or `from` leaves the row.
+    fn new(row: usize, from: impl Fn(usize) -> usize) -> Option<Pattern> {
+        if !(1..=32).contains(&row) || (0..row).any(|b| from(b) >= row) {
+            return None;
+        }
+        let period = lcm(row, 32);
+        let registers = period / 32;
+        let unused = Piece { shift: 0, control: [i8::MIN; 32] };
+        let mut pattern = Pattern {
+            period,
+            registers,
+            pieces: 1,
+            before: 0,
+            after: 0,
+            recipe: [[unused; MAX_PIECES]; MAX_REGISTERS],
+        };
+        for (k, pieces) in pattern.recipe.iter_mut().take(registers).enumerate() {
+            // Byte `j` of the register, in the lane that starts `lane`
+            // bytes in, reads the piece at shift `d` when `d <= t < d +
+            // 16`, where `t` is its source less `lane`, from the
+            // register's start (at least `1 - row`, as a source lies in
+            // its byte's row).
+            let start = 32 * k;
+            let wanted = |j: usize| {
+                let i = start + j;
+                let source = i - i % row + from(i % row);
+                source as isize - (start + j / 16 * 16) as isize
+            };
+            // Cover the wanted offsets with as few 16-byte windows as
+            // there can be: each starts at the lowest one not yet covered.
+            let mut covered = [false; 32];
+            let mut n = 0;
+            while let Some(lowest) = (0..32).filter(|&j| !covered[j]).map(wanted).min() {
+                let piece = pieces.get_mut(n)?;
+                piece.shift = lowest;
+                for (j, done) in covered.iter_mut().enumerate() {
+                    let t = wanted(j);
+                    if !*done && (lowest..lowest + 16).contains(&t) {
+                        *done = true;
+                        piece.control[j] = i8::try_from(t - lowest).ok()?;
+                    }
+                }
+                if lowest < 0 {
+                    pattern.before = pattern.before.max(lowest.unsigned_abs());
+                } else {
+                    pattern.after = pattern.after.max(lowest.unsigned_abs());
+                }
+                n += 1;
+            }
+            pattern.pieces = pattern.pieces.max(n);
+        }
+        Some(pattern)
+    }
+
+    /// The pattern of rows of `row` bytes (a multiple of `n`) whose first
+    /// `head` elements of `n` bytes are reversed and the rest kept in
+    /// order. `None` as [`Pattern::new`], or when the head is longer than
+    /// the row.
+    fn with_head(row: usize, n: usize, head: usize) -> Option<Pattern> {
+        if n == 0 || !row.is_multiple_of(n) || head > row / n {
+            return None;
+        }
+        Pattern::new(row, |b| {
+            let (element, byte) = (b / n, b % n);
+            if element < head {
+                (head - 1 - element) * n + byte
+            } else {
+                b
+            }
+        })
+    }
+}
+
+/// Least common multiple of two numbers above 0.
+fn lcm(a: usize, b: usize) -> usize {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    a / x * b
+}
+
+/// Writes rows of `row` bytes (at most 32, a multiple of `N`) from `src`
+/// into `dst`, each with its first `head` elements of `N` bytes reversed
+/// and the rest in order, a register at a time. Returns the bytes
+/// written: every whole row both slices hold. Writes nothing when the rows
+/// or the head do not fit, or when `src` holds fewer than `min_periods`
+/// periods of [`Pattern`], which would not repay working it out. When `S`
+/// streams, `dst` must lie on a 32-byte boundary; otherwise nothing is
+/// written.
+pub(in crate::kernels::copy) fn rows_alike<S: Stores, const N: usize>(
+    isa: Avx2,
+    stores: S,
+    src: &[u8],
+    dst: &mut [u8],
+    row: usize,
+    head: usize,
+    min_periods: usize,
+) -> usize {
+    let len = src.len().min(dst.len());
+    if row == 0 || len / row < min_periods || (S::STREAMING && dst.as_ptr().align_offset(32) != 0) {
+        return 0;
+    }
+    let Some(pattern) = Pattern::with_head(row, N, head) else {
+        return 0;
+    };
+    if len / pattern.period < min_periods.max(1) {
+        return 0;
+    }
+    let len = len - len % row;
+    let (src, dst) = (&src[..len], &mut dst[..len]);
+    match pattern.pieces {
+        1 => play::<S, 1>(isa, stores, &pattern, src, dst),
+        2 => play::<S, 2>(isa, stores, &pattern, src, dst),
+        3 => play::<S, 3>(isa, stores, &pattern, src, dst),
+        _ => play::<S, MAX_PIECES>(isa, stores, &pattern, src, dst),
+    }
+    len
+}
+
+/// One register of a period, ready for the loop: its `P` pieces' shifts
+/// and shuffle controls.
+#[derive(Clone, Copy)]
+struct Register<const P: usize> {
+    shift: [isize; P],
+    control: [__m256i; P],
+}
+
+/// The loop of [`rows_alike`], with `P` pieces a register (at least
+/// `pattern.pieces`), on slices of whole rows and at least one period.
+#[inline(always)]
+fn play<S: Stores, const P: usize>(isa: Avx2, stores: S, pattern: &Pattern, src: &[u8], dst: &mut [u8]) {
+    let period = pattern.period;
+    let len = src.len().min(dst.len());
+    // The periods whose pieces all lie inside the slices.
+    let first = usize::from(pattern.before > 0);
+    let end = len.saturating_sub(pattern.after) / period;
+    isa.run(
+        #[inline(always)]
+        || {
+            let unused = Register { shift: [0; P], control: [isa.splat(0); P] };
+            let mut registers = [unused; MAX_REGISTERS];
+            for (register, pieces) in registers.iter_mut().zip(&pattern.recipe).take(pattern.registers) {
+                for (p, piece) in pieces.iter().take(P).enumerate() {
+                    register.shift[p] = piece.shift;
+                    // SAFETY: the control is 32 bytes long; the token
+                    // proves AVX2.
+                    register.control[p] = unsafe { isa.load(piece.control.as_ptr().cast()) };
+                }
+            }
+            let registers = registers.get(..pattern.registers).unwrap_or_default();
+            // SAFETY: for a period `q` in `first..end`, every piece of its
+            // register `k` loads 32 bytes from `q * period + 32 * k +
+            // shift`, which is at least `q * period - before >= 0` (`q >=
+            // 1` when `before > 0`) and ends at most `q * period + period
+            // + after <= len`; every store is 32 bytes at `q * period + 32
+            // * k`, inside the period, and on a 32-byte boundary when `S`
+            // streams, as `dst` is ([`rows_alike`]) and `period` a
+            // multiple of 32.
+            unsafe {
+                let (from, to) = (src.as_ptr(), dst.as_mut_ptr());
+                if let Ok(three) = <&[Register<P>; 3]>::try_from(registers) {
+                    // The period of rows of 3, 6, 12 and 24 bytes: its
+                    // shifts and controls stay in registers.
+                    let three = *three;
+                    for q in first..end {
+                        build(isa, stores, &three, from.add(q * period), to.add(q * period));
+                    }
+                } else {
+                    for q in first..end {
+                        build(isa, stores, registers, from.add(q * period), to.add(q * period));
+                    }
+                }
+            }
+            // The periods at the edges, from a copy of their input with
+            // room on both sides, into a buffer.
+            let mut input = [0u8; MARGIN + MAX_PERIOD + MARGIN];
+            let mut output = [0u8; MAX_PERIOD];
+            let edges = (0..first).chain(end.max(first)..len.div_ceil(period));
+            for q in edges {
+                let at = q * period;
+                let (lo, hi) = (at.saturating_sub(MARGIN), (at + period + MARGIN).min(len));
+                let (Some(part), Some(room)) =
+                    (src.get(lo..hi), input.get_mut(MARGIN - (at - lo)..MARGIN - (at - lo) + (hi - lo)))
+                else {
+                    continue;
+                };
+                room.copy_from_slice(part);
+                // SAFETY: the pieces read from `MARGIN - before` to
+                // `MARGIN + period + after` in `input`, inside its `2 *
+                // MARGIN + MAX_PERIOD` bytes, and the stores write the
+                // `period <= MAX_PERIOD` bytes of `output`, with ordinary
+                // stores.
+                unsafe { build(isa, Plain, registers, input.as_ptr().add(MARGIN), output.as_mut_ptr()) };
+                // Bytes past the slices' end come from whatever the
+                // buffer held there, and are not copied.
+                let n = period.min(len - at);
+                if let (Some(out), Some(built)) = (dst.get_mut(at..at + n), output.get(..n)) {
+                    out.copy_from_slice(built);
+                }
+            }
+        },
+    );
+}
+
+/// Builds one period from the input at `from` into `to`, a register at a
+/// time.
+///
+/// # Safety
+/// Every piece must read inside the input (from `from - before` to `from
+/// + period + after`), the `period` bytes at `to` must be writable, and
+/// `to` must lie on a 32-byte boundary when `S` streams.
+#[inline(always)]
+unsafe fn build<S: Stores, const P: usize>(
+    isa: Avx2,
+    stores: S,
+    registers: &[Register<P>],
+    from: *const u8,
+    to: *mut u8,
+) {
+    for (k, register) in registers.iter().enumerate() {
+        let mut out = isa.splat(0);
+        for p in 0..P {
+            // SAFETY: the caller guarantees the piece lies inside the
+            // input; the token proves AVX2.
+            let v = unsafe { isa.load(from.offset(register.shift[p]).add(32 * k)) };
+            // SAFETY: the token proves AVX2.
+            out = unsafe { _mm256_or_si256(out, isa.shuffle(v, register.control[p])) };
+        }
+        // SAFETY: the caller guarantees the store's 32 bytes at `32 * k`.
+        unsafe { isa.store(stores, to.add(32 * k), out) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What [`Pattern`] promises, for every row it takes and every shared
+    /// head: each byte of a period is given by exactly one piece, from
+    /// the byte the rule names, and no piece reaches past the room the
+    /// edge periods keep.
+    #[test]
+    fn every_byte_of_a_period_comes_from_one_piece_and_the_right_byte() {
+        for n in [1, 2, 4, 8] {
+            for row in (n..=32).step_by(n) {
+                for head in 0..=row / n {
+                    let pattern = Pattern::with_head(row, n, head).expect("every row up to 32 bytes fits");
+                    assert_eq!(pattern.period % row, 0);
+                    assert_eq!(pattern.period % 32, 0);
+                    assert!(pattern.pieces <= MAX_PIECES);
+                    assert!(pattern.before < MARGIN && pattern.after + 32 <= MARGIN + 32);
+                    for i in 0..pattern.period {
+                        let (r, b) = (i / row, i % row);
+                        let (element, byte) = (b / n, b % n);
+                        let element = if element < head { head - 1 - element } else { element };
+                        let want = (r * row + element * n + byte) as isize;
+                        let (k, j) = (i / 32, i % 32);
+                        let pieces = &pattern.recipe[k];
+                        let given: Vec<isize> = pieces
+                            .iter()
+                            .filter(|p| p.control[j] >= 0)
+                            .map(|p| (32 * k + j / 16 * 16) as isize + p.shift + isize::from(p.control[j]))
+                            .collect();
+                        assert_eq!(given, [want], "width {n}, row {row}, head {head}, byte {i}");
+                        assert!(pieces.iter().all(|p| p.control[j] < 16));
+                        assert!(pieces[..pattern.pieces]
+                            .iter()
+                            .all(|p| -(pattern.before as isize) <= p.shift
+                                && p.shift <= pattern.after as isize));
+                    }
+                }
+            }
+        }
+        // Rows of 3, 6, 12 and 24 bytes: three registers a period.
+        for (row, n) in [(3, 1), (6, 2), (12, 4), (24, 8)] {
+            assert_eq!(Pattern::with_head(row, n, row / n).map(|p| p.registers), Some(3));
+        }
+        assert!(Pattern::new(0, |b| b).is_none());
+        assert!(Pattern::new(33, |b| b).is_none());
+        assert!(Pattern::new(3, |b| b + 1).is_none());
+        assert!(Pattern::with_head(12, 4, 4).is_none());
+        assert!(Pattern::with_head(12, 5, 1).is_none());
+    }
+
+    /// `src`'s rows of `row` bytes, each with its first `head` elements of
+    /// `n` bytes reversed, copied one byte at a time.
+    fn by_rule(src: &[u8], row: usize, n: usize, head: usize) -> Vec<u8> {
+        (0..src.len())
+            .map(|i| {
+                let (r, b) = (i / row, i % row);
+                let (element, byte) = (b / n, b % n);
+                let element = if element < head { head - 1 - element } else { element };
+                src[r * row + element * n + byte]
+            })
+            .collect()
+    }
+
+    fn check_rows_alike<const N: usize>(isa: Avx2) {
+        for row in (N..=32).step_by(N) {
+            for head in 0..=row / N {
+                let period = lcm(row, 32);
+                // One period (both edges at once), a period and a row, and
+                // many periods, each with a few bytes past the last whole
+                // row, which are left.
+                for (whole, min_periods) in [(period, 1), (period + row, 1), (17 * period + 2 * row, 16)] {
+                    let len = whole + N.min(row - 1);
+                    let src: Vec<u8> = (0..len).map(|i| (i * 13 + i / 241) as u8).collect();
+                    let expected = by_rule(&src[..whole], row, N, head);
+                    let mut buf = vec![0xA5u8; len + 96];
+                    let line = buf.as_ptr().align_offset(64);
+                    for (at, stream) in [(line, false), (line + 1, false), (line + 32, true)] {
+                        buf.fill(0xA5);
+                        let dst = &mut buf[at..at + len];
+                        let done = if stream {
+                            // SAFETY: the fence follows the only streaming call.
+                            let stream = unsafe { crate::kernels::copy::x86::Streaming::new() };
+                            let done = rows_alike::<_, N>(isa, stream, &src, dst, row, head, min_periods);
+                            stream.fence();
+                            done
+                        } else {
+                            rows_alike::<_, N>(isa, super::super::Plain, &src, dst, row, head, min_periods)
+                        };
+                        let what = format!(
+                            "width {N}, row {row}, head {head}, {len} bytes, at {at}, stream {stream}"
+                        );
+                        assert_eq!(done, whole, "{what}");
+                        if let Some(k) = (0..whole).find(|&k| buf[at + k] != expected[k]) {
+                            panic!("{what}: byte {k} is {}, the rule gives {}", buf[at + k], expected[k]);
+                        }
+                        assert!(buf[..at].iter().chain(&buf[at + whole..]).all(|&b| b == 0xA5), "{what}");
+                    }
+                }
+                let len = 17 * period + 2 * row;
+                let src: Vec<u8> = (0..len).map(|i| (i * 13 + i / 241) as u8).collect();
+                // Too few periods, a head too long, or streaming off a
+                // 32-byte boundary: nothing is written.
+                let mut dst = vec![0u8; len];
+                let too_few = len / period + 1;
+                assert_eq!(
+                    rows_alike::<_, N>(isa, super::super::Plain, &src, &mut dst, row, head, too_few),
+                    0
+                );
+                let long = row / N + 1;
+                assert_eq!(rows_alike::<_, N>(isa, super::super::Plain, &src, &mut dst, row, long, 1), 0);
+                let off = dst.as_ptr().align_offset(32) + 1;
+                // SAFETY: nothing is written, and the fence follows.
+                let stream = unsafe { crate::kernels::copy::x86::Streaming::new() };
+                assert_eq!(rows_alike::<_, N>(isa, stream, &src[off..], &mut dst[off..], row, head, 1), 0);
+                stream.fence();
+                assert!(dst.iter().all(|&b| b == 0));
+            }
+        }
+    }
+
+    /// The loop writes every whole row, byte for byte as the rule says,
+    /// for every row up to 32 bytes, every width and every shared head, on
+    /// and off a line and with streaming stores, and nothing past them.
+    #[test]
+    fn rows_alike_match_the_rule_for_every_row_and_head() {
+        let Some(isa) = Avx2::detect() else {
+            eprintln!("no AVX2 on this CPU: rows_alike is not run");
+            return;
+        };
+        check_rows_alike::<1>(isa);
+        check_rows_alike::<2>(isa);
+        check_rows_alike::<4>(isa);
+        check_rows_alike::<8>(isa);
+    }
+}
