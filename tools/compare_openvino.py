@@ -119,6 +119,11 @@ ROWS32_BYTES = (1 << 20, 32)
 HEAD_ROWS = ((np.int8, "i8", (1 << 20, 8)), (np.int8, "i8", ((8 << 20) // 24, 24)),
              (np.float32, "f32", ((2 << 20) // 6, 6)))
 
+# Images with their channels swapped (RGB to BGR and back): Reverse of
+# the innermost axis of a 1080p NHWC image, rows of three elements.
+RGB = ((np.uint8, "u8"), (np.float16, "f16"), (np.float32, "f32"))
+RGB_SHAPE = (1, 1080, 1920, 3)
+
 # ReverseSubsequences with a random length per line: (axis, dtype, short
 # name). OpenVINO has no such op, so these rows have no OpenVINO column.
 SUBSEQUENCES = ((0, np.float32, "f32"), (1, np.float32, "f32"), (2, np.float32, "f32"),
@@ -171,6 +176,10 @@ def workloads(rng):
         yield (f"reverse_rows32_{tname}", ty, shape,
                (lambda t=ty, sh=shape: reverse_model(t, sh, "index", [1])),
                (lambda x: np.flip(x, 1)), None)
+    for ty, tname in RGB:
+        yield (f"reverse_rgb_{tname}", ty, RGB_SHAPE,
+               (lambda t=ty: reverse_model(t, RGB_SHAPE, "index", [3])),
+               (lambda x: np.flip(x, 3)), None)
     # A head of random length reversed in every short row (batch 0,
     # sequence 1): one length per row, so reading the lengths costs as
     # much as a good part of the copy.
