@@ -36,8 +36,12 @@ pub struct ExecOptions {
     /// The most threads a kernel may use, the calling thread included; 0
     /// and 1 both mean the calling thread only.
     pub threads: usize,
-    /// The fewest output bytes worth giving to one thread. Defaults to
-    /// [`ExecOptions::DEFAULT_MIN_BYTES_PER_THREAD`].
+    /// The fewest output bytes worth giving to one thread, for a kernel
+    /// that runs about as fast as a memcpy. Defaults to
+    /// [`ExecOptions::DEFAULT_MIN_BYTES_PER_THREAD`]. A kernel several
+    /// times slower than a memcpy (ReverseSubsequences with a length per
+    /// line off the innermost axis) counts its output as that many times
+    /// larger.
     pub min_bytes_per_thread: usize,
 }
 
@@ -70,9 +74,12 @@ impl ExecOptions {
         ExecOptions::with_threads(std::thread::available_parallelism().map_or(1, usize::from))
     }
 
-    /// How many threads to use for an output of `bytes` bytes.
-    fn threads_for(&self, bytes: usize) -> usize {
-        let worth = bytes / self.min_bytes_per_thread.max(1);
+    /// How many threads to use for an output of `bytes` bytes that takes
+    /// about `cost` times as long as a memcpy of it (1 for the kernels
+    /// that copy at memory speed): as many as for an output `cost` times
+    /// larger.
+    fn threads_for_work(&self, bytes: usize, cost: usize) -> usize {
+        let worth = bytes.saturating_mul(cost.max(1)) / self.min_bytes_per_thread.max(1);
         self.threads.min(worth).max(1)
     }
 }
@@ -92,7 +99,24 @@ pub(super) fn for_each_chunk<F>(options: &ExecOptions, dst: &mut [u8], width: us
 where
     F: Fn(usize, &mut [u8]) -> Option<()> + Sync,
 {
-    let threads = options.threads_for(dst.len());
+    for_each_costly_chunk(options, dst, width, 1, fill)
+}
+
+/// [`for_each_chunk`] for a kernel that takes about `cost` times as long
+/// as a memcpy of its output, so that a second thread pays off on an
+/// output `cost` times smaller ([`ExecOptions::min_bytes_per_thread`] is
+/// about copies).
+pub(super) fn for_each_costly_chunk<F>(
+    options: &ExecOptions,
+    dst: &mut [u8],
+    width: usize,
+    cost: usize,
+    fill: F,
+) -> Option<()>
+where
+    F: Fn(usize, &mut [u8]) -> Option<()> + Sync,
+{
+    let threads = options.threads_for_work(dst.len(), cost);
     let width = width.max(1);
     if threads <= 1 {
         return fill(0, dst);
@@ -133,14 +157,24 @@ mod tests {
     #[test]
     fn small_outputs_stay_on_one_thread() {
         let options = ExecOptions::with_threads(8);
-        assert_eq!(options.threads_for(1000), 1);
-        assert_eq!(options.threads_for(32 << 20), 1);
-        assert_eq!(options.threads_for(63 << 20), 1);
-        assert_eq!(options.threads_for(96 << 20), 3);
-        assert_eq!(options.threads_for(1 << 30), 8);
+        assert_eq!(options.threads_for_work(1000, 1), 1);
+        assert_eq!(options.threads_for_work(32 << 20, 1), 1);
+        assert_eq!(options.threads_for_work(63 << 20, 1), 1);
+        assert_eq!(options.threads_for_work(96 << 20, 1), 3);
+        assert_eq!(options.threads_for_work(1 << 30, 1), 8);
         let options = ExecOptions { threads: 8, min_bytes_per_thread: 2 << 20 };
-        assert_eq!(options.threads_for(6 << 20), 3);
-        assert_eq!(ExecOptions { threads: 0, min_bytes_per_thread: 0 }.threads_for(1 << 30), 1);
+        assert_eq!(options.threads_for_work(6 << 20, 1), 3);
+        assert_eq!(ExecOptions { threads: 0, min_bytes_per_thread: 0 }.threads_for_work(1 << 30, 1), 1);
+    }
+
+    #[test]
+    fn costly_outputs_split_as_if_larger() {
+        let options = ExecOptions::with_threads(8);
+        assert_eq!(options.threads_for_work(8 << 20, 1), 1);
+        assert_eq!(options.threads_for_work(8 << 20, 8), 2);
+        assert_eq!(options.threads_for_work(16 << 20, 8), 4);
+        assert_eq!(options.threads_for_work(usize::MAX, 8), 8);
+        assert_eq!(ExecOptions::single_thread().threads_for_work(1 << 30, 8), 1);
     }
 
     #[test]
