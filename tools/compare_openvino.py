@@ -120,7 +120,8 @@ HEAD_ROWS = ((np.int8, "i8", (1 << 20, 8)), (np.int8, "i8", ((8 << 20) // 24, 24
              (np.float32, "f32", ((2 << 20) // 6, 6)))
 
 # Images with their channels swapped (RGB to BGR and back): Reverse of
-# the innermost axis of a 1080p NHWC image, rows of three elements.
+# the innermost axis of a 1080p NHWC image, rows of three elements; and
+# flipped left to right.
 RGB = ((np.uint8, "u8"), (np.float16, "f16"), (np.float32, "f32"))
 RGB_SHAPE = (1, 1080, 1920, 3)
 
@@ -180,6 +181,12 @@ def workloads(rng):
         yield (f"reverse_rgb_{tname}", ty, RGB_SHAPE,
                (lambda t=ty: reverse_model(t, RGB_SHAPE, "index", [3])),
                (lambda x: np.flip(x, 3)), None)
+    # The same images flipped left to right: pixels of three elements in
+    # descending order along each line.
+    for ty, tname in RGB:
+        yield (f"reverse_hflip_{tname}", ty, RGB_SHAPE,
+               (lambda t=ty: reverse_model(t, RGB_SHAPE, "index", [2])),
+               (lambda x: np.flip(x, 2)), None)
     # A head of random length reversed in every short row (batch 0,
     # sequence 1): one length per row, so reading the lengths costs as
     # much as a good part of the copy.

@@ -236,9 +236,11 @@ fn short_runs(c: &mut Criterion) {
     }
 }
 
-/// Rows of 2 to 24 bytes (3 and 6 are RGB pixels of `u8` and `f16`), a head of random length reversed in each
-/// (ReverseSequence, batch 0, sequence 1) and reversed whole (Reverse), over
-/// 8 MiB of `u8`, beside a memcpy: the cost per row shows.
+/// Rows of 2 to 24 bytes (3, 6, 12 and 24 are RGB pixels of 1 to 8-byte
+/// elements), a head of random length reversed in each (ReverseSequence,
+/// batch 0, sequence 1), reversed whole (Reverse), and for the pixels, in
+/// descending order along lines of 1920 (an image flipped left to right),
+/// over 8 MiB of `u8`, beside a memcpy: the cost per row shows.
 fn short_heads(c: &mut Criterion) {
     let mut g = group(c, "short_heads/u8", 8 << 20);
     memcpy(&mut g, 8 << 20, 1);
@@ -258,6 +260,20 @@ fn short_heads(c: &mut Criterion) {
         g.bench_function(format!("reverse{row}"), |b| {
             b.iter(|| reverse_into(black_box(&data), &[false, true], &mut out, &options(1), &mut scratch))
         });
+        // The rows moved, each whole and in order, in descending order
+        // within lines of 1920: an image flipped left to right, pixels of
+        // `row` bytes.
+        if row % 3 == 0 {
+            let shape = [(8 << 20) / (1920 * row), 1920, row];
+            let data = filled(ElementType::U8, &shape);
+            let mut out = zeros(ElementType::U8, &shape);
+            let mut scratch = Scratch::new();
+            g.bench_function(format!("flip{row}"), |b| {
+                b.iter(|| {
+                    reverse_into(black_box(&data), &[false, true, false], &mut out, &options(1), &mut scratch)
+                })
+            });
+        }
     }
     g.finish();
 }

@@ -499,6 +499,22 @@ impl RunWriter<'_> {
                     return Some(());
                 }
             }
+            if let (Some(isa), true) = (self.copier.avx2(), row < 32) {
+                // Shorter rows, such as the pixels of an image flipped
+                // left to right: a register at a time.
+                let stream = self.stream.filter(|_| {
+                    dst.as_ptr().align_offset(32) == 0
+                        && block.is_multiple_of(32)
+                        && src.len() >= STREAM_MIN_RUN
+                });
+                let done = match stream {
+                    Some(stream) => x86::mirrored_rows(isa, stream, src, dst, row, block),
+                    None => x86::mirrored_rows(isa, x86::Plain, src, dst, row, block),
+                };
+                if done {
+                    return Some(());
+                }
+            }
         }
         // Longer rows: the library's copy, which for data the cache holds
         // is the fastest there is (on 16 KiB rows it beat a loop of

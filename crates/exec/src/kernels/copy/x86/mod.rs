@@ -23,6 +23,8 @@
 //!   register), at 32 bytes only.
 //! - `periodic`: rows shorter than a register that all move alike, a
 //!   register at a time, with AVX2.
+//! - `mirror`: rows shorter than a register in descending order, a
+//!   register at a time, with AVX2.
 //! - `sse2`: streaming copies that keep the bytes in order.
 //! - `gather`: ReverseSubsequences' rows, each element from the row its
 //!   length picks, with AVX2's gathers (which have no 16-byte form in
@@ -30,11 +32,12 @@
 //! - `strips`: ReverseSubsequences on one register's width of columns,
 //!   by byte-wise selects, at either width.
 //!
-//! Each of `ssse3`, `avx2`, `periodic`, `sse2` and `gather` says why it has
-//! one width.
+//! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `sse2` and `gather` says
+//! why it has one width.
 
 mod avx2;
 mod gather;
+mod mirror;
 mod periodic;
 mod reverse;
 mod sse2;
@@ -48,6 +51,7 @@ pub(super) use avx2::{
     short_rows_with_heads, wide_rows_with_heads, Avx2,
 };
 pub(super) use gather::subsequence_row;
+pub(super) use mirror::mirrored_rows;
 pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
 pub(super) use sse2::{stream_descending_rows, stream_forward};
 pub(super) use ssse3::{rows_with_heads, Ssse3};

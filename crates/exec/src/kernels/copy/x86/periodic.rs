@@ -104,26 +104,17 @@ impl Pattern {
                 let source = i - i % row + from(i % row);
                 source as isize - (start + j / 16 * 16) as isize
             };
-            // Cover the wanted offsets with as few 16-byte windows as
-            // there can be: each starts at the lowest one not yet covered.
-            let mut covered = [false; 32];
-            let mut n = 0;
-            while let Some(lowest) = (0..32).filter(|&j| !covered[j]).map(wanted).min() {
-                let piece = pieces.get_mut(n)?;
-                piece.shift = lowest;
-                for (j, done) in covered.iter_mut().enumerate() {
-                    let t = wanted(j);
-                    if !*done && (lowest..lowest + 16).contains(&t) {
-                        *done = true;
-                        piece.control[j] = i8::try_from(t - lowest).ok()?;
-                    }
-                }
-                if lowest < 0 {
-                    pattern.before = pattern.before.max(lowest.unsigned_abs());
+            let wanted: [isize; 32] = std::array::from_fn(wanted);
+            let mut starts = [0; MAX_PIECES];
+            let mut controls = [[i8::MIN; 32]; MAX_PIECES];
+            let n = cover(&wanted, &mut starts, &mut controls, 0)?;
+            for ((piece, &shift), control) in pieces.iter_mut().zip(&starts).zip(controls).take(n) {
+                *piece = Piece { shift, control };
+                if shift < 0 {
+                    pattern.before = pattern.before.max(shift.unsigned_abs());
                 } else {
-                    pattern.after = pattern.after.max(lowest.unsigned_abs());
+                    pattern.after = pattern.after.max(shift.unsigned_abs());
                 }
-                n += 1;
             }
             pattern.pieces = pattern.pieces.max(n);
         }
@@ -149,8 +140,40 @@ impl Pattern {
     }
 }
 
+/// Covers the offsets in `wanted` (for each byte of a register or of a
+/// lane, where it is read) with as few 16-byte windows as there can be,
+/// each starting at the lowest offset not yet covered. Writes the windows'
+/// starts into `starts`, and each byte's place in its window into
+/// `controls[window][first + j]`; the other bytes of `controls` are left
+/// as they are. Returns how many windows it took; `None` when `starts`
+/// holds too few.
+pub(super) fn cover(
+    wanted: &[isize],
+    starts: &mut [isize],
+    controls: &mut [[i8; 32]],
+    first: usize,
+) -> Option<usize> {
+    let mut covered = [false; 32];
+    let covered = covered.get_mut(..wanted.len())?;
+    let mut n = 0;
+    while let Some(lowest) =
+        wanted.iter().zip(covered.iter()).filter(|(_, &done)| !done).map(|(&t, _)| t).min()
+    {
+        *starts.get_mut(n)? = lowest;
+        let control = controls.get_mut(n)?;
+        for (j, (&t, done)) in wanted.iter().zip(covered.iter_mut()).enumerate() {
+            if !*done && (lowest..lowest + 16).contains(&t) {
+                *done = true;
+                *control.get_mut(first + j)? = i8::try_from(t - lowest).ok()?;
+            }
+        }
+        n += 1;
+    }
+    Some(n)
+}
+
 /// Least common multiple of two numbers above 0.
-fn lcm(a: usize, b: usize) -> usize {
+pub(super) fn lcm(a: usize, b: usize) -> usize {
     let (mut x, mut y) = (a, b);
     while y != 0 {
         (x, y) = (y, x % y);
