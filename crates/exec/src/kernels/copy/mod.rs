@@ -711,9 +711,9 @@ impl RunWriter<'_> {
             else 0
         );
         // Rows under 32 bytes that those loops do not take (lengths other
-        // than 2, 4, 8 and 16 bytes): a register at a time over whole
-        // periods of rows, then one row a register, two for rows of up to
-        // 16 bytes.
+        // than 2, 4, 8 and 16 bytes): a register at a time over periods of
+        // rows when there are enough of them, else one row a register, two
+        // for rows of up to 16 bytes.
         if let (0, Some(isa), true) = (done, self.copier.avx2(), row < 32) {
             return self.narrow_rows_with_same_head::<N>(isa, at, src, row, row / N);
         }

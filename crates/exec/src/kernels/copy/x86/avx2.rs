@@ -703,11 +703,12 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
 }
 
 /// [`narrow_rows_with_heads`] with one head of `head` elements for every
-/// row: rows reversed whole, and rows that share a shorter head. All but
-/// the last few periods go a register at a time
+/// row: rows reversed whole, and rows that share a shorter head. Runs of
+/// enough rows go a register at a time
 /// ([`rows_alike`](super::periodic::rows_alike), with `stores` when `dst`
-/// lies on a 32-byte boundary), the rest a row or two a register. Writes
-/// nothing when the head does not fit the row.
+/// lies on a 32-byte boundary), which writes every whole row; shorter
+/// runs go a row or two a register. Writes nothing when the head does not
+/// fit the row.
 pub(in crate::kernels::copy) fn narrow_rows_with_same_head<S: Stores, const N: usize>(
     isa: Avx2,
     stores: S,

@@ -42,6 +42,11 @@ const MAX_REGISTERS: usize = 31;
 /// reach past the block next to its own.
 const MIN_BLOCK: usize = 128;
 
+/// The fewest periods of registers an input must hold to be taken: the
+/// recipe costs about as much to work out as a dozen periods cost to
+/// write, which a row at a time would have written slower.
+const MIN_PERIODS: usize = 16;
+
 /// How the registers of a block of rows of one length in descending order
 /// are built, over one period of registers.
 struct Mirror {
@@ -105,6 +110,21 @@ impl Mirror {
     }
 }
 
+impl Mirror {
+    /// The registers of a block of `block` bytes (at least [`MIN_BLOCK`])
+    /// whose pieces all read inside the block: from the first returned up,
+    /// so not past its end, and below the second, so not before its start.
+    /// The last block of the input is read from the first up, the first
+    /// block below the second; the blocks between read all their
+    /// registers, reaching into the blocks on either side.
+    fn safe(&self, block: usize) -> (usize, usize) {
+        let whole = block / 32;
+        let low = self.reach.saturating_sub(32).div_ceil(32).min(whole);
+        let high = ((block - 32).saturating_sub(self.before) / 32 + 1).min(whole);
+        (low, high)
+    }
+}
+
 /// One register of a period, ready for the loop.
 #[derive(Clone, Copy)]
 struct Register<const P: usize> {
@@ -115,7 +135,8 @@ struct Register<const P: usize> {
 /// Copies the blocks of `block` bytes of `src` into `dst` (same length,
 /// whole blocks), the rows of `row` bytes of each block in reverse order,
 /// each row's bytes in order. Returns whether it did; it takes rows of up
-/// to 32 bytes in blocks of at least [`MIN_BLOCK`] bytes. When `S` streams,
+/// to 32 bytes in blocks of at least [`MIN_BLOCK`] bytes, [`MIN_PERIODS`]
+/// periods of them at least. When `S` streams,
 /// `dst` must lie on a 32-byte boundary and `block` be a multiple of 32,
 /// so that every store does; otherwise it writes nothing.
 pub(in crate::kernels::copy) fn mirrored_rows<S: Stores>(
@@ -128,6 +149,7 @@ pub(in crate::kernels::copy) fn mirrored_rows<S: Stores>(
 ) -> bool {
     let fits = row > 0
         && block >= MIN_BLOCK
+        && src.len() >= MIN_PERIODS * lcm(row, 32)
         && block.is_multiple_of(row)
         && src.len() == dst.len()
         && src.len().is_multiple_of(block);
@@ -158,10 +180,7 @@ fn play<S: Stores, const P: usize>(
 ) {
     let blocks = src.len() / block;
     let whole = block / 32;
-    // The registers whose pieces all read inside the slices: in the last
-    // block from `safe_low` up, in the first below `safe_high`.
-    let safe_low = mirror.reach.saturating_sub(32).div_ceil(32).min(whole);
-    let safe_high = ((block - 32).saturating_sub(mirror.before) / 32 + 1).min(whole);
+    let (safe_low, safe_high) = mirror.safe(block);
     isa.run(
         #[inline(always)]
         || {
@@ -198,19 +217,30 @@ fn play<S: Stores, const P: usize>(
                         Err(_) => descend(isa, stores, registers, from, to, block, lowest, highest),
                     }
                 }
-                // The rows the registers did not write whole: those of
-                // the registers left out at the ends, and the block's tail
-                // past its last whole register.
+                // The bytes the registers did not write: those of the
+                // registers left out at the ends, and the block's tail past
+                // its last whole register. Only those, so that no byte a
+                // streaming store wrote is written again before the fence.
                 let (input, output) = (&src[b * block..][..block], &mut dst[b * block..][..block]);
-                let count = block / row;
-                let rows = (0..(32 * lowest).div_ceil(row)).chain(32 * highest.max(lowest) / row..count);
-                for p in rows {
-                    let from = (count - 1 - p) * row;
-                    output[p * row..][..row].copy_from_slice(&input[from..][..row]);
-                }
+                copy_rows(input, output, row, 0..32 * lowest);
+                copy_rows(input, output, row, 32 * highest.max(lowest)..block);
             }
         },
     );
+}
+
+/// Writes bytes `bytes` of `output`, a block of rows of `row` bytes in
+/// descending order from `input`, a row (or the part of one inside
+/// `bytes`) at a time.
+fn copy_rows(input: &[u8], output: &mut [u8], row: usize, bytes: std::ops::Range<usize>) {
+    let count = input.len() / row;
+    for p in bytes.start / row..bytes.end.div_ceil(row).min(count) {
+        let (lo, hi) = (bytes.start.max(p * row), bytes.end.min(p * row + row));
+        let from = (count - 1 - p) * row + (lo - p * row);
+        if let (Some(out), Some(part)) = (output.get_mut(lo..hi), input.get(from..from + (hi - lo))) {
+            out.copy_from_slice(part);
+        }
+    }
 }
 
 /// Builds registers `lowest..highest` of one block, from the last down, so
@@ -296,6 +326,20 @@ mod tests {
         for row in 1..=32 {
             let mirror = Mirror::new(row).expect("every row up to 32 bytes fits");
             assert!(mirror.reach - 32 <= 45 && mirror.before <= 30, "row {row}");
+            // The registers `safe` keeps read inside their block, from each
+            // end; all of them read inside the blocks on either side.
+            for block in [MIN_BLOCK.div_ceil(row) * row, 50 * row, 257 * row] {
+                let (low, high) = mirror.safe(block);
+                for q in 0..block / 32 {
+                    let m = (block - 32 * q - 32) as isize;
+                    for &s in &mirror.shifts[q % mirror.registers] {
+                        let (start, end) = (m + s, m + s + 32);
+                        assert!(start >= -(block as isize) && end <= 2 * block as isize, "row {row}");
+                        assert!(q < low || end <= block as isize, "row {row}, block {block}, register {q}");
+                        assert!(q >= high || start >= 0, "row {row}, block {block}, register {q}");
+                    }
+                }
+            }
             // A block long enough for every register of a period.
             let block = row * 64;
             for q in 0..mirror.registers {
@@ -335,7 +379,10 @@ mod tests {
             let least = MIN_BLOCK.div_ceil(row);
             for count in [least, least + 1, 1920 / row.min(30), 257] {
                 let block = row * count;
-                for blocks in [1, 3] {
+                // As few blocks as are taken, one block when that is
+                // enough, and two more.
+                let needed = (MIN_PERIODS * lcm(row, 32)).div_ceil(block);
+                for blocks in [needed, needed + 2] {
                     let len = block * blocks;
                     let src: Vec<u8> = (0..len).map(|i| (i * 7 + i / 253) as u8).collect();
                     let expected = naive(&src, row, block);
@@ -368,7 +415,14 @@ mod tests {
                     }
                 }
             }
-            // Blocks too short, or not whole rows, or whole blocks: nothing.
+            // Too few periods, blocks too short, not whole rows, or not
+            // whole blocks: nothing.
+            let block = MIN_BLOCK.div_ceil(row) * row;
+            let few = ((MIN_PERIODS * lcm(row, 32)).div_ceil(block) - 1) * block;
+            let src = vec![1u8; few];
+            let mut dst = vec![0u8; few];
+            assert!(few == 0 || !mirrored_rows(isa, Plain, &src, &mut dst, row, block));
+            assert!(dst.iter().all(|&b| b == 0));
             let src = vec![1u8; 4 * MIN_BLOCK * row];
             let mut dst = vec![0u8; src.len()];
             let short = (MIN_BLOCK - 1) / row * row;

@@ -15,10 +15,10 @@
 //! 12 and 24 bytes (RGB in 1, 2, 4 and 8-byte elements) have a period of
 //! three registers, which the loop keeps in registers.
 //!
-//! A piece may reach up to 31 bytes before its register and 62 after. The
-//! periods where that would leave the slices (the first, and the last one
-//! or two) are built from a copy of their input with room on both sides,
-//! into a buffer, so every whole row is written.
+//! A piece may start up to 30 bytes before its register and end up to 45
+//! bytes past it. The periods where that would leave the slices (the
+//! first, and the last one or two) are built from a copy of their input
+//! with room on both sides, into a buffer, so every whole row is written.
 //!
 //! It has the 32-byte form only: the loops it stands in front of, for rows
 //! one or two to a register, are AVX2's too, and CPUs without AVX2 copy
@@ -119,6 +119,14 @@ impl Pattern {
             pattern.pieces = pattern.pieces.max(n);
         }
         Some(pattern)
+    }
+
+    /// The periods `first..end` of an input of `len` bytes whose pieces
+    /// all read inside it: all but the first when a piece starts before
+    /// its register, and those a piece's reach past the period still
+    /// leaves inside the input.
+    fn in_place(&self, len: usize) -> (usize, usize) {
+        (usize::from(self.before > 0), len.saturating_sub(self.after) / self.period)
     }
 
     /// The pattern of rows of `row` bytes (a multiple of `n`) whose first
@@ -233,9 +241,7 @@ struct Register<const P: usize> {
 fn play<S: Stores, const P: usize>(isa: Avx2, stores: S, pattern: &Pattern, src: &[u8], dst: &mut [u8]) {
     let period = pattern.period;
     let len = src.len().min(dst.len());
-    // The periods whose pieces all lie inside the slices.
-    let first = usize::from(pattern.before > 0);
-    let end = len.saturating_sub(pattern.after) / period;
+    let (first, end) = pattern.in_place(len);
     isa.run(
         #[inline(always)]
         || {
@@ -350,7 +356,20 @@ mod tests {
                     assert_eq!(pattern.period % row, 0);
                     assert_eq!(pattern.period % 32, 0);
                     assert!(pattern.pieces <= MAX_PIECES);
-                    assert!(pattern.before < MARGIN && pattern.after + 32 <= MARGIN + 32);
+                    assert!(pattern.before <= 30 && pattern.after <= 45 && pattern.after < MARGIN);
+                    // Every piece of the periods read in place reads inside
+                    // the input, for inputs of 1 to 3 periods and a bit.
+                    for len in [pattern.period, pattern.period + row, 3 * pattern.period + 45] {
+                        let (first, end) = pattern.in_place(len);
+                        for q in first..end {
+                            for (k, pieces) in pattern.recipe[..pattern.registers].iter().enumerate() {
+                                for p in pieces {
+                                    let at = (q * pattern.period + 32 * k) as isize + p.shift;
+                                    assert!(at >= 0 && at as usize + 32 <= len, "row {row}, period {q}");
+                                }
+                            }
+                        }
+                    }
                     for i in 0..pattern.period {
                         let (r, b) = (i / row, i % row);
                         let (element, byte) = (b / n, b % n);
