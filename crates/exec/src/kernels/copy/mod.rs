@@ -620,7 +620,12 @@ impl RunWriter<'_> {
             });
         }
         if !row.is_multiple_of(16) {
-            return Some(0);
+            // Longer rows that share a head: a register at a time over
+            // periods of rows, where their period is short enough.
+            return match (heads, self.copier.avx2()) {
+                (Heads::Same(n), Some(isa)) => self.narrow_rows_with_same_head::<N>(isa, at, src, row, n),
+                _ => Some(0),
+            };
         }
         let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
         // Every block is written whole and in order, so the streaming
@@ -710,20 +715,22 @@ impl RunWriter<'_> {
             |isa, stores| x86::reverse_rows::<_, _, N>(isa, stores, src, dst, row),
             else 0
         );
-        // Rows under 32 bytes that those loops do not take (lengths other
-        // than 2, 4, 8 and 16 bytes): a register at a time over periods of
-        // rows when there are enough of them, else one row a register, two
-        // for rows of up to 16 bytes.
-        if let (0, Some(isa), true) = (done, self.copier.avx2(), row < 32) {
+        // Rows that those loops do not take (under 32 bytes, lengths other
+        // than 2, 4, 8 and 16; longer ones, lengths not a multiple of 16):
+        // a register at a time over periods of rows when there are enough
+        // of them and the period is short enough, else rows under 32
+        // bytes one to a register, two for rows of up to 16 bytes.
+        if let (0, Some(isa)) = (done, self.copier.avx2()) {
             return self.narrow_rows_with_same_head::<N>(isa, at, src, row, row / N);
         }
         Some(done)
     }
 
-    /// Rows under 32 bytes that share a head of `head` elements, written
-    /// at `at` with AVX2 ([`x86::narrow_rows_with_same_head`]), streaming
-    /// where the output starts on a 32-byte boundary: how many bytes of
-    /// `src` (whole rows) were written.
+    /// Rows that share a head of `head` elements, written at `at` with
+    /// AVX2 ([`x86::narrow_rows_with_same_head`]: rows under 32 bytes, and
+    /// longer ones with a short enough period), streaming where the output
+    /// starts on a 32-byte boundary: how many bytes of `src` (whole rows)
+    /// were written.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     fn narrow_rows_with_same_head<const N: usize>(
         &mut self,

@@ -195,16 +195,21 @@ fn every_pair_of_heads_meets_in_one_register() {
     }
 }
 
-/// Rows shorter than a register that share a head, enough of them for a
-/// register to be built at a time over whole periods of rows: every row
-/// length and head, on a line and off one, with and without streaming,
-/// against the naive copy.
+/// Rows that share a head, enough of them for a register to be built at a
+/// time over whole periods of rows: every row length under 32 bytes and
+/// every head, and a few longer rows, on a line and off one, with and
+/// without streaming, against the naive copy.
 fn check_rows_alike<const N: usize>(copier: ReverseCopier) {
-    for row in (N..32).step_by(N) {
-        // 40 periods of at most 992 bytes, and a row more.
-        let count = 40 * 32 + 1;
+    // Rows under 32 bytes, and longer ones that are not whole 16-byte
+    // blocks (a spread of heads on those).
+    let long = [40, 72, 100, 200].into_iter().filter(|r| r % N == 0);
+    for row in (N..32).step_by(N).chain(long) {
+        // 40 periods of `lcm(row, 32)` bytes, and a row more.
+        let gcd = (1..=32).rev().find(|d| row % d == 0 && 32 % d == 0).unwrap_or(1);
+        let count = 40 * 32 / gcd + 1;
         let src: Vec<u8> = (0..row * count).map(|i| (i * 7 + i / 251) as u8).collect();
-        for head in 0..=row / N {
+        let elements = row / N;
+        for head in (0..=elements).filter(|&h| row < 32 || h < 2 || h + 2 > elements || h == elements / 2) {
             let expected = naive_rows::<N>(&src, row, Heads::Same(head));
             for (skew, stream) in [(0, false), (0, true), (N, false), (32, true)] {
                 let mut buf = vec![0x5Au8; src.len() + 128];

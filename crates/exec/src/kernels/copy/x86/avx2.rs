@@ -706,9 +706,10 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
 /// row: rows reversed whole, and rows that share a shorter head. Runs of
 /// enough rows go a register at a time
 /// ([`rows_alike`](super::periodic::rows_alike), with `stores` when `dst`
-/// lies on a 32-byte boundary), which writes every whole row; shorter
-/// runs go a row or two a register. Writes nothing when the head does not
-/// fit the row.
+/// lies on a 32-byte boundary), which writes every whole row, and takes
+/// rows longer than 32 bytes too when their period is short enough;
+/// shorter runs of rows under 32 bytes go a row or two a register. Writes
+/// nothing when the head does not fit the row.
 pub(in crate::kernels::copy) fn narrow_rows_with_same_head<S: Stores, const N: usize>(
     isa: Avx2,
     stores: S,

@@ -1,57 +1,69 @@
-//! Rows shorter than a register that all move alike, with AVX2: every row
-//! of `row` bytes has its bytes permuted the same way (reversed whole, or
-//! a shared head reversed), as in an RGB image with its channels swapped.
+//! Rows that all move alike, with AVX2: every row of `row` bytes has its
+//! bytes permuted the same way (reversed whole, or a shared head
+//! reversed), as in an RGB image with its channels swapped, or a batch of
+//! 40-byte rows reversed.
 //!
-//! The output then repeats every `lcm(row, 32)` bytes, a period of at most
-//! 31 registers in which each register is built the same way every time.
-//! So a [`Pattern`] works out once, for each register of the period, which
-//! 32-byte pieces of the input around it the register needs (one to four)
-//! and the in-lane shuffle that places each piece's bytes. A piece is
-//! loaded at a fixed shift from the register, so that its low lane serves
-//! the register's low lane and its high lane the high one. The loop then
-//! builds a register from a load, a shuffle and an `or` per piece, and
-//! stores it whole: one 32-byte store per register whatever the row
-//! length, where a loop over rows stores one row at a time. Rows of 3, 6,
-//! 12 and 24 bytes (RGB in 1, 2, 4 and 8-byte elements) have a period of
-//! three registers, which the loop keeps in registers.
+//! The output then repeats every `lcm(row, 32)` bytes. When that period is
+//! at most 31 registers (rows under 32 bytes, and longer ones up to 248
+//! bytes with enough factors of 2 in their length), each register of it is
+//! built the same way every time. So a [`Pattern`] works out once, for each
+//! register of the period, which 32-byte pieces of the input around it the
+//! register needs (one to four) and the in-lane shuffle that places each
+//! piece's bytes. A piece is loaded at a fixed shift from the register,
+//! so that its low lane serves the register's low lane and its high lane
+//! the high one; or, where a row is reversed across both lanes (rows over
+//! 32 bytes), with its lanes swapped, as in [`super::mirror`], whichever
+//! needs fewer pieces. The loop then builds a register from a load, a
+//! shuffle and an `or` per piece, and stores it whole: one 32-byte store
+//! per register whatever the row length, where a loop over rows stores one
+//! row at a time. Rows of 3, 6, 12 and 24 bytes (RGB in 1, 2, 4 and 8-byte
+//! elements) have a period of three registers, which the loop keeps in
+//! registers.
 //!
-//! A piece may start up to 30 bytes before its register and end up to 45
-//! bytes past it. The periods where that would leave the slices (the
-//! first, and the last one or two) are built from a copy of their input
-//! with room on both sides, into a buffer, so every whole row is written.
+//! A piece of a row under 32 bytes, loaded straight, starts at most 30
+//! bytes before its register and ends at most 45 past it; other pieces
+//! reach further, up to about a row. The periods where that would leave
+//! the slices (at both ends) are
+//! built from a copy of their input with room on both sides, into a
+//! buffer, so every whole row is written.
 //!
 //! It has the 32-byte form only: the loops it stands in front of, for rows
 //! one or two to a register, are AVX2's too, and CPUs without AVX2 copy
 //! these rows one at a time.
 
-use std::arch::x86_64::{__m256i, _mm256_or_si256};
+use std::arch::x86_64::{__m256i, _mm256_loadu2_m128i, _mm256_or_si256};
 
 use super::{Avx2, Plain, Stores, Width};
 
 /// The most 32-byte pieces a register needs: rows of up to 32 bytes need
 /// four at most (rows of 23, 25, 26, 27 and 29 bytes), most need two or
-/// three.
+/// three; longer rows reversed whole need two with their lanes swapped.
 const MAX_PIECES: usize = 4;
 
 /// The most registers in a period: `lcm(row, 32) / 32` is `row` itself
-/// for odd rows, 31 at most.
+/// for odd rows, 31 at most; longer rows with a longer period are left to
+/// other loops.
 const MAX_REGISTERS: usize = 31;
+
+/// The longest row taken: rows of 248 bytes (a multiple of 8) have a
+/// period of 31 registers.
+const MAX_ROW: usize = 248;
 
 /// The longest period, in bytes.
 const MAX_PERIOD: usize = 32 * MAX_REGISTERS;
 
 /// Room kept before and after a period copied for its edges: more than a
-/// piece reaches on either side.
-const MARGIN: usize = 64;
+/// piece reaches on either side (a row and a register at most).
+const MARGIN: usize = 320;
 
 /// The input bytes that one register of a period needs from one place.
 #[derive(Clone, Copy)]
 struct Piece {
     /// Where the piece is loaded, in bytes from the register's start.
     shift: isize,
-    /// For each byte of the register, its byte in the piece's lane (the
-    /// low lane for the register's low lane, the high for the high), or
-    /// `-128` (the shuffle writes 0) when another piece gives it.
+    /// For each byte of the register, its byte in the piece's lane that
+    /// serves it, or `-128` (the shuffle writes 0) when another piece
+    /// gives it.
     control: [i8; 32],
 }
 
@@ -64,6 +76,10 @@ pub(in crate::kernels::copy) struct Pattern {
     registers: usize,
     /// The most pieces any register needs.
     pieces: usize,
+    /// Whether the pieces are loaded with their lanes swapped: the
+    /// register's low lane served by the piece's high lane, and its high
+    /// lane by the low one.
+    swapped: bool,
     /// How far before its register a piece starts, at most.
     before: usize,
     /// How far past its register a piece ends, at most.
@@ -76,33 +92,49 @@ pub(in crate::kernels::copy) struct Pattern {
 impl Pattern {
     /// The pattern of rows of `row` bytes in which byte `b` comes from
     /// byte `from(b)` of the same row. `None` when `row` is 0 or above
-    /// 32, or `from` leaves the row.
-    fn new(row: usize, from: impl Fn(usize) -> usize) -> Option<Pattern> {
-        if !(1..=32).contains(&row) || (0..row).any(|b| from(b) >= row) {
+    /// [`MAX_ROW`], its period is longer than [`MAX_REGISTERS`] registers,
+    /// a register needs more than [`MAX_PIECES`] pieces, or `from` leaves
+    /// the row.
+    fn new(row: usize, from: impl Fn(usize) -> usize + Copy) -> Option<Pattern> {
+        let straight = Pattern::covered(row, from, false);
+        match (straight, Pattern::covered(row, from, true)) {
+            (Some(straight), Some(swapped)) if swapped.pieces < straight.pieces => Some(swapped),
+            (Some(straight), _) => Some(straight),
+            (None, swapped) => swapped,
+        }
+    }
+
+    /// [`Pattern::new`] with the pieces' lanes straight or swapped.
+    fn covered(row: usize, from: impl Fn(usize) -> usize, swapped: bool) -> Option<Pattern> {
+        if !(1..=MAX_ROW).contains(&row) || (0..row).any(|b| from(b) >= row) {
             return None;
         }
         let period = lcm(row, 32);
         let registers = period / 32;
+        if registers > MAX_REGISTERS {
+            return None;
+        }
         let unused = Piece { shift: 0, control: [i8::MIN; 32] };
         let mut pattern = Pattern {
             period,
             registers,
             pieces: 1,
+            swapped,
             before: 0,
             after: 0,
             recipe: [[unused; MAX_PIECES]; MAX_REGISTERS],
         };
         for (k, pieces) in pattern.recipe.iter_mut().take(registers).enumerate() {
-            // Byte `j` of the register, in the lane that starts `lane`
-            // bytes in, reads the piece at shift `d` when `d <= t < d +
-            // 16`, where `t` is its source less `lane`, from the
-            // register's start (at least `1 - row`, as a source lies in
-            // its byte's row).
+            // Byte `j` of the register reads the piece at shift `d` when
+            // `d <= t < d + 16`, where `t` is its source, from the
+            // register's start, less the start of the piece's lane that
+            // serves it: the same lane, or the other one when swapped.
             let start = 32 * k;
             let wanted = |j: usize| {
                 let i = start + j;
                 let source = i - i % row + from(i % row);
-                source as isize - (start + j / 16 * 16) as isize
+                let lane = if swapped { 16 - j / 16 * 16 } else { j / 16 * 16 };
+                source as isize - (start + lane) as isize
             };
             let wanted: [isize; 32] = std::array::from_fn(wanted);
             let mut starts = [0; MAX_PIECES];
@@ -118,7 +150,7 @@ impl Pattern {
             }
             pattern.pieces = pattern.pieces.max(n);
         }
-        Some(pattern)
+        (pattern.before <= MARGIN && pattern.after <= MARGIN).then_some(pattern)
     }
 
     /// The periods `first..end` of an input of `len` bytes whose pieces
@@ -126,7 +158,7 @@ impl Pattern {
     /// its register, and those a piece's reach past the period still
     /// leaves inside the input.
     fn in_place(&self, len: usize) -> (usize, usize) {
-        (usize::from(self.before > 0), len.saturating_sub(self.after) / self.period)
+        (self.before.div_ceil(self.period), len.saturating_sub(self.after) / self.period)
     }
 
     /// The pattern of rows of `row` bytes (a multiple of `n`) whose first
@@ -207,22 +239,22 @@ pub(in crate::kernels::copy) fn rows_alike<S: Stores, const N: usize>(
     min_periods: usize,
 ) -> usize {
     let len = src.len().min(dst.len());
-    if row == 0 || len / row < min_periods || (S::STREAMING && dst.as_ptr().align_offset(32) != 0) {
+    let few = row == 0 || len / lcm(row, 32) < min_periods.max(1);
+    if few || row > MAX_ROW || (S::STREAMING && dst.as_ptr().align_offset(32) != 0) {
         return 0;
     }
     let Some(pattern) = Pattern::with_head(row, N, head) else {
         return 0;
     };
-    if len / pattern.period < min_periods.max(1) {
-        return 0;
-    }
     let len = len - len % row;
     let (src, dst) = (&src[..len], &mut dst[..len]);
-    match pattern.pieces {
-        1 => play::<S, 1>(isa, stores, &pattern, src, dst),
-        2 => play::<S, 2>(isa, stores, &pattern, src, dst),
-        3 => play::<S, 3>(isa, stores, &pattern, src, dst),
-        _ => play::<S, MAX_PIECES>(isa, stores, &pattern, src, dst),
+    match (pattern.pieces, pattern.swapped) {
+        (1, false) => play::<S, 1, false>(isa, stores, &pattern, src, dst),
+        (2, false) => play::<S, 2, false>(isa, stores, &pattern, src, dst),
+        (3, false) => play::<S, 3, false>(isa, stores, &pattern, src, dst),
+        (_, false) => play::<S, MAX_PIECES, false>(isa, stores, &pattern, src, dst),
+        (1 | 2, true) => play::<S, 2, true>(isa, stores, &pattern, src, dst),
+        (_, true) => play::<S, MAX_PIECES, true>(isa, stores, &pattern, src, dst),
     }
     len
 }
@@ -236,9 +268,17 @@ struct Register<const P: usize> {
 }
 
 /// The loop of [`rows_alike`], with `P` pieces a register (at least
-/// `pattern.pieces`), on slices of whole rows and at least one period.
+/// `pattern.pieces`), loaded with their lanes swapped when `SWAPPED`
+/// (which `pattern.swapped` must match), on slices of whole rows and at
+/// least one period.
 #[inline(always)]
-fn play<S: Stores, const P: usize>(isa: Avx2, stores: S, pattern: &Pattern, src: &[u8], dst: &mut [u8]) {
+fn play<S: Stores, const P: usize, const SWAPPED: bool>(
+    isa: Avx2,
+    stores: S,
+    pattern: &Pattern,
+    src: &[u8],
+    dst: &mut [u8],
+) {
     let period = pattern.period;
     let len = src.len().min(dst.len());
     let (first, end) = pattern.in_place(len);
@@ -258,9 +298,9 @@ fn play<S: Stores, const P: usize>(isa: Avx2, stores: S, pattern: &Pattern, src:
             let registers = registers.get(..pattern.registers).unwrap_or_default();
             // SAFETY: for a period `q` in `first..end`, every piece of its
             // register `k` loads 32 bytes from `q * period + 32 * k +
-            // shift`, which is at least `q * period - before >= 0` (`q >=
-            // 1` when `before > 0`) and ends at most `q * period + period
-            // + after <= len`; every store is 32 bytes at `q * period + 32
+            // shift`, which is at least `q * period - before >= 0` (`q *
+            // period >= before`) and ends at most `q * period + period +
+            // after <= len`; every store is 32 bytes at `q * period + 32
             // * k`, inside the period, and on a 32-byte boundary when `S`
             // streams, as `dst` is ([`rows_alike`]) and `period` a
             // multiple of 32.
@@ -271,11 +311,17 @@ fn play<S: Stores, const P: usize>(isa: Avx2, stores: S, pattern: &Pattern, src:
                     // shifts and controls stay in registers.
                     let three = *three;
                     for q in first..end {
-                        build(isa, stores, &three, from.add(q * period), to.add(q * period));
+                        build::<_, P, SWAPPED>(isa, stores, &three, from.add(q * period), to.add(q * period));
                     }
                 } else {
                     for q in first..end {
-                        build(isa, stores, registers, from.add(q * period), to.add(q * period));
+                        build::<_, P, SWAPPED>(
+                            isa,
+                            stores,
+                            registers,
+                            from.add(q * period),
+                            to.add(q * period),
+                        );
                     }
                 }
             }
@@ -298,7 +344,15 @@ fn play<S: Stores, const P: usize>(isa: Avx2, stores: S, pattern: &Pattern, src:
                 // MARGIN + MAX_PERIOD` bytes, and the stores write the
                 // `period <= MAX_PERIOD` bytes of `output`, with ordinary
                 // stores.
-                unsafe { build(isa, Plain, registers, input.as_ptr().add(MARGIN), output.as_mut_ptr()) };
+                unsafe {
+                    build::<_, P, SWAPPED>(
+                        isa,
+                        Plain,
+                        registers,
+                        input.as_ptr().add(MARGIN),
+                        output.as_mut_ptr(),
+                    )
+                };
                 // Bytes past the slices' end come from whatever the
                 // buffer held there, and are not copied.
                 let n = period.min(len - at);
@@ -318,7 +372,7 @@ fn play<S: Stores, const P: usize>(isa: Avx2, stores: S, pattern: &Pattern, src:
 /// + period + after`), the `period` bytes at `to` must be writable, and
 /// `to` must lie on a 32-byte boundary when `S` streams.
 #[inline(always)]
-unsafe fn build<S: Stores, const P: usize>(
+unsafe fn build<S: Stores, const P: usize, const SWAPPED: bool>(
     isa: Avx2,
     stores: S,
     registers: &[Register<P>],
@@ -328,9 +382,16 @@ unsafe fn build<S: Stores, const P: usize>(
     for (k, register) in registers.iter().enumerate() {
         let mut out = isa.splat(0);
         for p in 0..P {
-            // SAFETY: the caller guarantees the piece lies inside the
-            // input; the token proves AVX2.
-            let v = unsafe { isa.load(from.offset(register.shift[p]).add(32 * k)) };
+            // SAFETY: the caller guarantees the piece's 32 bytes lie
+            // inside the input; the token proves AVX2.
+            let v = unsafe {
+                let piece = from.offset(register.shift[p]).add(32 * k);
+                if SWAPPED {
+                    _mm256_loadu2_m128i(piece.cast(), piece.add(16).cast())
+                } else {
+                    isa.load(piece)
+                }
+            };
             // SAFETY: the token proves AVX2.
             out = unsafe { _mm256_or_si256(out, isa.shuffle(v, register.control[p])) };
         }
@@ -343,51 +404,75 @@ unsafe fn build<S: Stores, const P: usize>(
 mod tests {
     use super::*;
 
+    /// Checks `pattern` for rows of `row` bytes in which byte `b` comes
+    /// from byte `from(b)`: each byte of a period given by exactly one
+    /// piece, from the right byte, and every piece of the periods read in
+    /// place inside the input, for inputs of one to three periods.
+    fn check_pattern(pattern: &Pattern, row: usize, from: impl Fn(usize) -> usize) {
+        let what = format!("row {row}, swapped {}", pattern.swapped);
+        assert_eq!(pattern.period % row, 0, "{what}");
+        assert_eq!(pattern.period % 32, 0, "{what}");
+        assert!(
+            pattern.pieces <= MAX_PIECES && pattern.before <= MARGIN && pattern.after <= MARGIN,
+            "{what}"
+        );
+        for len in [pattern.period, pattern.period + row, 3 * pattern.period + 45] {
+            let (first, end) = pattern.in_place(len);
+            for q in first..end {
+                for (k, pieces) in pattern.recipe[..pattern.registers].iter().enumerate() {
+                    for p in pieces {
+                        let at = (q * pattern.period + 32 * k) as isize + p.shift;
+                        assert!(at >= 0 && at as usize + 32 <= len, "{what}, period {q}");
+                    }
+                }
+            }
+        }
+        for i in 0..pattern.period {
+            let want = (i - i % row + from(i % row)) as isize;
+            let (k, j) = (i / 32, i % 32);
+            // The piece's lane that serves byte `j`.
+            let lane = if pattern.swapped { 16 - j / 16 * 16 } else { j / 16 * 16 };
+            let pieces = &pattern.recipe[k];
+            let given: Vec<isize> = pieces
+                .iter()
+                .filter(|p| p.control[j] >= 0)
+                .map(|p| (32 * k + lane) as isize + p.shift + isize::from(p.control[j]))
+                .collect();
+            assert_eq!(given, [want], "{what}, byte {i}");
+            assert!(pieces.iter().all(|p| p.control[j] < 16), "{what}");
+            assert!(pieces[..pattern.pieces]
+                .iter()
+                .all(|p| -(pattern.before as isize) <= p.shift && p.shift <= pattern.after as isize));
+        }
+    }
+
     /// What [`Pattern`] promises, for every row it takes and every shared
-    /// head: each byte of a period is given by exactly one piece, from
-    /// the byte the rule names, and no piece reaches past the room the
-    /// edge periods keep.
+    /// head (a spread of them on rows over 32 bytes): [`check_pattern`].
     #[test]
     fn every_byte_of_a_period_comes_from_one_piece_and_the_right_byte() {
         for n in [1, 2, 4, 8] {
-            for row in (n..=32).step_by(n) {
-                for head in 0..=row / n {
-                    let pattern = Pattern::with_head(row, n, head).expect("every row up to 32 bytes fits");
-                    assert_eq!(pattern.period % row, 0);
-                    assert_eq!(pattern.period % 32, 0);
-                    assert!(pattern.pieces <= MAX_PIECES);
-                    assert!(pattern.before <= 30 && pattern.after <= 45 && pattern.after < MARGIN);
-                    // Every piece of the periods read in place reads inside
-                    // the input, for inputs of 1 to 3 periods and a bit.
-                    for len in [pattern.period, pattern.period + row, 3 * pattern.period + 45] {
-                        let (first, end) = pattern.in_place(len);
-                        for q in first..end {
-                            for (k, pieces) in pattern.recipe[..pattern.registers].iter().enumerate() {
-                                for p in pieces {
-                                    let at = (q * pattern.period + 32 * k) as isize + p.shift;
-                                    assert!(at >= 0 && at as usize + 32 <= len, "row {row}, period {q}");
-                                }
-                            }
-                        }
-                    }
-                    for i in 0..pattern.period {
-                        let (r, b) = (i / row, i % row);
+            for row in (n..=MAX_ROW).step_by(n).filter(|&row| lcm(row, 32) <= MAX_PERIOD) {
+                let elements = row / n;
+                for head in
+                    (0..=elements).filter(|&h| row <= 32 || h < 2 || h + 2 > elements || h == elements / 2)
+                {
+                    let Some(pattern) = Pattern::with_head(row, n, head) else {
+                        // Every row under 32 bytes fits, and every longer
+                        // one reversed whole; a shorter head on a long row
+                        // may need more pieces.
+                        assert!(row > 32 && head < elements, "width {n}, row {row}, head {head}");
+                        continue;
+                    };
+                    check_pattern(&pattern, row, |b| {
                         let (element, byte) = (b / n, b % n);
                         let element = if element < head { head - 1 - element } else { element };
-                        let want = (r * row + element * n + byte) as isize;
-                        let (k, j) = (i / 32, i % 32);
-                        let pieces = &pattern.recipe[k];
-                        let given: Vec<isize> = pieces
-                            .iter()
-                            .filter(|p| p.control[j] >= 0)
-                            .map(|p| (32 * k + j / 16 * 16) as isize + p.shift + isize::from(p.control[j]))
-                            .collect();
-                        assert_eq!(given, [want], "width {n}, row {row}, head {head}, byte {i}");
-                        assert!(pieces.iter().all(|p| p.control[j] < 16));
-                        assert!(pieces[..pattern.pieces]
-                            .iter()
-                            .all(|p| -(pattern.before as isize) <= p.shift
-                                && p.shift <= pattern.after as isize));
+                        element * n + byte
+                    });
+                    if row < 32 && !pattern.swapped {
+                        assert!(
+                            pattern.before <= 30 && pattern.after <= 45,
+                            "width {n}, row {row}, head {head}"
+                        );
                     }
                 }
             }
@@ -417,8 +502,11 @@ mod tests {
     }
 
     fn check_rows_alike<const N: usize>(isa: Avx2) {
-        for row in (N..=32).step_by(N) {
-            for head in 0..=row / N {
+        for row in (N..=MAX_ROW).step_by(N).filter(|&row| lcm(row, 32) <= MAX_PERIOD) {
+            let elements = row / N;
+            let heads =
+                (0..=elements).filter(|&h| row <= 32 || h < 2 || h + 2 > elements || h == elements / 2);
+            for head in heads.filter(|&h| Pattern::with_head(row, N, h).is_some()) {
                 let period = lcm(row, 32);
                 // One period (both edges at once), a period and a row, and
                 // many periods, each with a few bytes past the last whole
