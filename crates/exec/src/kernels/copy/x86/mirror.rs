@@ -120,7 +120,8 @@ impl Mirror {
     fn safe(&self, block: usize) -> (usize, usize) {
         let whole = block / 32;
         let low = self.reach.saturating_sub(32).div_ceil(32).min(whole);
-        let high = ((block - 32).saturating_sub(self.before) / 32 + 1).min(whole);
+        let high =
+            block.saturating_sub(32).checked_sub(self.before).map_or(0, |room| room / 32 + 1).min(whole);
         (low, high)
     }
 }
