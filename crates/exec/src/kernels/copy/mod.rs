@@ -563,10 +563,12 @@ impl RunWriter<'_> {
     /// are shorter than the row: how many bytes of `src` (whole rows) it
     /// wrote at `at`. With AVX2 and a head per row, rows shorter than 32
     /// bytes go several to a register (2, 4, 8 or 16 bytes), two (other
-    /// lengths up to 16 bytes) or one (the rest), and rows of whole registers up to
-    /// [`BLENDED_HEADS_MAX_ROW`] by blends; otherwise rows must be whole
-    /// 16-byte blocks shorter than [`HEADS_MAX_ROW`]. Others are left to
-    /// the general loop.
+    /// lengths up to 16 bytes) or one (the rest), and rows of whole
+    /// registers up to [`BLENDED_HEADS_MAX_ROW`] by blends. With AVX2 and
+    /// one head for all, rows that are not whole 16-byte blocks go a
+    /// register at a time over periods of rows where their period is short
+    /// enough. Otherwise rows must be whole 16-byte blocks shorter than
+    /// [`HEADS_MAX_ROW`]. Others are left to the general loop.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     fn rows_with_heads<const N: usize>(
         &mut self,

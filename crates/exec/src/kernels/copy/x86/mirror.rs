@@ -25,17 +25,14 @@
 //! It has the 32-byte form only: without AVX2 these rows are copied one
 //! at a time, as before it.
 
-use std::arch::x86_64::{__m256i, _mm256_loadu2_m128i, _mm256_or_si256};
+use std::arch::x86_64::{_mm256_loadu2_m128i, _mm256_or_si256};
 
-use super::periodic::{cover, lcm};
+use super::periodic::{cover, lcm, Register, MAX_REGISTERS};
 use super::{Avx2, Stores, Width};
 
 /// The most pieces a register needs: four, for rows of 23, 25, 26, 27
 /// and 29 bytes.
 const MAX_PIECES: usize = 4;
-
-/// The most registers in a period: `lcm(row, 32) / 32`, 31 at most.
-const MAX_REGISTERS: usize = 31;
 
 /// The smallest block taken: a block must hold more than the registers
 /// at its ends that may be copied a row at a time, and a piece must not
@@ -126,13 +123,6 @@ impl Mirror {
     }
 }
 
-/// One register of a period, ready for the loop.
-#[derive(Clone, Copy)]
-struct Register<const P: usize> {
-    shifts: [isize; P],
-    controls: [__m256i; P],
-}
-
 /// Copies the blocks of `block` bytes of `src` into `dst` (same length,
 /// whole blocks), the rows of `row` bytes of each block in reverse order,
 /// each row's bytes in order. Returns whether it did; it takes rows of up
@@ -185,17 +175,9 @@ fn play<S: Stores, const P: usize>(
     isa.run(
         #[inline(always)]
         || {
-            let unused = Register { shifts: [0; P], controls: [isa.splat(0); P] };
-            let mut registers = [unused; MAX_REGISTERS];
-            let recipes = mirror.shifts.iter().zip(&mirror.controls);
-            for (register, (shifts, controls)) in registers.iter_mut().zip(recipes).take(mirror.registers) {
-                for p in 0..P {
-                    register.shifts[p] = shifts[p];
-                    // SAFETY: the control is 32 bytes long; the token
-                    // proves AVX2.
-                    register.controls[p] = unsafe { isa.load(controls[p].as_ptr().cast()) };
-                }
-            }
+            let registers = Register::<P>::period(isa, mirror.registers, |k, p| {
+                (mirror.shifts[k][p], mirror.controls[k][p])
+            });
             let registers = registers.get(..mirror.registers).unwrap_or_default();
             for b in 0..blocks {
                 let lowest = if b + 1 == blocks { safe_low } else { 0 };
@@ -307,9 +289,9 @@ unsafe fn build<S: Stores, const P: usize>(
         let mirror = from.add(block - 32 * q - 32);
         let mut out = isa.splat(0);
         for p in 0..P {
-            let piece = mirror.offset(register.shifts[p]);
+            let piece = mirror.offset(register.shift[p]);
             let v = _mm256_loadu2_m128i(piece.cast(), piece.add(16).cast());
-            out = _mm256_or_si256(out, isa.shuffle(v, register.controls[p]));
+            out = _mm256_or_si256(out, isa.shuffle(v, register.control[p]));
         }
         isa.store(stores, to.add(32 * q), out);
     }

@@ -23,27 +23,28 @@
 //! A piece of a row under 32 bytes, loaded straight, starts at most 30
 //! bytes before its register and ends at most 45 past it; other pieces
 //! reach further, up to about a row. The periods where that would leave
-//! the slices (at both ends) are
-//! built from a copy of their input with room on both sides, into a
-//! buffer, so every whole row is written.
+//! the slices (at both ends) are built from a copy of their input with
+//! room on both sides, into a buffer, so every whole row is written.
 //!
-//! It has the 32-byte form only: the loops it stands in front of, for rows
-//! one or two to a register, are AVX2's too, and CPUs without AVX2 copy
-//! these rows one at a time.
+//! It has the 32-byte form only: the loops it stands in front of (rows
+//! one or two to a register under 32 bytes, the general loop's one copy a
+//! row above) take CPUs without AVX2.
 
 use std::arch::x86_64::{__m256i, _mm256_loadu2_m128i, _mm256_or_si256};
 
 use super::{Avx2, Plain, Stores, Width};
 
-/// The most 32-byte pieces a register needs: rows of up to 32 bytes need
+/// The most 32-byte pieces a register takes: rows of up to 32 bytes need
 /// four at most (rows of 23, 25, 26, 27 and 29 bytes), most need two or
-/// three; longer rows reversed whole need two with their lanes swapped.
+/// three; longer rows reversed whole need two with their lanes swapped,
+/// and those with a shorter shared head may need more than four, which
+/// other loops then take.
 const MAX_PIECES: usize = 4;
 
 /// The most registers in a period: `lcm(row, 32) / 32` is `row` itself
 /// for odd rows, 31 at most; longer rows with a longer period are left to
 /// other loops.
-const MAX_REGISTERS: usize = 31;
+pub(super) const MAX_REGISTERS: usize = 31;
 
 /// The longest row taken: rows of 248 bytes (a multiple of 8) have a
 /// period of 31 registers.
@@ -150,13 +151,18 @@ impl Pattern {
             }
             pattern.pieces = pattern.pieces.max(n);
         }
-        (pattern.before <= MARGIN && pattern.after <= MARGIN).then_some(pattern)
+        // A piece reaches less than a period back (the edges then lie in
+        // the first period and the last two), and no further than the room
+        // the edge periods keep.
+        let fits = pattern.before < period && pattern.before <= MARGIN && pattern.after <= MARGIN;
+        fits.then_some(pattern)
     }
 
     /// The periods `first..end` of an input of `len` bytes whose pieces
-    /// all read inside it: all but the first when a piece starts before
-    /// its register, and those a piece's reach past the period still
-    /// leaves inside the input.
+    /// all read inside it: from the first whose start is at least
+    /// `before` bytes in (the second, when a piece starts before its
+    /// register), to the last that a piece's reach past it still leaves
+    /// inside the input.
     fn in_place(&self, len: usize) -> (usize, usize) {
         (self.before.div_ceil(self.period), len.saturating_sub(self.after) / self.period)
     }
@@ -221,7 +227,7 @@ pub(super) fn lcm(a: usize, b: usize) -> usize {
     a / x * b
 }
 
-/// Writes rows of `row` bytes (at most 32, a multiple of `N`) from `src`
+/// Writes rows of `row` bytes (at most [`MAX_ROW`], a multiple of `N`) from `src`
 /// into `dst`, each with its first `head` elements of `N` bytes reversed
 /// and the rest in order, a register at a time. Returns the bytes
 /// written: every whole row both slices hold. Writes nothing when the rows
@@ -239,8 +245,8 @@ pub(in crate::kernels::copy) fn rows_alike<S: Stores, const N: usize>(
     min_periods: usize,
 ) -> usize {
     let len = src.len().min(dst.len());
-    let few = row == 0 || len / lcm(row, 32) < min_periods.max(1);
-    if few || row > MAX_ROW || (S::STREAMING && dst.as_ptr().align_offset(32) != 0) {
+    let few = row == 0 || row > MAX_ROW || len / lcm(row, 32) < min_periods.max(1);
+    if few || (S::STREAMING && dst.as_ptr().align_offset(32) != 0) {
         return 0;
     }
     let Some(pattern) = Pattern::with_head(row, N, head) else {
@@ -253,18 +259,44 @@ pub(in crate::kernels::copy) fn rows_alike<S: Stores, const N: usize>(
         (2, false) => play::<S, 2, false>(isa, stores, &pattern, src, dst),
         (3, false) => play::<S, 3, false>(isa, stores, &pattern, src, dst),
         (_, false) => play::<S, MAX_PIECES, false>(isa, stores, &pattern, src, dst),
-        (1 | 2, true) => play::<S, 2, true>(isa, stores, &pattern, src, dst),
+        (1, true) => play::<S, 1, true>(isa, stores, &pattern, src, dst),
+        (2, true) => play::<S, 2, true>(isa, stores, &pattern, src, dst),
         (_, true) => play::<S, MAX_PIECES, true>(isa, stores, &pattern, src, dst),
     }
     len
 }
 
-/// One register of a period, ready for the loop: its `P` pieces' shifts
+/// One register of a period, ready for a loop: its `P` pieces' shifts
 /// and shuffle controls.
 #[derive(Clone, Copy)]
-struct Register<const P: usize> {
-    shift: [isize; P],
-    control: [__m256i; P],
+pub(super) struct Register<const P: usize> {
+    pub(super) shift: [isize; P],
+    pub(super) control: [__m256i; P],
+}
+
+impl<const P: usize> Register<P> {
+    /// The first `count` registers of a period, piece `p` of register `k`
+    /// being `piece(k, p)`: its shift and its control. The others give
+    /// nothing. For inside [`Width::run`], whose AVX2 the loads need.
+    #[inline(always)]
+    pub(super) fn period(
+        isa: Avx2,
+        count: usize,
+        piece: impl Fn(usize, usize) -> (isize, [i8; 32]),
+    ) -> [Register<P>; MAX_REGISTERS] {
+        let unused = Register { shift: [0; P], control: [isa.splat(0); P] };
+        let mut registers = [unused; MAX_REGISTERS];
+        for (k, register) in registers.iter_mut().take(count).enumerate() {
+            for p in 0..P {
+                let (shift, control) = piece(k, p);
+                register.shift[p] = shift;
+                // SAFETY: the control is 32 bytes long; the token proves
+                // AVX2.
+                register.control[p] = unsafe { isa.load(control.as_ptr().cast()) };
+            }
+        }
+        registers
+    }
 }
 
 /// The loop of [`rows_alike`], with `P` pieces a register (at least
@@ -285,16 +317,10 @@ fn play<S: Stores, const P: usize, const SWAPPED: bool>(
     isa.run(
         #[inline(always)]
         || {
-            let unused = Register { shift: [0; P], control: [isa.splat(0); P] };
-            let mut registers = [unused; MAX_REGISTERS];
-            for (register, pieces) in registers.iter_mut().zip(&pattern.recipe).take(pattern.registers) {
-                for (p, piece) in pieces.iter().take(P).enumerate() {
-                    register.shift[p] = piece.shift;
-                    // SAFETY: the control is 32 bytes long; the token
-                    // proves AVX2.
-                    register.control[p] = unsafe { isa.load(piece.control.as_ptr().cast()) };
-                }
-            }
+            let registers = Register::<P>::period(isa, pattern.registers, |k, p| {
+                let piece = pattern.recipe[k][p];
+                (piece.shift, piece.control)
+            });
             let registers = registers.get(..pattern.registers).unwrap_or_default();
             // SAFETY: for a period `q` in `first..end`, every piece of its
             // register `k` loads 32 bytes from `q * period + 32 * k +
@@ -307,8 +333,9 @@ fn play<S: Stores, const P: usize, const SWAPPED: bool>(
             unsafe {
                 let (from, to) = (src.as_ptr(), dst.as_mut_ptr());
                 if let Ok(three) = <&[Register<P>; 3]>::try_from(registers) {
-                    // The period of rows of 3, 6, 12 and 24 bytes: its
-                    // shifts and controls stay in registers.
+                    // A period of three registers (rows of 3, 6, 12, 24, 48
+                    // and 96 bytes): its shifts and controls stay in
+                    // registers.
                     let three = *three;
                     for q in first..end {
                         build::<_, P, SWAPPED>(isa, stores, &three, from.add(q * period), to.add(q * period));
@@ -355,7 +382,7 @@ fn play<S: Stores, const P: usize, const SWAPPED: bool>(
                 };
                 // Bytes past the slices' end come from whatever the
                 // buffer held there, and are not copied.
-                let n = period.min(len - at);
+                let n = period.min(len.saturating_sub(at));
                 if let (Some(out), Some(built)) = (dst.get_mut(at..at + n), output.get(..n)) {
                     out.copy_from_slice(built);
                 }
@@ -562,7 +589,9 @@ mod tests {
     }
 
     /// The loop writes every whole row, byte for byte as the rule says,
-    /// for every row up to 32 bytes, every width and every shared head, on
+    /// for every row it takes (every row up to 32 bytes, and longer ones
+    /// with a short enough period), every width and every shared head (a
+    /// spread of them on longer rows), on
     /// and off a line and with streaming stores, and nothing past them.
     #[test]
     fn rows_alike_match_the_rule_for_every_row_and_head() {
