@@ -705,8 +705,9 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
 /// [`narrow_rows_with_heads`] with one head of `head` elements for every
 /// row: rows reversed whole, and rows that share a shorter head. Runs of
 /// enough rows go a register at a time
-/// ([`rows_alike`](super::periodic::rows_alike), with `stores` when `dst`
-/// lies on a 32-byte boundary), which writes every whole row, and takes
+/// ([`rows_alike`](super::periodic::rows_alike), with `stores`, which must
+/// be plain unless `dst` lies on a 32-byte boundary), which writes every
+/// whole row, and takes
 /// rows longer than 32 bytes too when their period is short enough;
 /// shorter runs of rows under 32 bytes go a row or two a register. Writes
 /// nothing when the head does not fit the row.
@@ -721,11 +722,10 @@ pub(in crate::kernels::copy) fn narrow_rows_with_same_head<S: Stores, const N: u
     if head > row / N.max(1) {
         return 0;
     }
-    let alike = if dst.as_ptr().align_offset(32) == 0 {
-        super::periodic::rows_alike::<S, N>(isa, stores, src, dst, row, head, ALIKE_MIN_PERIODS)
-    } else {
-        super::periodic::rows_alike::<_, N>(isa, super::Plain, src, dst, row, head, ALIKE_MIN_PERIODS)
-    };
+    // Streaming off a 32-byte boundary, `rows_alike` writes nothing and
+    // the rows go a row or two a register; the caller streams only from
+    // one.
+    let alike = super::periodic::rows_alike::<S, N>(isa, stores, src, dst, row, head, ALIKE_MIN_PERIODS);
     let (Some(src), Some(dst)) = (src.get(alike..), dst.get_mut(alike..)) else {
         return alike;
     };
