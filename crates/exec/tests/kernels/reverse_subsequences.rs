@@ -270,7 +270,8 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 /// Lengths that change from one line to the next go through the row
 /// shifter (1-byte elements, and 2-byte ones without AVX2) or through a
 /// 128 KiB buffer (wider ones, and axes too long for the shifter; 2- and
-/// 4-byte elements 8 at a time with AVX2, the rest of a row one by one),
+/// 4-byte elements 8 at a time with AVX2, down the tile a cache line of
+/// columns at a time, the rest of a row one by one, row by row),
 /// or in place (axes too long for the buffer), the columns in tiles. The
 /// shapes make several tiles per block, the last one partial and not a
 /// whole number of vectors; axes of 2 and 3 rows, of a power of two and one
@@ -284,7 +285,7 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         // narrower than a register.
         (ElementType::U8, [2, 255, 70]),
         (ElementType::F16, [3, 17, 45]),
-        // Tiles of 254 (`f32`) and 508 (`i16`) columns; 4096 on 8 rows.
+        // Tiles of 240 (`f32`) and 480 (`i16`) columns; 4080 on 8 rows.
         (ElementType::F32, [2, 129, 600]),
         (ElementType::I16, [2, 129, 1100]),
         (ElementType::F32, [3, 8, 5000]),

@@ -204,27 +204,40 @@ impl ReverseCopier {
         }
     }
 
-    /// Writes output row `k` of a ReverseSubsequences tile of `size` rows
-    /// of `width` elements of `N` bytes (`tile` holds them from its start,
-    /// and at least 4 bytes more): element `j` of `out` is element `first +
-    /// j` of row `len - 1 - k` while `k < len = lens[j]`, and of row `k`
-    /// after. Returns how many elements it wrote from the start of `out`;
-    /// the caller writes the rest. It writes none without AVX2, or for
-    /// widths other than 2 and 4 bytes, which gathers do not take.
-    pub(super) fn subsequence_row<const N: usize>(
+    /// Writes output rows `k0..=k1` of columns `first..first + count` of a
+    /// staged ReverseSubsequences tile of `size` rows, `pitch` bytes apart
+    /// from the start of `tile`, elements of `N` bytes: column `first + j`
+    /// of row `k` lands at `(k - k0) * out_stride + j * N` in `out`, and is
+    /// that column's element in row `len - 1 - k` while `k < len =
+    /// lens[j]`, and in row `k` after. Returns `count`, the columns it
+    /// wrote from `first` on (a multiple of 8); the caller writes the rest.
+    /// It writes none without AVX2, for widths other than 2 and 4 bytes,
+    /// or when the arguments do not fit.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn subsequence_columns<const N: usize>(
         self,
         tile: &[u8],
-        (width, size): (usize, usize),
-        k: usize,
+        (pitch, size): (usize, usize),
         first: usize,
         lens: &[u32],
+        rows: (usize, usize),
         out: &mut [u8],
+        out_stride: usize,
     ) -> usize {
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
         if let Some(isa) = self.avx2() {
-            return x86::subsequence_row::<N>(isa, tile, (width, size), k, first, lens, out);
+            return x86::subsequence_columns::<N>(
+                isa,
+                tile,
+                (pitch, size),
+                first,
+                lens,
+                rows,
+                out,
+                out_stride,
+            );
         }
-        let _ = (tile, width, size, k, first, lens, out);
+        let _ = (tile, pitch, size, first, lens, rows, out, out_stride);
         0
     }
 
@@ -275,7 +288,7 @@ impl ReverseCopier {
         false
     }
 
-    /// Whether [`ReverseCopier::subsequence_row`] writes anything.
+    /// Whether [`ReverseCopier::subsequence_columns`] writes anything.
     pub(super) fn gathers(self) -> bool {
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
         return self.avx2().is_some();

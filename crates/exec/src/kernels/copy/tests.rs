@@ -569,11 +569,12 @@ fn simd_descending_rows_match_the_portable_ones_on_every_row_length() {
     }
 }
 
-/// Element `first + j` of the tile's row for output row `k`, by the rule
-/// of ReverseSubsequences, element by element.
-fn naive_subsequence_row<const N: usize>(
+/// Columns `first..first + lens.len()` of output row `k` of a tile with
+/// rows `pitch` bytes apart, by the rule of ReverseSubsequences, element by
+/// element.
+fn naive_subsequence_columns<const N: usize>(
     tile: &[u8],
-    width: usize,
+    pitch: usize,
     k: usize,
     first: usize,
     lens: &[u32],
@@ -582,67 +583,113 @@ fn naive_subsequence_row<const N: usize>(
     for (j, &len) in lens.iter().enumerate() {
         let len = len as usize;
         let source = if k < len { len - 1 - k } else { k };
-        let at = (source * width + first + j) * N;
+        let at = source * pitch + (first + j) * N;
         out.extend_from_slice(&tile[at..at + N]);
     }
     out
 }
 
-fn check_subsequence_rows<const N: usize>() {
+fn check_subsequence_columns<const N: usize>() {
     let copier = ReverseCopier::detect();
-    let step = 32 / N;
-    for (width, size) in [(8, 1), (16, 3), (40, 8), (67, 17)] {
-        let tile: Vec<u8> = (0..width * size * N + 4).map(|i| (i * 31 + i / 7) as u8).collect();
+    // Tiles of whole lines and not, a line's columns and a few registers'
+    // (so that both the cache-line groups and the single registers after
+    // them run), pitches odd in lines and not.
+    for (width, size, pad) in [(8, 1, 0), (16, 3, 64), (40, 8, 4), (67, 17, 64), (100, 64, 28)] {
+        let pitch = width * N + pad;
+        let tile: Vec<u8> = (0..pitch * size + 4).map(|i| (i * 31 + i / 7) as u8).collect();
         for first in [0, 3, width / 2] {
             let count = width - first;
             // Every length from 0 to the axis size, scrambled.
             let lens: Vec<u32> = (0..count).map(|j| ((j * 7 + j / 3) % (size + 1)) as u32).collect();
-            for k in 0..size {
-                let mut out = vec![0xab; count * N];
-                let done = copier.subsequence_row::<N>(&tile, (width, size), k, first, &lens, &mut out);
-                let expect = if copier.gathers() { count / step * step } else { 0 };
-                assert_eq!(done, expect, "width {N}, tile {width}x{size}, first {first}, row {k}");
-                let want = naive_subsequence_row::<N>(&tile, width, k, first, &lens);
-                assert_eq!(
-                    out[..done * N],
-                    want[..done * N],
-                    "width {N}, tile {width}x{size}, first {first}, row {k}"
+            for (k0, k1) in [(0, size - 1), (size / 2, size / 2), (size / 3, size - 1)] {
+                let what = || {
+                    format!("width {N}, tile {width}x{size}, pitch {pitch}, first {first}, rows {k0}..={k1}")
+                };
+                let stride = count * N + 5;
+                let mut out = vec![0xab; (k1 - k0) * stride + count * N];
+                let done = copier.subsequence_columns::<N>(
+                    &tile,
+                    (pitch, size),
+                    first,
+                    &lens,
+                    (k0, k1),
+                    &mut out,
+                    stride,
                 );
-                assert!(out[done * N..].iter().all(|&b| b == 0xab), "the rest is the caller's");
+                let expect = if copier.gathers() { count / 8 * 8 } else { 0 };
+                assert_eq!(done, expect, "{}", what());
+                for k in k0..=k1 {
+                    let row = &out[(k - k0) * stride..][..count * N];
+                    let want = naive_subsequence_columns::<N>(&tile, pitch, k, first, &lens);
+                    assert_eq!(row[..done * N], want[..done * N], "{}, row {k}", what());
+                    assert!(
+                        row[done * N..].iter().all(|&b| b == 0xab),
+                        "the rest is the caller's: {}",
+                        what()
+                    );
+                }
             }
             // Lengths past the axis, or past `i32::MAX`, still read rows of
             // the tile, from the same column.
             let wild: Vec<u32> = (0..count).map(|j| [size as u32 + 2, u32::MAX, 1 << 31][j % 3]).collect();
             let mut out = vec![0; count * N];
-            let done = copier.subsequence_row::<N>(&tile, (width, size), 0, first, &wild, &mut out);
+            let done =
+                copier.subsequence_columns::<N>(&tile, (pitch, size), first, &wild, (0, 0), &mut out, 0);
             for (j, got) in out.chunks_exact(N).enumerate().take(done) {
-                let column = (0..size).map(|r| &tile[(r * width + first + j) * N..][..N]).collect::<Vec<_>>();
+                let column = (0..size).map(|r| &tile[r * pitch + (first + j) * N..][..N]).collect::<Vec<_>>();
                 assert!(column.contains(&got), "width {N}, element {j}");
             }
         }
-        // Arguments that do not fit write nothing: a tile without its 4
-        // spare bytes, a row past the axis, columns past the tile's width.
-        let lens = vec![1u32; width];
-        let mut out = vec![0; width * N];
+        // Arguments that do not fit write nothing: a tile a byte short of
+        // what the last element's read needs, a row past the axis, rows out
+        // of order, an output a byte short.
+        let whole = width / 8 * 8;
+        let lens = vec![1u32; whole];
+        let read = if N == 2 { 4 } else { N };
+        let short = (size - 1) * pitch + (whole - 1) * N + read - 1;
+        let mut out = vec![0; whole * N];
+        // The same arguments fit with the byte back.
+        let mut fits = out.clone();
+        let tile_exact = &tile[..short + 1];
         assert_eq!(
-            copier.subsequence_row::<N>(&tile[..width * size * N + 3], (width, size), 0, 0, &lens, &mut out),
+            copier.subsequence_columns::<N>(tile_exact, (pitch, size), 0, &lens, (0, 0), &mut fits, 0),
+            if copier.gathers() { whole } else { 0 }
+        );
+        let tile_short = &tile[..short];
+        assert_eq!(
+            copier.subsequence_columns::<N>(tile_short, (pitch, size), 0, &lens, (0, 0), &mut out, 0),
             0
         );
-        assert_eq!(copier.subsequence_row::<N>(&tile, (width, size), size, 0, &lens, &mut out), 0);
-        assert_eq!(copier.subsequence_row::<N>(&tile, (width, size), 0, 1, &lens, &mut out), 0);
+        assert_eq!(
+            copier.subsequence_columns::<N>(&tile, (pitch, size), 0, &lens, (size, size), &mut out, 0),
+            0
+        );
+        if size > 1 {
+            assert_eq!(
+                copier.subsequence_columns::<N>(&tile, (pitch, size), 0, &lens, (1, 0), &mut out, 0),
+                0
+            );
+        }
+        let out_short = &mut out[..whole * N - 1];
+        {
+            assert_eq!(
+                copier.subsequence_columns::<N>(&tile, (pitch, size), 0, &lens, (0, 0), out_short, 0),
+                0
+            );
+        }
     }
 }
 
 #[test]
-fn subsequence_rows_gathered_match_the_rule_element_by_element() {
-    check_subsequence_rows::<2>();
-    check_subsequence_rows::<4>();
+fn subsequence_columns_gathered_match_the_rule_element_by_element() {
+    check_subsequence_columns::<2>();
+    check_subsequence_columns::<4>();
     // Other widths are left to the caller whole.
     let copier = ReverseCopier::detect();
     let tile = vec![0u8; 1024];
     let mut out = vec![0u8; 64];
-    assert_eq!(copier.subsequence_row::<1>(&tile, (64, 8), 0, 0, &[2; 64], &mut out), 0);
-    assert_eq!(copier.subsequence_row::<8>(&tile, (8, 8), 0, 0, &[2; 8], &mut out), 0);
+    assert_eq!(copier.subsequence_columns::<1>(&tile, (64, 8), 0, &[2; 64], (0, 0), &mut out, 0), 0);
+    assert_eq!(copier.subsequence_columns::<8>(&tile, (64, 8), 0, &[2; 8], (0, 0), &mut out, 0), 0);
 }
 
 /// Output rows `k0..=k1` of one strip by the rule itself: byte `b` of row

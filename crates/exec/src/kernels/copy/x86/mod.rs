@@ -26,8 +26,8 @@
 //! - `mirror`: rows shorter than a register in descending order, a
 //!   register at a time, with AVX2.
 //! - `sse2`: streaming copies that keep the bytes in order.
-//! - `gather`: ReverseSubsequences' rows, each element from the row its
-//!   length picks, with AVX2's gathers (which have no 16-byte form in
+//! - `gather`: ReverseSubsequences' columns, each element from the row
+//!   its length picks, with AVX2's gathers (which have no 16-byte form in
 //!   SSSE3).
 //! - `strips`: ReverseSubsequences on one register's width of columns,
 //!   by byte-wise selects, at either width.
@@ -50,7 +50,7 @@ pub(super) use avx2::{
     descending_rows, narrow_rows_with_heads, narrow_rows_with_same_head, rows32_with_heads,
     short_rows_with_heads, wide_rows_with_heads, Avx2,
 };
-pub(super) use gather::subsequence_row;
+pub(super) use gather::subsequence_columns;
 pub(super) use mirror::mirrored_rows;
 pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
 pub(super) use sse2::{stream_descending_rows, stream_forward};
