@@ -18,7 +18,7 @@ use std::ops::Range;
 use ovir_tensor::{ElementType, Tensor};
 
 use super::copy::{ReverseCopier, RunWriter, SubsequenceStrip};
-use super::counts::{read_integers, Integer};
+use super::counts::{read_integers, scan_integers, Integer};
 use super::{
     check_movable, check_output, copy_all, narrow_counts, packed, parallel, play, product, Count,
     ExecOptions, Joiner, KernelError, Rows, Run, RunPlan, Scratch,
@@ -148,11 +148,12 @@ pub fn subsequence_lengths_shape(data: &[usize], axis: usize) -> Vec<usize> {
     data.iter().enumerate().map(|(i, &d)| if i == axis { 1 } else { d }).collect()
 }
 
-/// Validates the inputs, reads the lengths into `lens` and builds the
-/// plan; `None` when the output equals the input.
+/// Validates the inputs, reads the lengths into `lens` (or uses them
+/// where they are stored, see [`stored_lengths`]) and builds the plan;
+/// `None` when the output equals the input.
 fn prepare<'a, C: Count>(
     data: &Tensor,
-    lengths: &Tensor,
+    lengths: &'a Tensor,
     axis: i64,
     lens: &'a mut Vec<C>,
 ) -> Result<Option<SubsequencePlan<'a, C>>, KernelError> {
@@ -182,13 +183,25 @@ fn prepare<'a, C: Count>(
         });
     }
     let size = shape.get(axis).copied().unwrap_or(0);
+    let outer = shape.get(..axis).map_or(1, product);
+    let inner = shape.get(axis + 1..).map_or(1, product);
+    let lines = outer * inner;
+    if let Some((stored, moves)) = stored_lengths::<C>(lengths, size) {
+        if data.is_empty() || !moves {
+            return Ok(None);
+        }
+        // Scattered lengths need no stretches marked after them, so they
+        // can be used as they are; the others are read below.
+        let scattered =
+            inner > 1 && data.element_type() != ElementType::String && is_scattered(stored, inner);
+        if scattered && stored.len() == lines {
+            return Ok(Some(SubsequencePlan { outer, size, inner, lens: stored, ends: &[], scattered }));
+        }
+    }
     let moves = read_lengths(lengths, size, lens)?;
     if data.is_empty() || !moves {
         return Ok(None);
     }
-    let outer = shape.get(..axis).map_or(1, product);
-    let inner = shape.get(axis + 1..).map_or(1, product);
-    let lines = outer * inner;
     if lens.len() != lines {
         return Err(KernelError::Internal {
             op: OP,
@@ -316,6 +329,31 @@ fn read_lengths<C: Count>(lengths: &Tensor, size: usize, lens: &mut Vec<C>) -> R
     } else {
         Err(KernelError::Internal { op: OP, what: "the lengths read do not match the lengths input" })
     }
+}
+
+/// The lengths where they are stored, when they are 32-bit integers
+/// (`i32` or `u32`), lie on a 4-byte boundary, and are all from 0 to
+/// `size`, with whether any moves an element; `None` otherwise, or when
+/// `C` is wide. A stored 1 is kept as it is, and moves nothing in every
+/// kernel that reads it: reversing one element leaves it where it is.
+/// On `[8, 64, 128, 128]` along axis 0, the lengths are half the bytes
+/// of `u8` data, and reading them into a buffer of their own was a pass
+/// over them and a buffer as large again.
+fn stored_lengths<C: Count>(lengths: &Tensor, size: usize) -> Option<(&[C], bool)> {
+    let bytes = lengths.bytes()?;
+    // The stored bytes are little-endian: as `u32`s they are the values
+    // only on a little-endian machine.
+    let stored = bytemuck::try_cast_slice::<u8, u32>(bytes)
+        .ok()
+        .filter(|_| cfg!(target_endian = "little"))
+        .and_then(C::from_u32)?;
+    let limit = u64::try_from(size).ok()?;
+    let scan = match lengths.element_type() {
+        ElementType::I32 => scan_integers::<i32>(bytes, limit, false),
+        ElementType::U32 => scan_integers::<u32>(bytes, limit, false),
+        _ => return None,
+    };
+    (!scan.bad).then_some((stored, scan.moves))
 }
 
 /// A length clamped to the axis size, with 1 (a one-element reversal)
@@ -1184,6 +1222,31 @@ impl<C: Count> RunPlan for SubsequencePlan<'_, C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lengths_of_32_bits_in_range_are_used_where_they_are_stored() {
+        let words = |ty: ElementType, values: &[i64]| {
+            let bytes: Vec<u8> = values.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect();
+            Tensor::from_bytes(ty, &[values.len()], &bytes).unwrap()
+        };
+        let stored = |lengths: &Tensor, size: usize| {
+            stored_lengths::<u32>(lengths, size).map(|(lens, moves)| (lens.to_vec(), moves))
+        };
+        // Kept as stored, 1s and the axis size included; 0s and 1s alone
+        // move nothing.
+        for ty in [ElementType::I32, ElementType::U32] {
+            assert_eq!(stored(&words(ty, &[0, 1, 4, 2]), 4), Some((vec![0, 1, 4, 2], true)));
+            assert_eq!(stored(&words(ty, &[0, 1, 1, 0]), 4), Some((vec![0, 1, 1, 0], false)));
+            // Past the axis: read and clamped instead.
+            assert_eq!(stored(&words(ty, &[0, 5, 2]), 4), None);
+        }
+        // Negative: read instead, which reports it.
+        assert_eq!(stored(&words(ElementType::I32, &[2, -1]), 4), None);
+        // Other widths, and wide counts, are read.
+        let wide = Tensor::from_vec(&[2], vec![2i64, 3]).unwrap();
+        assert_eq!(stored(&wide, 4), None);
+        assert!(stored_lengths::<usize>(&words(ElementType::I32, &[2, 3]), 4).is_none());
+    }
 
     #[test]
     fn wide_counts_move_what_narrow_ones_do() {

@@ -331,11 +331,30 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         let expected = naive(&data, &lens, 1);
         let lengths = tensor(&lengths_shape(&shape, 1), lens.clone());
         check(&data, &lens, 1);
-        for threads in [2, 3] {
+        // The same lengths as `i32` and `u32`, capped at the axis size so
+        // that they are used where they are stored, 1s and all; and as
+        // `u32` past it, read and clamped instead.
+        let capped: Vec<u64> = lens.iter().map(|&l| l.min(size)).collect();
+        let narrow = |ty: ElementType, values: &[u64]| {
+            let words: Vec<u8> = values.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect();
+            Tensor::from_bytes(ty, &lengths_shape(&shape, 1), &words).unwrap()
+        };
+        let all = [
+            lengths,
+            narrow(ElementType::I32, &capped),
+            narrow(ElementType::U32, &capped),
+            narrow(ElementType::U32, &lens),
+        ];
+        for (lengths, threads) in all.iter().flat_map(|l| [(l, 1), (l, 2), (l, 3)]) {
             let options = ExecOptions { threads, min_bytes_per_thread: 1 };
             let mut out = zeros_like(&data);
-            ok(reverse_subsequences_into(&data, &lengths, 1, &mut out, &options, &mut Scratch::new()));
-            assert_eq!(out, expected, "{ty:?} {threads}");
+            ok(reverse_subsequences_into(&data, lengths, 1, &mut out, &options, &mut Scratch::new()));
+            assert_eq!(
+                out,
+                expected,
+                "{ty:?} {shape:?}, {:?} lengths, {threads} threads",
+                lengths.element_type()
+            );
         }
     }
 }
