@@ -230,7 +230,22 @@ fn is_scattered<C: Count>(lens: &[C], inner: usize) -> bool {
     let limit = lens.len() / MIN_PLAYED_STRETCH;
     let mut stretches = 0;
     for block in lens.chunks(inner) {
-        stretches += 1 + block.windows(2).filter(|w| w.first() != w.get(1)).count();
+        stretches += 1;
+        // A long block is counted a piece at a time (each piece sharing
+        // its first line with the one before), so that the count stops
+        // soon after the limit: on an axis of 8 rows, a block is an
+        // eighth of all the lines.
+        let mut at = 0;
+        while let Some(piece) = block.get(at..block.len().min(at + 1024)) {
+            if piece.len() < 2 {
+                break;
+            }
+            stretches += piece.windows(2).filter(|w| w.first() != w.get(1)).count();
+            if stretches > limit {
+                return true;
+            }
+            at += piece.len() - 1;
+        }
         if stretches > limit {
             return true;
         }
@@ -1222,6 +1237,30 @@ impl<C: Count> RunPlan for SubsequencePlan<'_, C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scattered_means_more_than_one_stretch_per_sixteen_lines() {
+        // Counted in full, block by block, against the count that stops
+        // early: lengths that change every line, every 16th, 17th or 15th
+        // line, in blocks shorter and far longer than its pieces.
+        let naive = |lens: &[u32], inner: usize| {
+            let stretches: usize =
+                lens.chunks(inner).map(|b| 1 + b.windows(2).filter(|w| w[0] != w[1]).count()).sum();
+            stretches > lens.len() / MIN_PLAYED_STRETCH
+        };
+        for every in [1, 15, 16, 17, 40] {
+            for (lines, inner) in [(64, 8), (5000, 5000), (5000, 1000), (3000, 1), (4096, 2048)] {
+                let lens: Vec<u32> = (0..lines as u32).map(|i| (i / every) % 3).collect();
+                assert_eq!(
+                    is_scattered(&lens, inner),
+                    naive(&lens, inner),
+                    "{every}, {lines} lines, {inner}"
+                );
+            }
+        }
+        assert!(is_scattered(&(0..10_000).collect::<Vec<u32>>(), 10_000));
+        assert!(!is_scattered(&[7u32; 10_000], 10_000));
+    }
 
     #[test]
     fn lengths_of_32_bits_in_range_are_used_where_they_are_stored() {
