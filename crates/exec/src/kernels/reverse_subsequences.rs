@@ -186,16 +186,26 @@ fn prepare<'a, C: Count>(
     let outer = shape.get(..axis).map_or(1, product);
     let inner = shape.get(axis + 1..).map_or(1, product);
     let lines = outer * inner;
-    if let Some((stored, moves)) = stored_lengths::<C>(lengths, size) {
-        if data.is_empty() || !moves {
-            return Ok(None);
-        }
-        // Scattered lengths need no stretches marked after them, so they
-        // can be used as they are; the others are read below.
-        let scattered =
-            inner > 1 && data.element_type() != ElementType::String && is_scattered(stored, inner);
-        if scattered && stored.len() == lines {
-            return Ok(Some(SubsequencePlan { outer, size, inner, lens: stored, ends: &[], scattered }));
+    // Lengths of 32 bits that change every few lines are used where they
+    // are stored, when they all lie within the axis: such lines need no
+    // stretches marked after their lengths. Whether they change every few
+    // lines is told from them as stored, once.
+    let stored = stored_lengths::<C>(lengths)
+        .filter(|stored| inner > 1 && stored.len() == lines && data.element_type() != ElementType::String);
+    let scattered_as_stored = stored.map(|stored| is_scattered(stored, inner));
+    if let (Some(stored), Some(true)) = (stored, scattered_as_stored) {
+        if let Some(moves) = within_axis(lengths, size) {
+            if data.is_empty() || !moves {
+                return Ok(None);
+            }
+            return Ok(Some(SubsequencePlan {
+                outer,
+                size,
+                inner,
+                lens: stored,
+                ends: &[],
+                scattered: true,
+            }));
         }
     }
     let moves = read_lengths(lengths, size, lens)?;
@@ -211,7 +221,7 @@ fn prepare<'a, C: Count>(
     // Lines whose lengths change every few lines are shifted or gathered,
     // and need no stretches; else the runs need them, as strings always
     // do.
-    let scattered = inner > 1 && is_scattered(lens, inner);
+    let scattered = inner > 1 && scattered_as_stored.unwrap_or_else(|| is_scattered(lens, inner));
     if inner > 1 && (!scattered || data.element_type() == ElementType::String) {
         mark_stretches(lens, inner).ok_or(KernelError::Internal {
             op: OP,
@@ -347,28 +357,37 @@ fn read_lengths<C: Count>(lengths: &Tensor, size: usize, lens: &mut Vec<C>) -> R
 }
 
 /// The lengths where they are stored, when they are 32-bit integers
-/// (`i32` or `u32`), lie on a 4-byte boundary, and are all from 0 to
-/// `size`, with whether any moves an element; `None` otherwise, or when
-/// `C` is wide. A stored 1 is kept as it is, and moves nothing in every
-/// kernel that reads it: reversing one element leaves it where it is.
-/// On `[8, 64, 128, 128]` along axis 0, the lengths are half the bytes
-/// of `u8` data, and reading them into a buffer of their own was a pass
-/// over them and a buffer as large again.
-fn stored_lengths<C: Count>(lengths: &Tensor, size: usize) -> Option<(&[C], bool)> {
-    let bytes = lengths.bytes()?;
+/// (`i32` or `u32`) on a 4-byte boundary and `C` is narrow; `None`
+/// otherwise. They are usable as counts once [`within_axis`] has checked
+/// them: a stored 1 is kept as it is, and moves nothing in every kernel
+/// that reads it, as reversing one element leaves it where it is. On `[8,
+/// 64, 128, 128]` along axis 0, the lengths are half the bytes of `u8`
+/// data, and reading them into a buffer of their own was a pass over them
+/// and a buffer as large again.
+fn stored_lengths<C: Count>(lengths: &Tensor) -> Option<&[C]> {
+    if !matches!(lengths.element_type(), ElementType::I32 | ElementType::U32) {
+        return None;
+    }
     // The stored bytes are little-endian: as `u32`s they are the values
     // only on a little-endian machine.
-    let stored = bytemuck::try_cast_slice::<u8, u32>(bytes)
+    bytemuck::try_cast_slice::<u8, u32>(lengths.bytes()?)
         .ok()
         .filter(|_| cfg!(target_endian = "little"))
-        .and_then(C::from_u32)?;
+        .and_then(C::from_u32)
+}
+
+/// Whether any of the 32-bit lengths (`i32` or `u32`) moves an element,
+/// when all of them lie from 0 to `size`; `None` when one does not, or
+/// the lengths are of another type.
+fn within_axis(lengths: &Tensor, size: usize) -> Option<bool> {
+    let bytes = lengths.bytes()?;
     let limit = u64::try_from(size).ok()?;
     let scan = match lengths.element_type() {
         ElementType::I32 => scan_integers::<i32>(bytes, limit, false),
         ElementType::U32 => scan_integers::<u32>(bytes, limit, false),
         _ => return None,
     };
-    (!scan.bad).then_some((stored, scan.moves))
+    (!scan.bad).then_some(scan.moves)
 }
 
 /// A length clamped to the axis size, with 1 (a one-element reversal)
@@ -1269,7 +1288,8 @@ mod tests {
             Tensor::from_bytes(ty, &[values.len()], &bytes).unwrap()
         };
         let stored = |lengths: &Tensor, size: usize| {
-            stored_lengths::<u32>(lengths, size).map(|(lens, moves)| (lens.to_vec(), moves))
+            let lens = stored_lengths::<u32>(lengths)?.to_vec();
+            within_axis(lengths, size).map(|moves| (lens, moves))
         };
         // Kept as stored, 1s and the axis size included; 0s and 1s alone
         // move nothing.
@@ -1284,7 +1304,8 @@ mod tests {
         // Other widths, and wide counts, are read.
         let wide = Tensor::from_vec(&[2], vec![2i64, 3]).unwrap();
         assert_eq!(stored(&wide, 4), None);
-        assert!(stored_lengths::<usize>(&words(ElementType::I32, &[2, 3]), 4).is_none());
+        assert!(within_axis(&wide, 4).is_none());
+        assert!(stored_lengths::<usize>(&words(ElementType::I32, &[2, 3])).is_none());
     }
 
     #[test]
