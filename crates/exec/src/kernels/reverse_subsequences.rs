@@ -243,8 +243,8 @@ fn is_scattered<C: Count>(lens: &[C], inner: usize) -> bool {
         stretches += 1;
         // A long block is counted a piece at a time (each piece sharing
         // its first line with the one before), so that the count stops
-        // soon after the limit: on an axis of 8 rows, a block is an
-        // eighth of all the lines.
+        // soon after the limit: along the first axis, one block holds
+        // every line.
         let mut at = 0;
         while let Some(piece) = block.get(at..block.len().min(at + 1024)) {
             if piece.len() < 2 {
@@ -881,7 +881,9 @@ impl<C: Count> SubsequencePlan<'_, C> {
         if block == 0 || n == 0 || !dst.len().is_multiple_of(n) {
             return (start == end && dst.is_empty()).then_some(());
         }
-        let mut storage = [0u64; GATHER_TILE_BYTES / 8];
+        // One word more than the tile, which the vector gathers of 2-byte
+        // elements read 4 bytes at a time.
+        let mut storage = [0u64; GATHER_TILE_BYTES / 8 + 1];
         let buffer: &mut [u8] = bytemuck::cast_slice_mut(&mut storage);
         // Whether the columns go down the tile a few at a time, as the
         // vector gathers do best; one element at a time, the tile goes row
@@ -1013,9 +1015,10 @@ impl<C: Count> SubsequencePlan<'_, C> {
 }
 
 /// A staged tile seen as elements of type `T`, for moving them one at a
-/// time. The buffer holds a power of two of elements, so an index into it
-/// is masked into range instead of checked: in range already, as a row is
-/// below the axis size and a column inside the tile's rows.
+/// time. The buffer's first [`GATHER_TILE_BYTES`] hold a power of two of
+/// elements, so an index into them is masked into range instead of
+/// checked: in range already, as a row is below the axis size and a column
+/// inside the tile's rows.
 struct Elements<'a, T> {
     elements: &'a [T],
     wrap: usize,
@@ -1023,11 +1026,11 @@ struct Elements<'a, T> {
 }
 
 impl<'a, T: bytemuck::Pod> Elements<'a, T> {
-    /// The tile's elements; `None` when the buffer is not a power of two
-    /// of them, or its rows not a whole number.
+    /// The tile's elements; `None` when the buffer is shorter than
+    /// [`GATHER_TILE_BYTES`], or its rows are not a whole number of them.
     fn new(stage: &Stage<'a>) -> Option<Self> {
         let n = std::mem::size_of::<T>();
-        let elements: &[T] = bytemuck::try_cast_slice(stage.bytes).ok()?;
+        let elements: &[T] = bytemuck::try_cast_slice(stage.bytes.get(..GATHER_TILE_BYTES)?).ok()?;
         let wrap = elements.len().checked_sub(1).filter(|_| elements.len().is_power_of_two())?;
         stage.pitch.is_multiple_of(n).then_some(Elements { elements, wrap, pitch: stage.pitch / n })
     }

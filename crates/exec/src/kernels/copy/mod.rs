@@ -212,7 +212,8 @@ impl ReverseCopier {
     /// lens[j]`, and in row `k` after. Returns `count`, the columns it
     /// wrote from `first` on (a multiple of 8); the caller writes the rest.
     /// It writes none without AVX2, for widths other than 2 and 4 bytes,
-    /// or when the arguments do not fit.
+    /// or when the arguments do not fit: 2-byte elements are read 4 bytes
+    /// at a time, so `tile` must hold 2 bytes past the last element.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn subsequence_columns<const N: usize>(
         self,

@@ -28,10 +28,10 @@ const LANES: usize = 8;
 /// The columns go a cache line at a time (16 `f32` or 32 `f16`)
 /// down all the rows, so that the lines a column group reads, one per row
 /// of the tile, stay in the L1 cache from the first output row to the last,
-/// however the lengths scatter its reads. Row by row across a whole tile
-/// of 128 KiB, nearly every element gathered missed the L1 cache. Rows an
-/// odd number of lines apart keep a group's lines in different sets of
-/// the cache.
+/// however the lengths scatter its reads; row by row across a whole tile
+/// of 128 KiB, four times the L1 cache, the lines gathered from could not
+/// all stay in it. Rows an odd number of lines apart keep a group's lines
+/// in different sets of the cache.
 /// Each index is kept in the vector as it steps down the tile, the
 /// reversed one up a row and the straight one down a row per output row,
 /// and every length is first capped at `size`, so the indices stay inside
@@ -78,8 +78,10 @@ pub(in crate::kernels::copy) fn subsequence_columns<const N: usize>(
             // most `tile_end - read`, which fits an `i32`, and the read
             // ends inside `tile`. Lengths are loaded 8 at a time from `j
             // + 8 <= count <= lens.len()`; the stores of row `k` cover
-            // `(k - k0) * out_stride + j * N` to `+ (j + 8 * regs) * N`,
-            // at most `out_end <= out.len()`.
+            // `(k - k0) * out_stride + j * N` up to `(k - k0) * out_stride
+            // + (j + 8 * regs) * N`, with `j + 8 * regs <= count`: at most
+            // `out_end <= out.len()`. The row's pointer is made for the
+            // rows `k0..=k1` only.
             unsafe {
                 let base = tile.as_ptr();
                 let out = out.as_mut_ptr();
@@ -88,7 +90,7 @@ pub(in crate::kernels::copy) fn subsequence_columns<const N: usize>(
                 let n = N as i32;
                 let offsets = _mm256_setr_epi32(0, n, 2 * n, 3 * n, 4 * n, 5 * n, 6 * n, 7 * n);
                 let start = _mm256_set1_epi32(k0 as i32);
-                let next = _mm256_set1_epi32(k0 as i32 + 1);
+                let next = _mm256_add_epi32(start, _mm256_set1_epi32(1));
                 let low = _mm256_set1_epi32(0xffff);
                 // Columns `$j..$j + 8 * $regs` down rows `k0..=k1`, with
                 // `$regs` index registers (a literal, so that the arrays
@@ -115,8 +117,8 @@ pub(in crate::kernels::copy) fn subsequence_columns<const N: usize>(
                             );
                         }
                         let mut k_lanes = start;
-                        let mut o = out.add(j * N);
-                        for _ in k0..=k1 {
+                        for row in 0..=k1 - k0 {
+                            let o = out.add(row * out_stride + j * N);
                             let mut index = [step; $regs];
                             for r in 0..$regs {
                                 let flip = _mm256_cmpgt_epi32(len[r], k_lanes);
@@ -163,7 +165,6 @@ pub(in crate::kernels::copy) fn subsequence_columns<const N: usize>(
                                 }
                             }
                             k_lanes = _mm256_add_epi32(k_lanes, _mm256_set1_epi32(1));
-                            o = o.add(out_stride);
                         }
                     }};
                 }
