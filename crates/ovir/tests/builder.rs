@@ -215,3 +215,40 @@ fn bytes_moved_counts_what_each_layer_reads_whole_or_writes() {
     request.infer().unwrap();
     assert_eq!(request.bytes_moved(), 8 * 4 + 1024 * 8 * 4);
 }
+
+/// ReverseSequence with constant lengths, which the compiled model reads
+/// and checks once, against the same lengths given at every run: the
+/// same outputs for lengths used where they are stored (`i32`) and read
+/// (`i64`). Constant lengths past the sequence are refused when the layer
+/// is added, as validation knows them.
+#[test]
+fn constant_sequence_lengths_run_as_lengths_given_at_run_time() {
+    let x = Tensor::from_vec(&[5, 6], (0..30).map(|v| v as f32).collect()).unwrap();
+    let values = [0i64, 1, 6, 3, 2];
+    let build = |lengths: Option<Tensor>| {
+        let mut b = ModelBuilder::new("m");
+        let data = b.parameter("data", ElementType::F32, "5,6".parse::<PartialShape>().unwrap())?;
+        let lengths = match lengths {
+            Some(t) => b.constant(t)?,
+            None => b.parameter("lengths", ElementType::I64, "5".parse::<PartialShape>().unwrap())?,
+        };
+        let out = b.reverse_sequence(data, lengths, 0, 1)?;
+        b.result(out)?;
+        Ok::<_, BuildError>(b.build().unwrap().compile().unwrap())
+    };
+    let given = Tensor::from_vec(&[5], values.to_vec()).unwrap();
+    let expected = build(None).unwrap().run([("data", x.clone()), ("lengths", given.clone())]).unwrap();
+    let expected = expected.get(0).unwrap().to_vec::<f32>().unwrap();
+    // Row 2 reversed whole, row 3 its first three, row 4 its first two.
+    assert_eq!(expected[12..18], [17.0, 16.0, 15.0, 14.0, 13.0, 12.0]);
+    assert_eq!(expected[18..24], [20.0, 19.0, 18.0, 21.0, 22.0, 23.0]);
+    assert_eq!(expected[24..30], [25.0, 24.0, 26.0, 27.0, 28.0, 29.0]);
+    let narrow = Tensor::from_vec(&[5], values.iter().map(|&v| v as i32).collect()).unwrap();
+    for constant in [given, narrow] {
+        let got = build(Some(constant)).unwrap().run([("data", x.clone())]).unwrap();
+        assert_eq!(got.get(0).unwrap().to_vec::<f32>().unwrap(), expected);
+    }
+    let past = Tensor::from_vec(&[5], vec![0i32, 7, 1, 1, 1]).unwrap();
+    let Err(err) = build(Some(past)) else { panic!("lengths past the sequence are refused") };
+    assert!(err.to_string().contains("7"), "{err}");
+}

@@ -32,7 +32,9 @@ pub use convert::{convert, convert_into};
 pub use error::KernelError;
 pub use parallel::ExecOptions;
 pub use reverse::{reverse, reverse_axes, reverse_axes_into, reverse_into};
-pub use reverse_sequence::{reverse_sequence, reverse_sequence_into};
+pub use reverse_sequence::{
+    reverse_sequence, reverse_sequence_checked_into, reverse_sequence_into, CheckedLengths,
+};
 pub use reverse_subsequences::{
     reverse_subsequences, reverse_subsequences_into, subsequence_lengths_shape, MAX_SUBSEQUENCE_RANK,
 };

@@ -90,12 +90,49 @@ pub fn reverse_sequence_into(
     options: &ExecOptions,
     scratch: &mut Scratch,
 ) -> Result<(), KernelError> {
+    into(data, Lengths::Given(lengths), (batch_axis, seq_axis), out, options, scratch)
+}
+
+/// The lengths of [`into`]: given with the data, or checked ahead.
+#[derive(Clone, Copy)]
+enum Lengths<'a> {
+    Given(&'a Tensor),
+    Checked(&'a CheckedLengths),
+}
+
+/// [`reverse_sequence_into`] and [`reverse_sequence_checked_into`].
+fn into(
+    data: &Tensor,
+    lengths: Lengths<'_>,
+    (batch_axis, seq_axis): (i64, i64),
+    out: &mut Tensor,
+    options: &ExecOptions,
+    scratch: &mut Scratch,
+) -> Result<(), KernelError> {
     if packed::applies(data.element_type()) {
         return packed::run_into(OP, data, out, scratch, |codes, moved, scratch| {
-            reverse_sequence_into(codes, lengths, batch_axis, seq_axis, moved, options, scratch)
+            into(codes, lengths, (batch_axis, seq_axis), moved, options, scratch)
         });
     }
     check_output(OP, data.element_type(), data.shape(), out)?;
+    let lengths = match lengths {
+        Lengths::Given(lengths) => lengths,
+        Lengths::Checked(checked) => {
+            let (batch, seq) = axes(data, batch_axis, seq_axis)?;
+            let shape = data.shape();
+            let sizes = (shape.get(batch).copied(), shape.get(seq).copied());
+            match checked.counts() {
+                Some(counts) if sizes == (Some(checked.batch), Some(checked.seq_size)) => {
+                    return match finish(data, (batch, seq), checked.read, counts)? {
+                        Some(plan) => play(OP, &plan, data, out, options),
+                        None => copy_all(OP, data, out, options),
+                    };
+                }
+                // Data of other sizes reads the lengths again.
+                _ => &checked.lengths,
+            }
+        }
+    };
     if narrow_counts(seq_size(data, seq_axis)) {
         reverse_sequence_in(data, lengths, batch_axis, seq_axis, out, options, &mut scratch.lengths)
     } else {
@@ -117,6 +154,81 @@ fn reverse_sequence_in<C: Count>(
         Some(plan) => play(OP, &plan, data, out, options),
         None => copy_all(OP, data, out, options),
     }
+}
+
+/// ReverseSequence lengths read and checked once, for data whose batch
+/// and sequence sizes are known ahead: a model whose lengths are a
+/// constant. [`reverse_sequence_checked_into`] then runs without reading
+/// them again, which for a length per short row is a pass over as many
+/// bytes as a good part of the data.
+///
+/// ```
+/// use ovir_exec::kernels::{reverse_sequence_checked_into, CheckedLengths, ExecOptions, Scratch};
+/// use ovir_tensor::Tensor;
+///
+/// let lengths = Tensor::from_vec(&[2], vec![3i64, 4])?;
+/// // Two batch indices, sequences of 4.
+/// let checked = CheckedLengths::new(&lengths, 2, 4)?.expect("counts of 32 bits");
+/// let data = Tensor::from_vec(&[2, 4], vec![0i32, 1, 2, 3, 4, 5, 6, 7])?;
+/// let mut out = Tensor::zeros(data.element_type(), data.shape())?;
+/// let options = ExecOptions::single_thread();
+/// reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new())?;
+/// assert_eq!(out.to_vec::<i32>()?, vec![2, 1, 0, 3, 7, 6, 5, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct CheckedLengths {
+    /// The lengths as given, read again for data of other sizes.
+    lengths: Tensor,
+    /// The batch and sequence sizes they were checked for.
+    batch: usize,
+    seq_size: usize,
+    read: LengthsRead,
+    /// The counts, when the lengths are not used where they are stored.
+    counts: Option<Vec<u32>>,
+}
+
+impl CheckedLengths {
+    /// Reads and checks `lengths` for data with `batch` indices along its
+    /// batch axis and `seq_size` along its sequence axis, with the errors
+    /// [`reverse_sequence`] gives. `None` when `seq_size` does not fit the
+    /// 32-bit counts kept; such data reads its lengths on every run.
+    pub fn new(
+        lengths: &Tensor,
+        batch: usize,
+        seq_size: usize,
+    ) -> Result<Option<CheckedLengths>, KernelError> {
+        if !narrow_counts(seq_size) {
+            return Ok(None);
+        }
+        let mut lens = Vec::<u32>::new();
+        let (read, stored) = read_lengths(lengths, batch, seq_size, &mut lens)?;
+        let counts = stored.is_none().then_some(lens);
+        Ok(Some(CheckedLengths { lengths: lengths.clone(), batch, seq_size, read, counts }))
+    }
+
+    /// The counts, where they were kept or where they are stored.
+    fn counts(&self) -> Option<&[u32]> {
+        match &self.counts {
+            Some(counts) => Some(counts),
+            None => bytemuck::try_cast_slice::<u8, u32>(self.lengths.bytes()?).ok(),
+        }
+    }
+}
+
+/// [`reverse_sequence_into`] with lengths read and checked ahead. Data
+/// whose batch or sequence size differs from the one they were checked
+/// for reads them again, as [`reverse_sequence_into`] does.
+pub fn reverse_sequence_checked_into(
+    data: &Tensor,
+    lengths: &CheckedLengths,
+    batch_axis: i64,
+    seq_axis: i64,
+    out: &mut Tensor,
+    options: &ExecOptions,
+    scratch: &mut Scratch,
+) -> Result<(), KernelError> {
+    into(data, Lengths::Checked(lengths), (batch_axis, seq_axis), out, options, scratch)
 }
 
 /// The size of the sequence axis, which bounds every length kept; 0 for an
@@ -354,20 +466,40 @@ fn prepare<'a, C: Count>(
     seq_axis: i64,
     lens: &'a mut Vec<C>,
 ) -> Result<Option<SequencePlan<'a, C>>, KernelError> {
-    let shape = data.shape();
-    let rank = shape.len();
+    let (batch, seq) = axes(data, batch_axis, seq_axis)?;
+    let dim = |axis: usize| data.shape().get(axis).copied().unwrap_or(0);
+    let (read, stored) = read_lengths(lengths, dim(batch), dim(seq), lens)?;
+    let lens: &'a [C] = match stored {
+        Some(stored) => stored,
+        None => lens,
+    };
+    finish(data, (batch, seq), read, lens)
+}
+
+/// The batch and sequence axes of `data`, checked with its rank and type.
+fn axes(data: &Tensor, batch_axis: i64, seq_axis: i64) -> Result<(usize, usize), KernelError> {
+    let rank = data.rank();
     if rank < 2 {
         return Err(KernelError::RankTooSmall { op: OP, rank, min: 2 });
     }
     let batch = normalise_axis("batch_axis", batch_axis, rank)?;
     let seq = normalise_axis("seq_axis", seq_axis, rank)?;
     check_movable(OP, data.element_type())?;
+    Ok((batch, seq))
+}
+
+/// The plan for `data` with the lengths read (`lens`, one per batch
+/// index, and what reading them learned); `None` when the output equals
+/// the input.
+fn finish<'a, C: Count>(
+    data: &Tensor,
+    (batch, seq): (usize, usize),
+    read: LengthsRead,
+    lens: &'a [C],
+) -> Result<Option<SequencePlan<'a, C>>, KernelError> {
+    let shape = data.shape();
+    let rank = shape.len();
     let dim = |axis: usize| shape.get(axis).copied().unwrap_or(0);
-    let (read, stored) = read_lengths(lengths, dim(batch), dim(seq), lens)?;
-    let lens: &'a [C] = match stored {
-        Some(stored) => stored,
-        None => lens,
-    };
     if batch == seq {
         // A length of 1 may be kept as it is stored, and moves nothing.
         if let Some((b, value)) = lens.iter().map(|n| n.get()).enumerate().find(|&(_, n)| n > 1) {

@@ -1,4 +1,7 @@
-use ovir_exec::kernels::{reverse_sequence, reverse_sequence_into, ExecOptions, KernelError, Scratch};
+use ovir_exec::kernels::{
+    reverse_sequence, reverse_sequence_checked_into, reverse_sequence_into, CheckedLengths, ExecOptions,
+    KernelError, Scratch,
+};
 use ovir_tensor::{bf16, f16, ElementType, Tensor};
 
 use crate::common::{iota, naive_reverse_sequence, ok, tensor};
@@ -338,4 +341,114 @@ fn a_reused_scratch_gives_the_same_results() {
         reverse_sequence_into(&data, &negative, 0, 1, &mut out, &options, &mut scratch),
         Err(KernelError::NegativeSeqLength { batch: 1, value: -3, .. })
     ));
+}
+
+/// Lengths checked once, as a plan does for constant lengths, give what
+/// reading them on every run gives: OpenVINO's cases with lengths of every
+/// type (those used where they are stored and those read), packed data,
+/// rows of a length each on three threads, and data of other sizes, which
+/// read the lengths again.
+#[test]
+fn lengths_checked_once_give_what_reading_them_gives() {
+    let cases: [(&[usize], usize, usize, &[u8]); 5] = [
+        (&[4, 4], 1, 0, &[4, 3, 2, 1]),
+        (&[4, 4], 0, 1, &[1, 2, 3, 4]),
+        (&[2, 3, 4, 2], 2, 1, &[1, 2, 1, 2]),
+        (&[4, 2, 3, 2, 2], 0, 2, &[1, 2, 1, 2]),
+        (&[2, 4, 2], 2, 1, &[0, 0]),
+    ];
+    let options = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
+    for (shape, batch, seq, lens) in cases {
+        let raw: Vec<usize> = lens.iter().map(|&x| usize::from(x)).collect();
+        for ty in [ElementType::I8, ElementType::F32, ElementType::I64, ElementType::String] {
+            let data = iota(ty, shape);
+            let expected = naive_reverse_sequence(&data, &raw, batch, seq);
+            for lengths in lengths_as_every_type(lens) {
+                let checked = ok(CheckedLengths::new(&lengths, shape[batch], shape[seq])).unwrap();
+                let mut out = Tensor::zeros(ty, shape).unwrap_or_else(|e| unreachable!("{e}"));
+                let (b, s) = (batch as i64, seq as i64);
+                ok(reverse_sequence_checked_into(
+                    &data,
+                    &checked,
+                    b,
+                    s,
+                    &mut out,
+                    &options,
+                    &mut Scratch::new(),
+                ));
+                assert_eq!(out, expected, "{ty} {shape:?} batch {batch} seq {seq} {lengths:?}");
+            }
+        }
+    }
+    // Packed `i4` rows [1, 2, 3, 4] and [5, 6, 7, -1], the low nibble
+    // first: [3, 2, 1, 4] and [-1, 7, 6, 5].
+    let data = Tensor::from_bytes(ElementType::I4, &[2, 4], &[0x21, 0x43, 0x65, 0xf7])
+        .unwrap_or_else(|e| unreachable!("{e}"));
+    let checked = ok(CheckedLengths::new(&tensor(&[2], vec![3i32, 4]), 2, 4)).unwrap();
+    let mut out = Tensor::zeros(ElementType::I4, &[2, 4]).unwrap_or_else(|e| unreachable!("{e}"));
+    ok(reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new()));
+    assert_eq!(out.bytes(), Some(&[0x23, 0x41, 0x7f, 0x56][..]));
+    for ty in [ElementType::U8, ElementType::F32] {
+        let (rows, row) = (67, 24);
+        let data = iota(ty, &[rows, row]);
+        let values: Vec<usize> = (0..rows).map(|r| (r * 5 + r / 4) % (row + 1)).collect();
+        let expected = naive_reverse_sequence(&data, &values, 0, 1);
+        for lengths in [
+            tensor(&[rows], values.iter().map(|&v| v as i32).collect()),
+            tensor(&[rows], values.iter().map(|&v| v as i64).collect()),
+        ] {
+            let checked = ok(CheckedLengths::new(&lengths, rows, row)).unwrap();
+            let mut out = Tensor::zeros(ty, &[rows, row]).unwrap_or_else(|e| unreachable!("{e}"));
+            ok(reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new()));
+            assert_eq!(out, expected, "{ty} rows of {row}, {lengths:?}");
+            // Longer rows than checked for: the lengths are read again.
+            let longer = iota(ty, &[rows, row + 3]);
+            let mut out = Tensor::zeros(ty, &[rows, row + 3]).unwrap_or_else(|e| unreachable!("{e}"));
+            ok(reverse_sequence_checked_into(
+                &longer,
+                &checked,
+                0,
+                1,
+                &mut out,
+                &options,
+                &mut Scratch::new(),
+            ));
+            assert_eq!(out, naive_reverse_sequence(&longer, &values, 0, 1), "{ty} rows of {}", row + 3);
+            // Shorter ones, where some lengths no longer fit, are refused
+            // as they would be when read.
+            let shorter = iota(ty, &[rows, row - 1]);
+            let mut out = Tensor::zeros(ty, &[rows, row - 1]).unwrap_or_else(|e| unreachable!("{e}"));
+            let err = reverse_sequence_checked_into(
+                &shorter,
+                &checked,
+                0,
+                1,
+                &mut out,
+                &options,
+                &mut Scratch::new(),
+            );
+            assert!(matches!(err, Err(KernelError::SeqLengthOutOfRange { .. })), "{err:?}");
+        }
+    }
+}
+
+#[test]
+fn lengths_checked_once_are_refused_as_when_read() {
+    let negative = tensor(&[3], vec![1i32, -2, 0]);
+    assert!(matches!(
+        CheckedLengths::new(&negative, 3, 4),
+        Err(KernelError::NegativeSeqLength { batch: 1, .. })
+    ));
+    let long = tensor(&[3], vec![1i64, 5, 0]);
+    assert!(matches!(
+        CheckedLengths::new(&long, 3, 4),
+        Err(KernelError::SeqLengthOutOfRange { batch: 1, .. })
+    ));
+    let count = tensor(&[2], vec![1i32, 2]);
+    assert!(matches!(
+        CheckedLengths::new(&count, 3, 4),
+        Err(KernelError::LengthsCount { found: 2, expected: 3 })
+    ));
+    // Sequences too long for 32-bit counts read their lengths every run.
+    assert!(ok(CheckedLengths::new(&count, 2, usize::MAX)).is_none());
 }
