@@ -252,3 +252,44 @@ fn constant_sequence_lengths_run_as_lengths_given_at_run_time() {
     let Err(err) = build(Some(past)) else { panic!("lengths past the sequence are refused") };
     assert!(err.to_string().contains("7"), "{err}");
 }
+
+/// ReverseSubsequences with constant lengths, read and checked once by
+/// the compiled model, against the same lengths given at every run:
+/// scattered lengths of 32 bits and 64, and lengths in stretches.
+#[test]
+fn constant_subsequence_lengths_run_as_lengths_given_at_run_time() {
+    let x = Tensor::from_vec(&[3, 8, 40], (0..960).map(|v| v as f32).collect()).unwrap();
+    let build = |lengths: Option<Tensor>| {
+        let mut b = ModelBuilder::new("m");
+        let data = b.parameter("data", ElementType::F32, "3,8,40".parse::<PartialShape>().unwrap()).unwrap();
+        let lengths = match lengths {
+            Some(t) => b.constant(t).unwrap(),
+            None => {
+                b.parameter("lengths", ElementType::I64, "3,1,40".parse::<PartialShape>().unwrap()).unwrap()
+            }
+        };
+        let out = b.reverse_subsequences(data, lengths, 1).unwrap();
+        b.result(out).unwrap();
+        b.build().unwrap().compile().unwrap()
+    };
+    let scattered: Vec<i64> = (0..120).map(|l| (l * 5 + l / 3) % 9).collect();
+    let stretches: Vec<i64> = (0..120).map(|l| (l / 20) % 9).collect();
+    for values in [scattered, stretches] {
+        let given = Tensor::from_vec(&[3, 1, 40], values.clone()).unwrap();
+        let expected = build(None).run([("data", x.clone()), ("lengths", given.clone())]).unwrap();
+        let expected = expected.get(0).unwrap().to_vec::<f32>().unwrap();
+        // Row `k` of line `(o, i)` comes from row `len - 1 - k` while `k <
+        // len`, else from row `k`.
+        for (at, &got) in expected.iter().enumerate() {
+            let (o, k, i) = (at / 320, at / 40 % 8, at % 40);
+            let len = values[o * 40 + i] as usize;
+            let from = if k < len { len - 1 - k } else { k };
+            assert_eq!(got, (o * 320 + from * 40 + i) as f32, "({o}, {k}, {i})");
+        }
+        let narrow = Tensor::from_vec(&[3, 1, 40], values.iter().map(|&v| v as i32).collect()).unwrap();
+        for constant in [given, narrow] {
+            let got = build(Some(constant)).run([("data", x.clone())]).unwrap();
+            assert_eq!(got.get(0).unwrap().to_vec::<f32>().unwrap(), expected);
+        }
+    }
+}

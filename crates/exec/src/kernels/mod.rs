@@ -36,7 +36,8 @@ pub use reverse_sequence::{
     reverse_sequence, reverse_sequence_checked_into, reverse_sequence_into, CheckedLengths,
 };
 pub use reverse_subsequences::{
-    reverse_subsequences, reverse_subsequences_into, subsequence_lengths_shape, MAX_SUBSEQUENCE_RANK,
+    reverse_subsequences, reverse_subsequences_checked_into, reverse_subsequences_into,
+    subsequence_lengths_shape, CheckedSubsequenceLengths, MAX_SUBSEQUENCE_RANK,
 };
 
 use std::ops::Range;
@@ -51,6 +52,21 @@ use counts::{narrow_counts, Count};
 /// may well stay in the cache for whatever reads them next, and streaming
 /// would send them to memory for nothing.
 const STREAM_MIN_BYTES: usize = 16 << 20;
+
+/// The lengths input of ReverseSequence or ReverseSubsequences: given
+/// with the data, or read and checked ahead as `K`.
+enum Lengths<'a, K> {
+    Given(&'a Tensor),
+    Checked(&'a K),
+}
+
+impl<K> Clone for Lengths<'_, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K> Copy for Lengths<'_, K> {}
 
 /// Memory a kernel may keep between calls, so that running it again on
 /// inputs of the same size allocates nothing: the lengths of

@@ -9,7 +9,7 @@ use std::ops::Range;
 use super::counts::{read_integers, scan_integers};
 use super::{
     check_movable, check_output, copy_all, narrow_counts, packed, play, product, Count, ExecOptions, Joiner,
-    KernelError, Rows, Run, RunPlan, Scratch,
+    KernelError, Lengths, Rows, Run, RunPlan, Scratch,
 };
 
 const OP: &str = "ReverseSequence";
@@ -93,17 +93,10 @@ pub fn reverse_sequence_into(
     into(data, Lengths::Given(lengths), (batch_axis, seq_axis), out, options, scratch)
 }
 
-/// The lengths of [`into`]: given with the data, or checked ahead.
-#[derive(Clone, Copy)]
-enum Lengths<'a> {
-    Given(&'a Tensor),
-    Checked(&'a CheckedLengths),
-}
-
 /// [`reverse_sequence_into`] and [`reverse_sequence_checked_into`].
 fn into(
     data: &Tensor,
-    lengths: Lengths<'_>,
+    lengths: Lengths<'_, CheckedLengths>,
     (batch_axis, seq_axis): (i64, i64),
     out: &mut Tensor,
     options: &ExecOptions,

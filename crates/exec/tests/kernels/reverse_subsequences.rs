@@ -4,7 +4,8 @@
 //! against ReverseSequence.
 
 use ovir_exec::kernels::{
-    reverse_sequence, reverse_subsequences, reverse_subsequences_into, ExecOptions, KernelError, Scratch,
+    reverse_sequence, reverse_subsequences, reverse_subsequences_checked_into, reverse_subsequences_into,
+    CheckedSubsequenceLengths, ExecOptions, KernelError, Scratch,
 };
 use ovir_tensor::{ElementType, Tensor};
 use proptest::prelude::*;
@@ -433,4 +434,115 @@ proptest! {
         let subsequences = ok(reverse_subsequences(&data, &tensor(&shape, spread), seq as i64));
         prop_assert_eq!(subsequences, sequence);
     }
+}
+
+/// Lengths checked once, as a plan does for constant lengths, give what
+/// reading them on every run gives: scattered lengths of 32 bits (used
+/// where they are stored) and of 64 (read), lengths in stretches (runs),
+/// the innermost axis, strings, packed data, one to three threads, and
+/// data of another shape, which reads the lengths again.
+#[test]
+fn lengths_checked_once_give_what_reading_them_gives() {
+    let cases: [(ElementType, &[usize], usize); 7] = [
+        (ElementType::F32, &[2, 129, 50], 1),
+        (ElementType::U8, &[2, 32, 200], 1),
+        (ElementType::F16, &[3, 17, 45], 1),
+        (ElementType::I64, &[5, 8, 40], 0),
+        (ElementType::U8, &[4, 6, 33], 2),
+        (ElementType::String, &[2, 5, 7], 1),
+        (ElementType::I4, &[3, 4, 8], 1),
+    ];
+    for (ty, shape, axis) in cases {
+        let data = if ty == ElementType::I4 {
+            let bytes: Vec<u8> =
+                (0..shape.iter().product::<usize>() / 2).map(|i| (i * 37 + 11) as u8).collect();
+            Tensor::from_bytes(ty, shape, &bytes).unwrap()
+        } else if ty == ElementType::String {
+            iota(ty, shape)
+        } else {
+            scrambled(ty, shape)
+        };
+        let size = shape[axis] as u64;
+        let line_shape = lengths_shape(shape, axis);
+        let lines: usize = line_shape.iter().product();
+        // Scattered, within the axis and past it; and in stretches of 20.
+        let scattered: Vec<u64> = (0..lines as u64).map(|l| (l * 2_654_435_761) % (size + 1)).collect();
+        let past: Vec<u64> = (0..lines as u64).map(|l| (l * 7) % (size + 3)).collect();
+        let stretches: Vec<u64> = (0..lines as u64).map(|l| (l / 20) % (size + 1)).collect();
+        for lens in [scattered, past, stretches] {
+            let words: Vec<u8> = lens.iter().flat_map(|&v| (v as u32).to_le_bytes()).collect();
+            let all = [
+                Tensor::from_bytes(ElementType::I32, &line_shape, &words).unwrap(),
+                tensor(&line_shape, lens.clone()),
+            ];
+            for lengths in &all {
+                let expected = ok(reverse_subsequences(&data, lengths, axis as i64));
+                let checked = ok(CheckedSubsequenceLengths::new(lengths, ty, shape, axis as i64)).unwrap();
+                for threads in [1, 2, 3] {
+                    let options = ExecOptions { threads, min_bytes_per_thread: 1 };
+                    let mut out = zeros_like(&data);
+                    let mut scratch = Scratch::new();
+                    ok(reverse_subsequences_checked_into(
+                        &data,
+                        &checked,
+                        axis as i64,
+                        &mut out,
+                        &options,
+                        &mut scratch,
+                    ));
+                    assert_eq!(
+                        out,
+                        expected,
+                        "{ty:?} {shape:?} axis {axis}, {:?}, {threads} threads",
+                        lengths.element_type()
+                    );
+                }
+                // The same axis counted from the end is another spelling:
+                // the lengths are read again, with the same result.
+                let from_end = axis as i64 - shape.len() as i64;
+                let mut out = zeros_like(&data);
+                let options = ExecOptions::single_thread();
+                ok(reverse_subsequences_checked_into(
+                    &data,
+                    &checked,
+                    from_end,
+                    &mut out,
+                    &options,
+                    &mut Scratch::new(),
+                ));
+                assert_eq!(out, expected, "{ty:?} {shape:?} axis {from_end}");
+            }
+        }
+    }
+    // Data of another shape reads the lengths again, and is refused when
+    // they no longer fit it.
+    let lengths = tensor(&[2, 1, 3], vec![2u32, 3, 1, 0, 4, 2]);
+    let checked = ok(CheckedSubsequenceLengths::new(&lengths, ElementType::F32, &[2, 4, 3], 1)).unwrap();
+    let longer = iota(ElementType::F32, &[2, 6, 3]);
+    let mut out = zeros_like(&longer);
+    let options = ExecOptions::single_thread();
+    ok(reverse_subsequences_checked_into(&longer, &checked, 1, &mut out, &options, &mut Scratch::new()));
+    assert_eq!(out, ok(reverse_subsequences(&longer, &lengths, 1)));
+    let wider = iota(ElementType::F32, &[2, 4, 4]);
+    let mut out = zeros_like(&wider);
+    let err = reverse_subsequences_checked_into(&wider, &checked, 1, &mut out, &options, &mut Scratch::new());
+    assert!(matches!(err, Err(KernelError::SubsequenceLengthsShape { .. })), "{err:?}");
+}
+
+#[test]
+fn lengths_checked_once_are_refused_as_when_read() {
+    let negative = tensor(&[1, 3], vec![1i32, -2, 0]);
+    let err = CheckedSubsequenceLengths::new(&negative, ElementType::F32, &[4, 3], 0).unwrap_err();
+    assert!(matches!(err, KernelError::NegativeSubsequenceLength { value: -2, .. }), "{err:?}");
+    let shape = tensor(&[3], vec![1i32, 2, 0]);
+    let err = CheckedSubsequenceLengths::new(&shape, ElementType::F32, &[4, 3], 0).unwrap_err();
+    assert!(matches!(err, KernelError::SubsequenceLengthsShape { .. }), "{err:?}");
+    // Nothing moves: the output is the input.
+    let ones = tensor(&[1, 3], vec![1i32, 0, 1]);
+    let checked = ok(CheckedSubsequenceLengths::new(&ones, ElementType::F32, &[4, 3], 0)).unwrap();
+    let data = iota(ElementType::F32, &[4, 3]);
+    let mut out = zeros_like(&data);
+    let options = ExecOptions::single_thread();
+    ok(reverse_subsequences_checked_into(&data, &checked, 0, &mut out, &options, &mut Scratch::new()));
+    assert_eq!(out, data);
 }
