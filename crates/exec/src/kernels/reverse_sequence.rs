@@ -184,7 +184,9 @@ pub struct CheckedLengths {
 impl CheckedLengths {
     /// Reads and checks `lengths` for data with `batch` indices along its
     /// batch axis and `seq_size` along its sequence axis, with the errors
-    /// [`reverse_sequence`] gives. `None` when `seq_size` does not fit the
+    /// [`reverse_sequence`] gives for them: their rank, type, count and
+    /// range (the data's own are checked when it runs). `None` when
+    /// `seq_size` does not fit the
     /// 32-bit counts kept; such data reads its lengths on every run.
     pub fn new(
         lengths: &Tensor,
@@ -663,6 +665,28 @@ impl<C: Count> RunPlan for SequencePlan<'_, C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checked_lengths_are_played_as_checked_without_reading_the_lengths_again() {
+        let data = Tensor::from_vec(&[2, 4], vec![0i32, 1, 2, 3, 4, 5, 6, 7]).unwrap();
+        // `i64` lengths, whose counts the check keeps; the tensor behind
+        // them is then swapped for other lengths, which only a read would
+        // see.
+        let mut checked =
+            CheckedLengths::new(&Tensor::from_vec(&[2], vec![3i64, 4]).unwrap(), 2, 4).unwrap().unwrap();
+        checked.lengths = Tensor::from_vec(&[2], vec![0i64, 2]).unwrap();
+        let mut out = Tensor::zeros(data.element_type(), data.shape()).unwrap();
+        let options = ExecOptions::single_thread();
+        reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new())
+            .unwrap();
+        assert_eq!(out.to_vec::<i32>().unwrap(), [2, 1, 0, 3, 7, 6, 5, 4]);
+        // Data of another size reads them, the swapped ones.
+        let longer = Tensor::from_vec(&[2, 5], (0..10).collect::<Vec<i32>>()).unwrap();
+        let mut out = Tensor::zeros(longer.element_type(), longer.shape()).unwrap();
+        reverse_sequence_checked_into(&longer, &checked, 0, 1, &mut out, &options, &mut Scratch::new())
+            .unwrap();
+        assert_eq!(out.to_vec::<i32>().unwrap(), [0, 1, 2, 3, 4, 6, 5, 7, 8, 9]);
+    }
 
     #[test]
     fn reading_the_lengths_tells_whether_any_moves_and_whether_all_are_equal() {

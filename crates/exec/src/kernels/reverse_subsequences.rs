@@ -139,7 +139,8 @@ pub struct CheckedSubsequenceLengths {
     shape: Vec<usize>,
     axis: i64,
     strings: bool,
-    /// What the plan keeps of them; `None` when no line moves.
+    /// What the plan keeps of them; `None` when no line moves, or the
+    /// data are empty.
     plan: Option<CheckedPlan>,
 }
 
@@ -158,7 +159,8 @@ struct CheckedPlan {
 impl CheckedSubsequenceLengths {
     /// Reads and checks `lengths` for data of element type `ty` and shape
     /// `shape` reversed along `axis`, with the errors
-    /// [`reverse_subsequences`] gives. `None` when the counts kept for that
+    /// [`reverse_subsequences`] gives for them and for that type, shape
+    /// and axis. `None` when the counts kept for that
     /// shape do not fit 32 bits; such data reads its lengths on every run.
     pub fn new(
         lengths: &Tensor,
@@ -189,8 +191,10 @@ impl CheckedSubsequenceLengths {
 }
 
 /// [`reverse_subsequences_into`] with lengths read and checked ahead. Data
-/// of another shape reads them again, as [`reverse_subsequences_into`]
-/// does.
+/// of another shape, strings where they were checked for other data or
+/// the other way round, or the axis spelled otherwise than when they were
+/// checked (from the end instead of the start) read them again, as
+/// [`reverse_subsequences_into`] does.
 pub fn reverse_subsequences_checked_into(
     data: &Tensor,
     lengths: &CheckedSubsequenceLengths,
@@ -1402,6 +1406,27 @@ impl<C: Count> RunPlan for SubsequencePlan<'_, C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn checked_lengths_are_played_as_checked_without_reading_the_lengths_again() {
+        let data = Tensor::from_vec(&[1, 4, 2], (0..8).collect::<Vec<i32>>()).unwrap();
+        let constant = Tensor::from_vec(&[1, 1, 2], vec![4u32, 2]).unwrap();
+        let mut checked =
+            CheckedSubsequenceLengths::new(&constant, ElementType::I32, &[1, 4, 2], 1).unwrap().unwrap();
+        // The tensor behind the check swapped for other lengths, which
+        // only a read would see.
+        checked.lengths = Tensor::from_vec(&[1, 1, 2], vec![0u32, 3]).unwrap();
+        let mut out = Tensor::zeros(data.element_type(), data.shape()).unwrap();
+        let options = ExecOptions::single_thread();
+        reverse_subsequences_checked_into(&data, &checked, 1, &mut out, &options, &mut Scratch::new())
+            .unwrap();
+        assert_eq!(out.to_vec::<i32>().unwrap(), [6, 3, 4, 1, 2, 5, 0, 7]);
+        // The axis spelled from the end reads them, the swapped ones.
+        let mut out = Tensor::zeros(data.element_type(), data.shape()).unwrap();
+        reverse_subsequences_checked_into(&data, &checked, -2, &mut out, &options, &mut Scratch::new())
+            .unwrap();
+        assert_eq!(out.to_vec::<i32>().unwrap(), [0, 5, 2, 3, 4, 1, 6, 7]);
+    }
 
     #[test]
     fn scattered_means_more_than_one_stretch_per_sixteen_lines() {

@@ -47,3 +47,46 @@ impl Kernel for SubsequencesKernel {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ovir_shape::PortFact;
+    use ovir_tensor::ElementType;
+
+    use super::*;
+    use crate::kernels::ExecOptions;
+    use crate::step::{Arg, StepState};
+
+    /// Runs the planned step on `data` with `lengths` given at run time.
+    fn run(planned: &Planned, data: &Tensor, lengths: &Tensor) -> Tensor {
+        let Planned::Step(kernel) = planned else { panic!("a step is planned") };
+        let mut out = Tensor::zeros(data.element_type(), data.shape()).unwrap();
+        let mut state = StepState::default();
+        let mut cx = RunContext { options: &ExecOptions::single_thread(), state: &mut state };
+        kernel.run(&[data, lengths], &mut out, &mut cx).unwrap();
+        out
+    }
+
+    #[test]
+    fn constant_lengths_are_read_when_the_model_compiles_and_not_again() {
+        let op = ReverseSubsequences { axis: 1 };
+        let data = Tensor::from_vec(&[1, 4, 2], vec![0i32, 1, 2, 3, 4, 5, 6, 7]).unwrap();
+        let constant = Tensor::from_vec(&[1, 1, 2], vec![4u32, 2]).unwrap();
+        let other = Tensor::from_vec(&[1, 1, 2], vec![0u32, 3]).unwrap();
+        let by_constant = vec![6, 3, 4, 1, 2, 5, 0, 7];
+        let by_other = vec![0, 5, 2, 3, 4, 1, 6, 7];
+        // Lengths, type and shape known: the step keeps the constant's
+        // counts and does not look at the lengths it is given.
+        let known = plan(&op, &PlanContext::of_values(&[&data, &constant])).unwrap();
+        assert_eq!(run(&known, &data, &other).to_vec::<i32>().unwrap(), by_constant);
+        // The data's shape unknown: the lengths are read on every run.
+        let fact = PortFact::of(ElementType::I32, "1,?,2".parse().unwrap());
+        let args = vec![Arg { value: None, fact: Some(&fact) }, Arg { value: Some(&constant), fact: None }];
+        let dynamic = plan(&op, &PlanContext { args, output: None }).unwrap();
+        assert_eq!(run(&dynamic, &data, &other).to_vec::<i32>().unwrap(), by_other);
+        // Lengths that do not pass are left to the run to report.
+        let negative = Tensor::from_vec(&[1, 1, 2], vec![-1i32, 2]).unwrap();
+        let refused = plan(&op, &PlanContext::of_values(&[&data, &negative])).unwrap();
+        assert_eq!(run(&refused, &data, &constant).to_vec::<i32>().unwrap(), by_constant);
+    }
+}
