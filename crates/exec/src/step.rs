@@ -230,3 +230,21 @@ pub(crate) fn exactly<'a, 'b, const N: usize>(
 ) -> Result<&'a [&'b Tensor; N], KernelError> {
     inputs.try_into().map_err(|_| KernelError::InputCount { op, expected: N, found: inputs.len() })
 }
+
+/// Runs a planned step once on `inputs`, on one thread with a fresh state,
+/// for the tests of the ops' executor modules.
+#[cfg(test)]
+pub(crate) fn run_planned(planned: &Planned, inputs: &[&Tensor]) -> Result<Tensor, KernelError> {
+    let Planned::Step(kernel) = planned else {
+        return Err(KernelError::Internal { op: "test", what: "no step was planned" });
+    };
+    let (ty, shape) = match kernel.output(inputs)? {
+        Output::Buffer(ty, shape) => (ty, shape.to_vec()),
+        Output::Ready(tensor) => return Ok(tensor),
+    };
+    let mut out = Tensor::zeros(ty, &shape)?;
+    let mut state = StepState::default();
+    let mut cx = RunContext { options: &ExecOptions::single_thread(), state: &mut state };
+    kernel.run(inputs, &mut out, &mut cx)?;
+    Ok(out)
+}

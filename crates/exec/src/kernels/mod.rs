@@ -7,6 +7,10 @@
 //!   besides: the [`ExecOptions`] of a kernel that can split its work
 //!   across threads, and the [`Scratch`] of one that keeps memory between
 //!   calls, so that a caller running it again allocates nothing.
+//! - ReverseSequence and ReverseSubsequences also have
+//!   `op_checked_into(…)`, which takes lengths read and checked once
+//!   ([`CheckedLengths`], [`CheckedSubsequenceLengths`]), as a plan does
+//!   for constant lengths.
 //!
 //! Data-movement kernels share one design. A kernel first turns its
 //! attributes and shape into a *run plan*: the output, in order, as a list

@@ -58,17 +58,11 @@ mod tests {
     use ovir_tensor::ElementType;
 
     use super::*;
-    use crate::kernels::ExecOptions;
-    use crate::step::{Arg, StepState};
+    use crate::step::{run_planned, Arg};
 
     /// Runs the planned step on `data` with `lengths` given at run time.
     fn run(planned: &Planned, data: &Tensor, lengths: &Tensor) -> Tensor {
-        let Planned::Step(kernel) = planned else { panic!("a step is planned") };
-        let mut out = Tensor::zeros(data.element_type(), data.shape()).unwrap();
-        let mut state = StepState::default();
-        let mut cx = RunContext { options: &ExecOptions::single_thread(), state: &mut state };
-        kernel.run(&[data, lengths], &mut out, &mut cx).unwrap();
-        out
+        run_planned(planned, &[data, lengths]).unwrap()
     }
 
     #[test]
