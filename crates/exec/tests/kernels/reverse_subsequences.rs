@@ -281,7 +281,7 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 /// of three threads start inside a tile and inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 26] = [
+    let cases: [(ElementType, [usize; 3]); 29] = [
         // Strips: the longest axis they take, and a last strip of a block
         // narrower than a register.
         (ElementType::U8, [2, 255, 70]),
@@ -312,6 +312,11 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         (ElementType::I64, [2, 64, 40]),
         (ElementType::I64, [5, 8, 1000]),
         (ElementType::U8, [2, 128, 3]),
+        // Transposed in registers: axes of up to 8 rows, a register's width
+        // of columns or more, with columns left over.
+        (ElementType::I64, [3, 4, 45]),
+        (ElementType::F16, [2, 8, 77]),
+        (ElementType::U8, [2, 7, 95]),
     ];
     for (ty, shape) in cases {
         let data = scrambled(ty, &shape);

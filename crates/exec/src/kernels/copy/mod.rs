@@ -242,6 +242,51 @@ impl ReverseCopier {
         0
     }
 
+    /// Writes output rows `k0..=k1` of columns `first..first + count` of
+    /// one block of ReverseSubsequences on an axis of `size` rows, elements
+    /// of `N` bytes, read in place: row `r` of the block starts at
+    /// `r * stride` in `input`. Column `first + j` of row `k` lands at
+    /// `(k - k0) * out_stride + j * N` in `out`, and is that column's
+    /// element in row `len - 1 - k` while `k < len = lens[j]`, and in row
+    /// `k` after. Returns `count`, the columns it wrote from `first` on (a
+    /// multiple of a register's elements); the caller writes the rest. It
+    /// writes none without AVX2, for widths other than 1, 2, 4 and 8
+    /// bytes, on axes of other than 2 to 8 rows, or when the arguments do
+    /// not fit.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn subsequence_transposed<const N: usize>(
+        self,
+        input: &[u8],
+        (stride, size): (usize, usize),
+        first: usize,
+        lens: &[u32],
+        rows: (usize, usize),
+        out: &mut [u8],
+        out_stride: usize,
+    ) -> usize {
+        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+        if let Some(isa) = self.avx2() {
+            return x86::subsequence_transposed::<N>(
+                isa,
+                input,
+                (stride, size),
+                first,
+                lens,
+                rows,
+                out,
+                out_stride,
+            );
+        }
+        let _ = (input, stride, size, first, lens, rows, out, out_stride);
+        0
+    }
+
+    /// Whether [`ReverseCopier::subsequence_transposed`] writes anything:
+    /// it needs AVX2, as the gathers do.
+    pub(super) fn transposes(self) -> bool {
+        self.gathers()
+    }
+
     /// The bytes of columns in one strip of
     /// [`ReverseCopier::subsequence_strip`]: a register's width, and 16
     /// bytes for the portable loop.

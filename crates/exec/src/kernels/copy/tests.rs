@@ -691,6 +691,97 @@ fn subsequence_columns_gathered_match_the_rule_element_by_element() {
     assert_eq!(copier.subsequence_columns::<8>(&tile, (64, 8), 0, &[2; 8], (0, 0), &mut out, 0), 0);
 }
 
+fn check_subsequence_transposed<const N: usize>() {
+    let copier = ReverseCopier::detect();
+    let per = 32 / N;
+    for size in 2..=8 {
+        // A register of columns, a few and some left over; rows a few
+        // bytes longer than the columns read.
+        for width in [per, 3 * per + 5] {
+            let stride = width * N + 7;
+            let input: Vec<u8> = (0..stride * size).map(|i| (i * 31 + i / 7) as u8).collect();
+            for first in [0, 3] {
+                let count = width - first;
+                // Every length from 0 to the axis size, scrambled; then
+                // lengths past the axis and past `i32::MAX`, which read as
+                // the whole axis.
+                let scrambled: Vec<u32> = (0..count).map(|j| ((j * 7 + j / 3) % (size + 1)) as u32).collect();
+                let wild: Vec<u32> =
+                    (0..count).map(|j| [size as u32 + 2, u32::MAX, 1 << 31, 3][j % 4]).collect();
+                let capped: Vec<u32> = wild.iter().map(|&l| l.min(size as u32)).collect();
+                for (lens, rule) in [(&scrambled, &scrambled), (&wild, &capped)] {
+                    for (k0, k1) in [(0, size - 1), (size / 2, size / 2), (1, size - 1), (0, 0)] {
+                        let what = || {
+                            format!(
+                                "width {N}, {count} columns, axis {size}, first {first}, rows {k0}..={k1}"
+                            )
+                        };
+                        let out_stride = count * N + 5;
+                        let mut out = vec![0xab; (k1 - k0) * out_stride + count * N];
+                        let done = copier.subsequence_transposed::<N>(
+                            &input,
+                            (stride, size),
+                            first,
+                            lens,
+                            (k0, k1),
+                            &mut out,
+                            out_stride,
+                        );
+                        let expect = if copier.transposes() { count / per * per } else { 0 };
+                        assert_eq!(done, expect, "{}", what());
+                        // Every written byte by the rule, and nothing else
+                        // touched: neither the columns left to the caller
+                        // nor the bytes between rows.
+                        let mut expected = vec![0xab; out.len()];
+                        for k in k0..=k1 {
+                            let want = naive_subsequence_columns::<N>(&input, stride, k, first, rule);
+                            expected[(k - k0) * out_stride..][..done * N].copy_from_slice(&want[..done * N]);
+                        }
+                        assert!(out == expected, "{}", what());
+                    }
+                }
+            }
+        }
+    }
+    // Arguments that do not fit write nothing: an axis of 1 or 9 rows, an
+    // input a byte short of its last row, a row past the axis, rows out of
+    // order, an output a byte short.
+    let (size, stride) = (8, 2 * per * N);
+    let input = vec![1u8; size * stride];
+    let lens = vec![2u32; per];
+    let mut out = vec![0u8; per * N];
+    let exact = (size - 1) * stride + per * N;
+    let fits = |input: &[u8], size: usize, rows: (usize, usize), out: &mut [u8]| {
+        copier.subsequence_transposed::<N>(input, (stride, size), 0, &lens, rows, out, 0)
+    };
+    assert_eq!(fits(&input[..exact], size, (0, 0), &mut out), if copier.transposes() { per } else { 0 });
+    out.fill(0);
+    for (size, rows, input_len) in [
+        (1, (0, 0), exact),
+        (9, (0, 0), input.len()),
+        (8, (0, 0), exact - 1),
+        (8, (8, 8), exact),
+        (8, (3, 2), exact),
+    ] {
+        assert_eq!(fits(&input[..input_len.min(input.len())], size, rows, &mut out), 0, "{size} {rows:?}");
+    }
+    assert_eq!(fits(&input, size, (0, 0), &mut out[..per * N - 1]), 0);
+    assert!(out.iter().all(|&b| b == 0));
+}
+
+#[test]
+fn subsequence_columns_transposed_match_the_rule_element_by_element() {
+    check_subsequence_transposed::<1>();
+    check_subsequence_transposed::<2>();
+    check_subsequence_transposed::<4>();
+    check_subsequence_transposed::<8>();
+    // Other widths are left to the caller whole.
+    let copier = ReverseCopier::detect();
+    let input = vec![0u8; 1024];
+    let mut out = vec![0u8; 64];
+    assert_eq!(copier.subsequence_transposed::<16>(&input, (64, 4), 0, &[2; 16], (0, 0), &mut out, 0), 0);
+}
+
 /// Output rows `k0..=k1` of one strip by the rule itself: byte `b` of row
 /// `k` comes from row `len - 1 - k` while `k < len` (its column's length),
 /// else from row `k`.

@@ -31,9 +31,12 @@
 //!   SSSE3).
 //! - `strips`: ReverseSubsequences on one register's width of columns,
 //!   by byte-wise selects, at either width.
+//! - `transpose`: ReverseSubsequences on axes of up to 8 rows of 1- or
+//!   2-byte elements, a register of columns turned into lines and back in
+//!   registers, with AVX2.
 //!
-//! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `sse2` and `gather` says
-//! why it has one width.
+//! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `sse2`, `gather` and
+//! `transpose` says why it has one width.
 
 mod avx2;
 mod gather;
@@ -43,6 +46,7 @@ mod reverse;
 mod sse2;
 mod ssse3;
 mod strips;
+mod transpose;
 
 use std::marker::PhantomData;
 
@@ -56,6 +60,7 @@ pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
 pub(super) use sse2::{stream_descending_rows, stream_forward};
 pub(super) use ssse3::{rows_with_heads, Ssse3};
 pub(super) use strips::subsequence_strip;
+pub(super) use transpose::subsequence_transposed;
 
 /// A register width and the few instructions the copy loops need at it.
 ///

@@ -1,0 +1,365 @@
+//! ReverseSubsequences on axes of up to 8 rows, transposed in registers:
+//! with AVX2, once the rows of a register's width of columns are turned
+//! into lines, a line of 1- or 2-byte elements fits in one 16-byte lane, a
+//! line of 4-byte ones in a register and one of 8-byte ones in two, so that
+//! one shuffle (two, and a blend, for 8 bytes), its control computed from
+//! the line's length, reverses its head. It has one width because the
+//! 32-bit and 64-bit lines need AVX2's lane-crossing permutes.
+
+use std::arch::x86_64::{
+    __m256i, _mm256_add_epi32, _mm256_add_epi8, _mm256_and_si256, _mm256_blendv_epi8,
+    _mm256_broadcastsi128_si256, _mm256_cmpgt_epi32, _mm256_cmpgt_epi8, _mm256_loadu_si256, _mm256_min_epu32,
+    _mm256_packus_epi16, _mm256_packus_epi32, _mm256_permute2x128_si256, _mm256_permute4x64_epi64,
+    _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_setzero_si256,
+    _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_sub_epi32, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32,
+    _mm256_unpackhi_epi64, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32,
+    _mm256_unpacklo_epi64, _mm256_unpacklo_epi8, _mm_loadu_si128,
+};
+
+use super::{Avx2, Width};
+
+/// Rows a group holds: the register count of the transposing network.
+const ROWS: usize = 8;
+
+/// Row `r`'s register once the network has turned the lines back into
+/// rows: its three bits in reverse order.
+const fn reversed_bits(r: usize) -> usize {
+    (r & 1) << 2 | (r & 2) | (r >> 2 & 1)
+}
+
+/// The constant controls of the shuffle that reverses each line's head,
+/// for `N`-byte elements.
+///
+/// For 1 and 2 bytes, byte `y` of each lane of that shuffle's output holds
+/// row `r` of half `z` of the lane, where `r`'s bits are `y`'s bits 3, 2
+/// and 1, lowest first, and `z` is `y`'s bit 0: the order in which the
+/// network back to rows wants them. `z` is the line (of two in a lane) for
+/// 1-byte elements, and the byte of the element for 2-byte ones. For 4
+/// bytes, a line is a register and element `y` holds row `y`; for 8 bytes,
+/// 32-bit lane `d` of a register belongs to row `d / 2` of the first half
+/// of a line, or row `4 + d / 2` of the second.
+struct Controls<const N: usize>;
+
+impl<const N: usize> Controls<N> {
+    /// Bytes from one line to the next in a lane, and from one row to the
+    /// next in a line, once the rows are lines: for 4- and 8-byte elements,
+    /// a row is one step of the permutes' indices.
+    const LINE_STEP: i8 = if N == 1 { 8 } else { 1 };
+    const ROW_STEP: i8 = if N >= 4 { 1 } else { N as i8 };
+
+    /// The row of byte `y` of a lane (1- and 2-byte elements).
+    const fn row(y: usize) -> i8 {
+        ((y >> 3 & 1) | (y >> 2 & 1) << 1 | (y >> 1 & 1) << 2) as i8
+    }
+
+    /// The constant whose byte `y` (or, for 4-byte elements, 32-bit lane
+    /// `y / 4`) is `at(y)`, where `line` is `y`'s half of its lane and
+    /// `row` its row: `at` is `line * line_step + row * row_step + add`.
+    const fn make(line_step: i8, row_step: i8, add: i8) -> [i8; 32] {
+        let mut c = [0i8; 32];
+        let mut y = 0;
+        while y < 32 {
+            // For 8-byte elements, the row of the element 32-bit lane
+            // `y / 4` belongs to.
+            let element = if N == 8 { y / 8 } else { y / 4 };
+            c[y] = if N >= 4 {
+                if y % 4 == 0 {
+                    row_step * element as i8 + add
+                } else if row_step * element as i8 + add < 0 {
+                    -1
+                } else {
+                    0
+                }
+            } else {
+                (y & 1) as i8 * line_step + row_step * Self::row(y % 16) + add
+            };
+            y += 1;
+        }
+        c
+    }
+
+    /// For 8-byte elements, per 32-bit lane `d`: the row `4 + d / 2` of
+    /// the element it belongs to in the second half of a line.
+    const RANK_HIGH: [i8; 32] = {
+        let mut c = [0i8; 32];
+        let mut d = 0;
+        while d < 8 {
+            c[4 * d] = 4 + (d / 2) as i8;
+            d += 1;
+        }
+        c
+    };
+
+    /// A byte's (or element's) row times the row step, compared with the
+    /// length times the row step to tell the bytes in a line's reversed
+    /// head.
+    const RANK: [i8; 32] = Self::make(0, Self::ROW_STEP, 0);
+
+    /// What a byte takes outside the head: its own row.
+    const STRAIGHT: [i8; 32] = Self::make(Self::LINE_STEP, Self::ROW_STEP, 0);
+
+    /// What a byte takes inside the head, less the length times the row
+    /// step: row `len - 1 - r`.
+    const REVERSED: [i8; 32] = Self::make(Self::LINE_STEP, -Self::ROW_STEP, -Self::ROW_STEP);
+
+    /// For register `m` of the lines: per byte, where its line's length
+    /// lies in each lane of the lengths register (1- and 2-byte elements).
+    const SPREAD: [[i8; 32]; ROWS] = {
+        let mut c = [[0i8; 32]; ROWS];
+        let mut m = 0;
+        while m < ROWS {
+            let mut y = 0;
+            while y < 32 {
+                c[m][y] =
+                    if N == 1 { (reversed_bits(m) << 1 | (y & 1)) as i8 } else { reversed_bits(m) as i8 };
+                y += 1;
+            }
+            m += 1;
+        }
+        c
+    };
+}
+
+/// Writes output rows `k0..=k1` of columns `first..first + count` of one
+/// block of ReverseSubsequences on an axis of `size` rows (2 to 8), with
+/// elements of `N` bytes (1 or 2). Row `r` of the block's input starts at
+/// `r * stride` in `input`. Column `first + j` of output row `k` lands at
+/// `(k - k0) * out_stride + j * N` in `out`, and is that column's element in
+/// row `len - 1 - k` while `k < len = lens[j]`, and in row `k` after.
+///
+/// `count` is `lens.len()` rounded down to a multiple of a register's
+/// elements; the function returns it, or 0, having written nothing, when
+/// the arguments do not fit. The caller writes the columns left over.
+///
+/// A register of columns is read from all the rows (8 registers, zeros
+/// past the axis), turned into lines by three rounds of interleaves, each
+/// line's head reversed by a shuffle whose control comes from its length
+/// by a compare and a blend, and turned back into rows by three more
+/// rounds:
+/// - 1- and 2-byte elements: each lane then holds two lines of 8 bytes, or
+///   one of 8 two-byte elements, and the in-lane shuffle also puts the
+///   bytes in the order the rounds back want.
+/// - 4-byte elements: a register holds a line, reversed by one permute.
+/// - 8-byte elements: two rounds on each half of the registers leave a
+///   register with half a line, and each half of the output takes two
+///   permutes and a blend.
+///
+/// No row is staged in memory, and no line is read twice; every length is
+/// first capped at `size`, so no line reads a row past the axis. On 8 rows
+/// this is 10 to 15 instructions per register written, where the shifter
+/// makes `log2(size)` passes over a buffer and a gather takes about a cycle
+/// an element.
+#[allow(clippy::too_many_arguments)]
+pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize>(
+    isa: Avx2,
+    input: &[u8],
+    (stride, size): (usize, usize),
+    first: usize,
+    lens: &[u32],
+    (k0, k1): (usize, usize),
+    out: &mut [u8],
+    out_stride: usize,
+) -> usize {
+    let per = 32 / N.max(1);
+    let count = lens.len() / per * per;
+    let in_end = (size.wrapping_sub(1))
+        .checked_mul(stride)
+        .and_then(|rows| rows.checked_add(first.checked_add(count)?.checked_mul(N)?));
+    let out_end = (k1.wrapping_sub(k0)).checked_mul(out_stride).and_then(|rows| rows.checked_add(count * N));
+    let fits = matches!(N, 1 | 2 | 4 | 8)
+        && count > 0
+        && (2..=ROWS).contains(&size)
+        && k0 <= k1
+        && k1 < size
+        && in_end.is_some_and(|end| end <= input.len())
+        && out_end.is_some_and(|end| end <= out.len());
+    if !fits {
+        return 0;
+    }
+    isa.run(
+        #[inline(always)]
+        || {
+            // SAFETY: the token proves AVX2 (every intrinsic here). Loads:
+            // row `r < size` of columns `j..j + per`, with `j + per <=
+            // count`, ends at `r * stride + (first + j + per) * N <=
+            // in_end <= input.len()`; lengths are read 8 at a time (4 for
+            // 8-byte elements) up to `j + per <= count <= lens.len()`
+            // (`per` is 32, 16, 8 or 4 columns). Stores: row `k`
+            // in `k0..=k1` of the same columns ends at `(k - k0) *
+            // out_stride + (j + per) * N <= out_end <= out.len()`. The
+            // constants are 32 bytes each.
+            unsafe {
+                let input = input.as_ptr();
+                let out = out.as_mut_ptr();
+                macro_rules! constant {
+                    ($c:expr) => {
+                        _mm256_loadu_si256($c.as_ptr().cast::<__m256i>())
+                    };
+                }
+                let rank = constant!(Controls::<N>::RANK);
+                let straight = constant!(Controls::<N>::STRAIGHT);
+                let reversed = constant!(Controls::<N>::REVERSED);
+                let cap32 = _mm256_set1_epi32(size as i32);
+                let zero = _mm256_setzero_si256();
+                let mut j = 0;
+                while j < count {
+                    // The lengths, a byte each, capped at `size`, times
+                    // the row step: for 1-byte elements column `c` of the
+                    // register at byte `c`, for 2-byte ones column `c` of
+                    // lane `l` at byte `c - 8 l` of lane `l`.
+                    macro_rules! load {
+                        ($at:expr) => {
+                            _mm256_min_epu32(_mm256_loadu_si256(lens.as_ptr().add($at).cast()), cap32)
+                        };
+                    }
+                    let mut v = [zero; ROWS];
+                    for (r, v) in v.iter_mut().enumerate() {
+                        if r < size {
+                            *v = _mm256_loadu_si256(input.add(r * stride + (first + j) * N).cast());
+                        }
+                    }
+                    // An interleave of registers whose numbers differ in
+                    // `$bit`: the low halves of each lane (or the low lanes)
+                    // into the first, the high ones into the second.
+                    macro_rules! round {
+                        ($bit:literal, $lo:expr, $hi:expr) => {
+                            for x in 0..ROWS {
+                                if x & $bit == 0 {
+                                    let (a, b) = (v[x], v[x | $bit]);
+                                    v[x] = $lo(a, b);
+                                    v[x | $bit] = $hi(a, b);
+                                }
+                            }
+                        };
+                    }
+                    if N == 8 {
+                        // Rows into lines, half a line a register: 4
+                        // columns of the 4 rows of registers 0 to 3 (and 4
+                        // to 7), by interleaves of elements, then of lanes.
+                        // Register `m` then holds rows `4 h..4 h + 4` of
+                        // column `c`, with `h` and `c` `m`'s bit 2 and bits
+                        // 0 and 1.
+                        round!(1, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64);
+                        round!(2, _mm256_permute2x128_si256::<0x20>, _mm256_permute2x128_si256::<0x31>);
+                        let lengths = _mm256_min_epu32(
+                            _mm256_broadcastsi128_si256(_mm_loadu_si128(lens.as_ptr().add(j).cast())),
+                            cap32,
+                        );
+                        let (low, high, odd, three) = (
+                            constant!(Controls::<N>::RANK),
+                            constant!(Controls::<N>::RANK_HIGH),
+                            _mm256_setr_epi32(0, 1, 0, 1, 0, 1, 0, 1),
+                            _mm256_set1_epi32(3),
+                        );
+                        for c in 0..4 {
+                            let len = _mm256_permutevar8x32_epi32(lengths, _mm256_set1_epi32(c as i32));
+                            let (near, far) = (v[c], v[c + 4]);
+                            for (h, rank) in [(0, low), (1, high)] {
+                                // Per 32-bit half of each element: the row
+                                // it reads, then where that row lies.
+                                let head = _mm256_cmpgt_epi32(len, rank);
+                                let reversed =
+                                    _mm256_sub_epi32(_mm256_sub_epi32(len, rank), _mm256_set1_epi32(1));
+                                let from = _mm256_blendv_epi8(rank, reversed, head);
+                                let within = _mm256_and_si256(from, three);
+                                let control = _mm256_add_epi32(_mm256_add_epi32(within, within), odd);
+                                v[c + 4 * h] = _mm256_blendv_epi8(
+                                    _mm256_permutevar8x32_epi32(near, control),
+                                    _mm256_permutevar8x32_epi32(far, control),
+                                    _mm256_cmpgt_epi32(from, three),
+                                );
+                            }
+                        }
+                        // Lines into rows, each in the register of its
+                        // number.
+                        round!(2, _mm256_permute2x128_si256::<0x20>, _mm256_permute2x128_si256::<0x31>);
+                        round!(1, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64);
+                    } else if N == 4 {
+                        // Rows into lines, a line a register: interleaves
+                        // of 1 and 2 elements, then of lanes.
+                        round!(1, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32);
+                        round!(2, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64);
+                        round!(4, _mm256_permute2x128_si256::<0x20>, _mm256_permute2x128_si256::<0x31>);
+                        // Register `m` holds column `4 m2 + 2 m0 + m1` (`m`'s
+                        // bits); each head reversed across the register.
+                        let lengths = load!(j);
+                        for (m, v) in v.iter_mut().enumerate() {
+                            let column = (m >> 2) * 4 + (m & 1) * 2 + (m >> 1 & 1);
+                            let len = _mm256_permutevar8x32_epi32(lengths, _mm256_set1_epi32(column as i32));
+                            let head = _mm256_cmpgt_epi32(len, rank);
+                            let control = _mm256_blendv_epi8(straight, _mm256_add_epi32(len, reversed), head);
+                            *v = _mm256_permutevar8x32_epi32(*v, control);
+                        }
+                        // Lines into rows, each in the register of its
+                        // number.
+                        round!(2, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32);
+                        round!(1, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64);
+                        round!(4, _mm256_permute2x128_si256::<0x20>, _mm256_permute2x128_si256::<0x31>);
+                    } else {
+                        // The lengths, a byte each, times the row step: for
+                        // 1-byte elements column `c` of the register at byte
+                        // `c`, for 2-byte ones column `c` of lane `l` at byte
+                        // `c - 8 l` of lane `l`.
+                        let lengths = if N == 1 {
+                            let a = _mm256_packus_epi32(load!(j), load!(j + 8));
+                            let b = _mm256_packus_epi32(load!(j + 16), load!(j + 24));
+                            _mm256_permutevar8x32_epi32(
+                                _mm256_packus_epi16(a, b),
+                                _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7),
+                            )
+                        } else {
+                            let a = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(
+                                load!(j),
+                                load!(j + 8),
+                            ));
+                            let l = _mm256_packus_epi16(a, a);
+                            _mm256_add_epi8(l, l)
+                        };
+                        // Rows into lines: interleaves of 1, 2 and 4
+                        // elements.
+                        if N == 1 {
+                            round!(1, _mm256_unpacklo_epi8, _mm256_unpackhi_epi8);
+                            round!(2, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16);
+                            round!(4, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32);
+                        } else {
+                            round!(1, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16);
+                            round!(2, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32);
+                            round!(4, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64);
+                        }
+                        // Each line's head reversed, its bytes put in the
+                        // order the way back wants.
+                        for (m, v) in v.iter_mut().enumerate() {
+                            let len = _mm256_shuffle_epi8(lengths, constant!(Controls::<N>::SPREAD[m]));
+                            let head = _mm256_cmpgt_epi8(len, rank);
+                            let control = _mm256_blendv_epi8(straight, _mm256_add_epi8(len, reversed), head);
+                            *v = _mm256_shuffle_epi8(*v, control);
+                        }
+                        // Lines into rows: interleaves of 2, 4 and 8 bytes,
+                        // between registers whose numbers differ in bit 2, 1
+                        // and 0; row `k` lands in register `reversed_bits(k)`.
+                        round!(4, _mm256_unpacklo_epi16, _mm256_unpackhi_epi16);
+                        round!(2, _mm256_unpacklo_epi32, _mm256_unpackhi_epi32);
+                        round!(1, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64);
+                    }
+                    for k in 0..ROWS {
+                        if k0 <= k && k <= k1 {
+                            let row = if N >= 4 { k } else { reversed_bits(k) };
+                            _mm256_storeu_si256(out.add((k - k0) * out_stride + j * N).cast(), v[row]);
+                        }
+                    }
+                    j += per;
+                }
+                count
+            }
+        },
+    )
+}
+
+// The bits of a row's register are their own inverse.
+const _: () = {
+    let mut r = 0;
+    while r < ROWS {
+        assert!(reversed_bits(reversed_bits(r)) == r);
+        r += 1;
+    }
+};
