@@ -8,7 +8,9 @@
 //! one row of a rows run, so a batch of short lines costs little more than
 //! the copy itself. On any other axis, where neighbouring lines rarely
 //! share a length, runs would be an element long, so the kernel works on
-//! cache-sized tiles of columns instead. With AVX2, 1- and 2-byte elements
+//! cache-sized tiles of columns instead. With AVX2, axes of up to 8 rows
+//! are turned into lines and back in registers, a register of columns at a
+//! time, each line's head reversed by one shuffle; 1- and 2-byte elements
 //! on axes of 16 to 255 rows are shifted by byte-wise selects, `log2(size)`
 //! per row, one register of columns at a time; other 1-byte elements are
 //! shifted a whole row at a time, and the rest are gathered from a buffer.
@@ -627,8 +629,10 @@ const LINE: usize = 64;
 
 impl<C: Count> SubsequencePlan<'_, C> {
     /// Moves `data` into `out`, which has its type and shape. When lengths
-    /// change every few lines along a non-innermost axis, in strips
-    /// ([`SubsequencePlan::strips`]) where they take the plan, else through
+    /// change every few lines along a non-innermost axis, as lines in
+    /// registers ([`SubsequencePlan::transposed`]) where they take the
+    /// plan, else in strips ([`SubsequencePlan::strips`]) where they do,
+    /// else through
     /// the shifter ([`SubsequencePlan::shift`]) where it does, else by the
     /// gathers ([`SubsequencePlan::gather`]); otherwise as runs.
     fn play(&self, data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), KernelError> {
