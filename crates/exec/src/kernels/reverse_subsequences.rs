@@ -861,8 +861,9 @@ impl<C: Count> SubsequencePlan<'_, C> {
         Ok(end)
     }
 
-    /// The walk [`SubsequencePlan::shift`], [`SubsequencePlan::strips`]
-    /// and [`SubsequencePlan::gather`] share: for every block that output elements `start..end` touch, and
+    /// The walk [`SubsequencePlan::shift`], [`SubsequencePlan::strips`],
+    /// [`SubsequencePlan::gather`] and [`SubsequencePlan::transposed`]
+    /// share: for every block that output elements `start..end` touch, and
     /// every tile of up to `tile` columns of it, calls `visit` with the part
     /// of the block they cover, the tile's columns `t0..t1`, the block's
     /// lengths and the block's input bytes (`n` an element). Stops at the
@@ -1126,17 +1127,16 @@ impl<C: Count> SubsequencePlan<'_, C> {
 
     /// Whether [`SubsequencePlan::transposed`] takes this plan with
     /// `n`-byte elements: with AVX2, an axis of 2 to
-    /// [`TRANSPOSED_MAX_SIZE`] rows (3 for 4-byte elements), lines of at
-    /// least a register, and lengths kept in 32 bits. Measured with one
-    /// thread on `[8, 64, 128, 128]` along axis 0, this took a quarter of
-    /// the time of the shifter on `u8`, a third of the gathers' on `f16`,
-    /// 60% of theirs on `f32`, and 75% of the one-by-one moves' on `i64`.
-    /// On two rows, `f32` took 20% longer than the gathers: there six of the
-    /// eight registers of the network carry no row.
+    /// [`TRANSPOSED_MAX_SIZE`] rows, lines of at least a register, and
+    /// lengths kept in 32 bits. Measured with one thread on `[8, 64, 128,
+    /// 128]` along axis 0, this took a fifth of the time of the shifter on
+    /// `u8`, a third of the gathers' on `f16`, 70% of theirs on `f32`, and
+    /// 80% of the one-by-one moves' on `i64`; on 2 rows, from a quarter
+    /// (`u8`) to 60% (`f32`, `i64`) of the time of the earlier kernels.
     fn takes_transposed(&self, copier: ReverseCopier, n: usize) -> bool {
         copier.transposes()
             && n <= 8
-            && (if n == 4 { 3 } else { 2 }..=TRANSPOSED_MAX_SIZE).contains(&self.size)
+            && (2..=TRANSPOSED_MAX_SIZE).contains(&self.size)
             && self.inner.saturating_mul(n) >= 32
             && C::as_u32(self.lens).is_some()
     }
@@ -1373,7 +1373,10 @@ fn spread<const W: usize, C: Count>(
 /// shifter and the gathers take on `n`-byte elements, for splitting the
 /// output across threads ([`parallel::for_each_costly_chunk`]). Measured on
 /// `[8, 64, 128, 128]` with a length per line, one thread: `u8` 7–12×,
-/// `f16` 4–5×, `f32` 2.6–3.3×, `i64` 1.7–2.2×.
+/// `f16` 4–5×, `f32` 2.6–3.3×, `i64` 1.7–2.2×. Along axis 0 (8 rows, lines
+/// in registers) these cost less, but two threads still measured as fast
+/// as one or faster there: `u8` 0.62–1.03 ms against 0.64–0.66, `f32`
+/// 3.5 against 4.7, `i64` 7.8–10.0 against 10.4–11.1.
 fn scattered_cost(n: usize) -> usize {
     match n {
         1 => 8,

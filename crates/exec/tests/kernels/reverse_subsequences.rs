@@ -268,9 +268,10 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
     Tensor::from_bytes(ty, shape, &bytes).unwrap()
 }
 
-/// Lengths that change from one line to the next go through the row
-/// shifter (1-byte elements, and 2-byte ones without AVX2) or through a
-/// 128 KiB buffer (wider ones, and axes too long for the shifter; 2- and
+/// Lengths that change from one line to the next go, with AVX2 on axes of
+/// up to 8 rows, through lines in registers (one blend of two rows on 2
+/// rows), else through strips or the row shifter (1-byte elements, and
+/// 2-byte ones without AVX2) or through a 128 KiB buffer (wider ones, and axes too long for the shifter; 2- and
 /// 4-byte elements 8 at a time with AVX2, down the tile a cache line of
 /// columns at a time, the rest of a row one by one, row by row),
 /// or in place (axes too long for the buffer), the columns in tiles. The
@@ -281,14 +282,15 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 /// of three threads start inside a tile and inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 29] = [
+    let cases: [(ElementType, [usize; 3]); 33] = [
         // Strips: the longest axis they take, and a last strip of a block
         // narrower than a register.
         (ElementType::U8, [2, 255, 70]),
         (ElementType::F16, [3, 17, 45]),
-        // Tiles of 240 (`f32`) and 480 (`i16`) columns; 4080 on 8 rows.
+        // Tiles of 240 (`f32`) and 480 (`i16`) columns; 3632 on 9 rows.
         (ElementType::F32, [2, 129, 600]),
         (ElementType::I16, [2, 129, 1100]),
+        (ElementType::F32, [3, 9, 5000]),
         (ElementType::F32, [3, 8, 5000]),
         // Too long for the buffer: 8 columns of 2100 `u64`s.
         (ElementType::U64, [2, 2100, 9]),
@@ -317,6 +319,10 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         (ElementType::I64, [3, 4, 45]),
         (ElementType::F16, [2, 8, 77]),
         (ElementType::U8, [2, 7, 95]),
+        (ElementType::F32, [3, 2, 100]),
+        // Just past them: the shifter and the one-by-one moves.
+        (ElementType::U8, [2, 12, 600]),
+        (ElementType::I64, [5, 9, 1000]),
     ];
     for (ty, shape) in cases {
         let data = scrambled(ty, &shape);

@@ -31,9 +31,8 @@
 //!   SSSE3).
 //! - `strips`: ReverseSubsequences on one register's width of columns,
 //!   by byte-wise selects, at either width.
-//! - `transpose`: ReverseSubsequences on axes of up to 8 rows of 1- or
-//!   2-byte elements, a register of columns turned into lines and back in
-//!   registers, with AVX2.
+//! - `transpose`: ReverseSubsequences on axes of up to 8 rows, a register
+//!   of columns turned into lines and back in registers, with AVX2.
 //!
 //! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `sse2`, `gather` and
 //! `transpose` says why it has one width.

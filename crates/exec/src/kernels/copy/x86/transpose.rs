@@ -8,12 +8,13 @@
 
 use std::arch::x86_64::{
     __m256i, _mm256_add_epi32, _mm256_add_epi8, _mm256_and_si256, _mm256_blendv_epi8,
-    _mm256_broadcastsi128_si256, _mm256_cmpgt_epi32, _mm256_cmpgt_epi8, _mm256_loadu_si256, _mm256_min_epu32,
-    _mm256_packus_epi16, _mm256_packus_epi32, _mm256_permute2x128_si256, _mm256_permute4x64_epi64,
-    _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_setzero_si256,
-    _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_sub_epi32, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32,
-    _mm256_unpackhi_epi64, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32,
-    _mm256_unpacklo_epi64, _mm256_unpacklo_epi8, _mm_loadu_si128,
+    _mm256_broadcastsi128_si256, _mm256_cmpgt_epi32, _mm256_cmpgt_epi8, _mm256_cvtepi32_epi64,
+    _mm256_loadu_si256, _mm256_min_epu32, _mm256_packs_epi16, _mm256_packs_epi32, _mm256_packus_epi16,
+    _mm256_packus_epi32, _mm256_permute2x128_si256, _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32,
+    _mm256_set1_epi32, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256,
+    _mm256_sub_epi32, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
+    _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+    _mm256_unpacklo_epi8, _mm_cmpgt_epi32, _mm_loadu_si128, _mm_min_epu32, _mm_set1_epi32,
 };
 
 use super::{Avx2, Width};
@@ -52,8 +53,8 @@ impl<const N: usize> Controls<N> {
         ((y >> 3 & 1) | (y >> 2 & 1) << 1 | (y >> 1 & 1) << 2) as i8
     }
 
-    /// The constant whose byte `y` (or, for 4-byte elements, 32-bit lane
-    /// `y / 4`) is `at(y)`, where `line` is `y`'s half of its lane and
+    /// The constant whose byte `y` (or, for 4- and 8-byte elements, 32-bit
+    /// lane `y / 4`) is `at(y)`, where `line` is `y`'s half of its lane and
     /// `row` its row: `at` is `line * line_step + row * row_step + add`.
     const fn make(line_step: i8, row_step: i8, add: i8) -> [i8; 32] {
         let mut c = [0i8; 32];
@@ -122,7 +123,7 @@ impl<const N: usize> Controls<N> {
 
 /// Writes output rows `k0..=k1` of columns `first..first + count` of one
 /// block of ReverseSubsequences on an axis of `size` rows (2 to 8), with
-/// elements of `N` bytes (1 or 2). Row `r` of the block's input starts at
+/// elements of `N` bytes (1, 2, 4 or 8). Row `r` of the block's input starts at
 /// `r * stride` in `input`. Column `first + j` of output row `k` lands at
 /// `(k - k0) * out_stride + j * N` in `out`, and is that column's element in
 /// row `len - 1 - k` while `k < len = lens[j]`, and in row `k` after.
@@ -131,11 +132,13 @@ impl<const N: usize> Controls<N> {
 /// elements; the function returns it, or 0, having written nothing, when
 /// the arguments do not fit. The caller writes the columns left over.
 ///
-/// A register of columns is read from all the rows (8 registers, zeros
-/// past the axis), turned into lines by three rounds of interleaves, each
-/// line's head reversed by a shuffle whose control comes from its length
-/// by a compare and a blend, and turned back into rows by three more
-/// rounds:
+/// On 2 rows, a line of length 2 swaps them and any other keeps them, so
+/// each output row is one blend of the two input rows. On more, a register
+/// of columns is read from all the rows (8 registers, zeros past the axis),
+/// turned into lines by rounds of interleaves (three, or two for 8-byte
+/// elements), each line's head reversed by a shuffle whose control comes
+/// from its length by a compare and a blend, and turned back into rows by
+/// as many rounds:
 /// - 1- and 2-byte elements: each lane then holds two lines of 8 bytes, or
 ///   one of 8 two-byte elements, and the in-lane shuffle also puts the
 ///   bytes in the order the rounds back want.
@@ -146,7 +149,7 @@ impl<const N: usize> Controls<N> {
 ///
 /// No row is staged in memory, and no line is read twice; every length is
 /// first capped at `size`, so no line reads a row past the axis. On 8 rows
-/// this is 10 to 15 instructions per register written, where the shifter
+/// this is 13 to 18 instructions per register written, where the shifter
 /// makes `log2(size)` passes over a buffer and a gather takes about a cycle
 /// an element.
 #[allow(clippy::too_many_arguments)]
@@ -201,17 +204,60 @@ pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize>(
                 let reversed = constant!(Controls::<N>::REVERSED);
                 let cap32 = _mm256_set1_epi32(size as i32);
                 let zero = _mm256_setzero_si256();
+                // Lengths `$at..$at + 8`, capped at `size`.
+                macro_rules! load {
+                    ($at:expr) => {
+                        _mm256_min_epu32(_mm256_loadu_si256(lens.as_ptr().add($at).cast()), cap32)
+                    };
+                }
+                if size == 2 {
+                    // Two rows: a line of length 2 swaps them, and any
+                    // other keeps them, so each output row is a blend of
+                    // the two under a mask of the lines that swap.
+                    let one = _mm256_set1_epi32(1);
+                    for j in (0..count).step_by(per) {
+                        let swap = match N {
+                            1 => {
+                                let a = _mm256_packs_epi32(
+                                    _mm256_cmpgt_epi32(load!(j), one),
+                                    _mm256_cmpgt_epi32(load!(j + 8), one),
+                                );
+                                let b = _mm256_packs_epi32(
+                                    _mm256_cmpgt_epi32(load!(j + 16), one),
+                                    _mm256_cmpgt_epi32(load!(j + 24), one),
+                                );
+                                _mm256_permutevar8x32_epi32(
+                                    _mm256_packs_epi16(a, b),
+                                    _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7),
+                                )
+                            }
+                            2 => _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packs_epi32(
+                                _mm256_cmpgt_epi32(load!(j), one),
+                                _mm256_cmpgt_epi32(load!(j + 8), one),
+                            )),
+                            4 => _mm256_cmpgt_epi32(load!(j), one),
+                            _ => _mm256_cvtepi32_epi64(_mm_cmpgt_epi32(
+                                _mm_min_epu32(
+                                    _mm_loadu_si128(lens.as_ptr().add(j).cast()),
+                                    _mm_set1_epi32(2),
+                                ),
+                                _mm_set1_epi32(1),
+                            )),
+                        };
+                        let at = input.add((first + j) * N);
+                        let (top, bottom) =
+                            (_mm256_loadu_si256(at.cast()), _mm256_loadu_si256(at.add(stride).cast()));
+                        for (k, (near, far)) in [(top, bottom), (bottom, top)].into_iter().enumerate() {
+                            if k0 <= k && k <= k1 {
+                                let v = _mm256_blendv_epi8(near, far, swap);
+                                _mm256_storeu_si256(out.add((k - k0) * out_stride + j * N).cast(), v);
+                            }
+                        }
+                    }
+                    return count;
+                }
                 let mut j = 0;
                 while j < count {
-                    // The lengths, a byte each, capped at `size`, times
-                    // the row step: for 1-byte elements column `c` of the
-                    // register at byte `c`, for 2-byte ones column `c` of
-                    // lane `l` at byte `c - 8 l` of lane `l`.
-                    macro_rules! load {
-                        ($at:expr) => {
-                            _mm256_min_epu32(_mm256_loadu_si256(lens.as_ptr().add($at).cast()), cap32)
-                        };
-                    }
                     let mut v = [zero; ROWS];
                     for (r, v) in v.iter_mut().enumerate() {
                         if r < size {
