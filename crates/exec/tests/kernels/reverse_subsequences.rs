@@ -282,7 +282,7 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 /// of three threads start inside a tile and inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 33] = [
+    let cases: [(ElementType, [usize; 3]); 35] = [
         // Strips: the longest axis they take, and a last strip of a block
         // narrower than a register.
         (ElementType::U8, [2, 255, 70]),
@@ -323,6 +323,10 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         // Just past them: the shifter and the one-by-one moves.
         (ElementType::U8, [2, 12, 600]),
         (ElementType::I64, [5, 9, 1000]),
+        // 8-byte elements staged as lines, blocks larger than the buffer:
+        // tiles of 680 and 1024 columns, the last ones partial.
+        (ElementType::I64, [2, 20, 1000]),
+        (ElementType::U64, [2, 9, 2000]),
     ];
     for (ty, shape) in cases {
         let data = scrambled(ty, &shape);

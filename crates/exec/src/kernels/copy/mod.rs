@@ -281,6 +281,41 @@ impl ReverseCopier {
         0
     }
 
+    /// Writes what [`ReverseCopier::subsequence_transposed`] writes, for
+    /// 8-byte elements on an axis of any length, through `lines`, scratch
+    /// of [`line_pitch`] bytes for each column: the columns are staged there
+    /// as lines, and each output row built from them. `count` is a multiple
+    /// of 4. Writes none without AVX2, or when the arguments do not fit.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn subsequence_lines(
+        self,
+        input: &[u8],
+        (stride, size): (usize, usize),
+        first: usize,
+        lens: &[u32],
+        lines: &mut [u8],
+        rows: (usize, usize),
+        out: &mut [u8],
+        out_stride: usize,
+    ) -> usize {
+        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+        if let Some(isa) = self.avx2() {
+            return x86::subsequence_lines(
+                isa,
+                input,
+                (stride, size),
+                first,
+                lens,
+                lines,
+                rows,
+                out,
+                out_stride,
+            );
+        }
+        let _ = (input, stride, size, first, lens, lines, rows, out, out_stride);
+        0
+    }
+
     /// Whether [`ReverseCopier::subsequence_transposed`] writes anything:
     /// it needs AVX2, as the gathers do.
     pub(super) fn transposes(self) -> bool {
@@ -361,6 +396,18 @@ impl ReverseCopier {
         };
         portable::finish::<N>(src, dst, done);
     }
+}
+
+/// Rows in a group of [`ReverseCopier::subsequence_lines`]: a 32-byte
+/// register of 8-byte elements.
+pub(super) const LINE_GROUP: usize = 4;
+
+/// The bytes one line of an axis of `size` 8-byte elements takes in the
+/// scratch of [`ReverseCopier::subsequence_lines`]: a group of elements in
+/// front, where a window of the reversed head may start, then the axis
+/// rounded up to whole groups.
+pub(super) const fn line_pitch(size: usize) -> usize {
+    (LINE_GROUP + size.div_ceil(LINE_GROUP) * LINE_GROUP) * 8
 }
 
 /// Writes runs into one output buffer, with streaming (non-temporal)

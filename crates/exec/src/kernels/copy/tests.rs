@@ -691,20 +691,28 @@ fn subsequence_columns_gathered_match_the_rule_element_by_element() {
     assert_eq!(copier.subsequence_columns::<8>(&tile, (64, 8), 0, &[2; 8], (0, 0), &mut out, 0), 0);
 }
 
-fn check_subsequence_transposed<const N: usize>() {
-    let copier = ReverseCopier::detect();
-    let per = 32 / N;
-    for size in 2..=8 {
-        // A register of columns, a few and some left over; rows a few
-        // bytes longer than the columns read.
-        for width in [per, 3 * per + 5] {
+/// Checks an in-place ReverseSubsequences kernel on `n`-byte elements
+/// against the rule, element by element, on an axis of each of `sizes`:
+/// rows of each of `widths` columns (a few bytes longer than the columns
+/// read), columns from 0 and 3 on, every length from 0 to the axis size
+/// scrambled, then lengths past the axis and past `i32::MAX` (which read as
+/// the whole axis), and several ranges of output rows. `run` is given the
+/// input, its stride and axis size, the first column, the lengths, the rows,
+/// the output and its stride, and returns how many columns it wrote; it
+/// must write `per_call(count)` of the `count` columns, and nothing else:
+/// neither the columns left to the caller nor the bytes between rows.
+fn check_in_place<const N: usize>(
+    sizes: &[usize],
+    widths: &[usize],
+    per_call: impl Fn(usize) -> usize,
+    mut run: impl FnMut(&[u8], (usize, usize), usize, &[u32], (usize, usize), &mut [u8], usize) -> usize,
+) {
+    for &size in sizes {
+        for &width in widths {
             let stride = width * N + 7;
             let input: Vec<u8> = (0..stride * size).map(|i| (i * 31 + i / 7) as u8).collect();
             for first in [0, 3] {
                 let count = width - first;
-                // Every length from 0 to the axis size, scrambled; then
-                // lengths past the axis and past `i32::MAX`, which read as
-                // the whole axis.
                 let scrambled: Vec<u32> = (0..count).map(|j| ((j * 7 + j / 3) % (size + 1)) as u32).collect();
                 let wild: Vec<u32> =
                     (0..count).map(|j| [size as u32 + 2, u32::MAX, 1 << 31, 3][j % 4]).collect();
@@ -717,6 +725,7 @@ fn check_subsequence_transposed<const N: usize>() {
                         (0, 0),
                         (0, size - 2),
                         (1, size - 2),
+                        (3, size - 2),
                     ];
                     for (k0, k1) in rows.into_iter().filter(|(k0, k1)| k0 <= k1) {
                         let what = || {
@@ -726,20 +735,8 @@ fn check_subsequence_transposed<const N: usize>() {
                         };
                         let out_stride = count * N + 5;
                         let mut out = vec![0xab; (k1 - k0) * out_stride + count * N];
-                        let done = copier.subsequence_transposed::<N>(
-                            &input,
-                            (stride, size),
-                            first,
-                            lens,
-                            (k0, k1),
-                            &mut out,
-                            out_stride,
-                        );
-                        let expect = if copier.transposes() { count / per * per } else { 0 };
-                        assert_eq!(done, expect, "{}", what());
-                        // Every written byte by the rule, and nothing else
-                        // touched: neither the columns left to the caller
-                        // nor the bytes between rows.
+                        let done = run(&input, (stride, size), first, lens, (k0, k1), &mut out, out_stride);
+                        assert_eq!(done, per_call(count), "{}", what());
                         let mut expected = vec![0xab; out.len()];
                         for k in k0..=k1 {
                             let want = naive_subsequence_columns::<N>(&input, stride, k, first, rule);
@@ -751,6 +748,20 @@ fn check_subsequence_transposed<const N: usize>() {
             }
         }
     }
+}
+
+fn check_subsequence_transposed<const N: usize>() {
+    let copier = ReverseCopier::detect();
+    let per = 32 / N;
+    // A register of columns, a few and some left over.
+    check_in_place::<N>(
+        &[2, 3, 4, 5, 6, 7, 8],
+        &[per, 3 * per + 5],
+        |count| if copier.transposes() { count / per * per } else { 0 },
+        |input, shape, first, lens, rows, out, out_stride| {
+            copier.subsequence_transposed::<N>(input, shape, first, lens, rows, out, out_stride)
+        },
+    );
     // Arguments that do not fit write nothing: an axis of 1 or 9 rows, an
     // input a byte short of its last row, a row past the axis, rows out of
     // order, an output a byte short.
@@ -788,6 +799,60 @@ fn subsequence_columns_transposed_match_the_rule_element_by_element() {
     let input = vec![0u8; 1024];
     let mut out = vec![0u8; 64];
     assert_eq!(copier.subsequence_transposed::<16>(&input, (64, 4), 0, &[2; 16], (0, 0), &mut out, 0), 0);
+}
+
+#[test]
+fn subsequence_lines_match_the_rule_element_by_element() {
+    let copier = ReverseCopier::detect();
+    let mut lines = vec![0u8; 23 * line_pitch(129)];
+    check_in_place::<8>(
+        &[2, 3, 5, 8, 9, 16, 17, 64, 129],
+        &[4, 9, 23],
+        |count| if copier.transposes() { count / 4 * 4 } else { 0 },
+        |input, shape, first, lens, rows, out, out_stride| {
+            let lines = &mut lines[..lens.len() * line_pitch(shape.1)];
+            copier.subsequence_lines(input, shape, first, lens, lines, rows, out, out_stride)
+        },
+    );
+    // Arguments that do not fit write nothing: an axis of 1 row, an input
+    // a byte short of its last row, scratch a byte short, a row past the
+    // axis, rows out of order, an output a byte short.
+    let (size, stride) = (20, 64);
+    let input = vec![1u8; size * stride];
+    let lens = vec![2u32; 4];
+    let mut lines = vec![0u8; 4 * line_pitch(size)];
+    let mut out = vec![0u8; 32];
+    let exact = (size - 1) * stride + 32;
+    let expect = if copier.transposes() { 4 } else { 0 };
+    assert_eq!(
+        copier.subsequence_lines(&input[..exact], (stride, size), 0, &lens, &mut lines, (0, 0), &mut out, 0),
+        expect
+    );
+    out.fill(0);
+    for (size, rows, input_len, lines_len) in [
+        (1, (0, 0), exact, lines.len()),
+        (20, (0, 0), exact - 1, lines.len()),
+        (20, (0, 0), exact, lines.len() - 1),
+        (20, (20, 20), exact, lines.len()),
+        (20, (3, 2), exact, lines.len()),
+    ] {
+        let done = copier.subsequence_lines(
+            &input[..input_len],
+            (stride, size),
+            0,
+            &lens,
+            &mut lines[..lines_len],
+            rows,
+            &mut out,
+            0,
+        );
+        assert_eq!(done, 0, "{size} {rows:?}");
+    }
+    assert_eq!(
+        copier.subsequence_lines(&input, (stride, size), 0, &lens, &mut lines, (0, 0), &mut out[..31], 0),
+        0
+    );
+    assert!(out.iter().all(|&b| b == 0));
 }
 
 /// Output rows `k0..=k1` of one strip by the rule itself: byte `b` of row

@@ -32,7 +32,8 @@
 //! - `strips`: ReverseSubsequences on one register's width of columns,
 //!   by byte-wise selects, at either width.
 //! - `transpose`: ReverseSubsequences on axes of up to 8 rows, a register
-//!   of columns turned into lines and back in registers, with AVX2.
+//!   of columns turned into lines and back in registers, and 8-byte
+//!   elements on longer axes through lines staged in a buffer, with AVX2.
 //!
 //! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `sse2`, `gather` and
 //! `transpose` says why it has one width.
@@ -59,7 +60,7 @@ pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
 pub(super) use sse2::{stream_descending_rows, stream_forward};
 pub(super) use ssse3::{rows_with_heads, Ssse3};
 pub(super) use strips::subsequence_strip;
-pub(super) use transpose::subsequence_transposed;
+pub(super) use transpose::{subsequence_lines, subsequence_transposed};
 
 /// A register width and the few instructions the copy loops need at it.
 ///

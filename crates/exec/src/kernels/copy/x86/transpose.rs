@@ -4,20 +4,24 @@
 //! line of 4-byte ones in a register and one of 8-byte ones in two, so that
 //! one shuffle (two, and a blend, for 8 bytes), its control computed from
 //! the line's length, reverses its head. It has one width because the
-//! 32-bit and 64-bit lines need AVX2's lane-crossing permutes.
+//! 32-bit and 64-bit lines need AVX2's lane-crossing permutes. On longer
+//! axes, 8-byte elements go through lines staged in a buffer, each output
+//! row built from windows of them (`subsequence_lines`).
 
 use std::arch::x86_64::{
     __m256i, _mm256_add_epi32, _mm256_add_epi8, _mm256_and_si256, _mm256_blendv_epi8,
-    _mm256_broadcastsi128_si256, _mm256_cmpgt_epi32, _mm256_cmpgt_epi8, _mm256_cvtepi32_epi64,
-    _mm256_loadu_si256, _mm256_min_epu32, _mm256_packs_epi16, _mm256_packs_epi32, _mm256_packus_epi16,
-    _mm256_packus_epi32, _mm256_permute2x128_si256, _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32,
-    _mm256_set1_epi32, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256,
-    _mm256_sub_epi32, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
-    _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
-    _mm256_unpacklo_epi8, _mm_cmpgt_epi32, _mm_loadu_si128, _mm_min_epu32, _mm_set1_epi32,
+    _mm256_broadcastsi128_si256, _mm256_cmpgt_epi32, _mm256_cmpgt_epi64, _mm256_cmpgt_epi8,
+    _mm256_cvtepi32_epi64, _mm256_loadu_si256, _mm256_min_epu32, _mm256_packs_epi16, _mm256_packs_epi32,
+    _mm256_packus_epi16, _mm256_packus_epi32, _mm256_permute2x128_si256, _mm256_permute4x64_epi64,
+    _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32,
+    _mm256_setr_epi64x, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_sub_epi32,
+    _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_epi8,
+    _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_unpacklo_epi8,
+    _mm_cmpgt_epi32, _mm_loadu_si128, _mm_min_epu32, _mm_set1_epi32,
 };
 
 use super::{Avx2, Width};
+use crate::kernels::copy::{line_pitch, LINE_GROUP};
 
 /// Rows a group holds: the register count of the transposing network.
 const ROWS: usize = 8;
@@ -121,6 +125,30 @@ impl<const N: usize> Controls<N> {
     };
 }
 
+/// Whether reading columns `first..first + count` of `size` rows, `stride`
+/// bytes apart, stays inside an input of `input` bytes, and writing rows
+/// `k0..=k1` of them, `out_stride` bytes apart, inside an output of `out`
+/// bytes, for `n`-byte elements: the rows in order and inside the axis, and
+/// no end past `usize`. The bounds the kernels' pointers rest on.
+fn within(
+    n: usize,
+    (input, stride, size): (usize, usize, usize),
+    first: usize,
+    count: usize,
+    (k0, k1): (usize, usize),
+    (out, out_stride): (usize, usize),
+) -> bool {
+    let ends = || {
+        let in_end = size
+            .checked_sub(1)?
+            .checked_mul(stride)?
+            .checked_add(first.checked_add(count)?.checked_mul(n)?)?;
+        let out_end = k1.checked_sub(k0)?.checked_mul(out_stride)?.checked_add(count.checked_mul(n)?)?;
+        Some((in_end, out_end))
+    };
+    k1 < size && ends().is_some_and(|(in_end, out_end)| in_end <= input && out_end <= out)
+}
+
 /// Writes output rows `k0..=k1` of columns `first..first + count` of one
 /// block of ReverseSubsequences on an axis of `size` rows (2 to 8), with
 /// elements of `N` bytes (1, 2, 4 or 8). Row `r` of the block's input starts at
@@ -165,31 +193,26 @@ pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize>(
 ) -> usize {
     let per = 32 / N.max(1);
     let count = lens.len() / per * per;
-    let in_end = (size.wrapping_sub(1))
-        .checked_mul(stride)
-        .and_then(|rows| rows.checked_add(first.checked_add(count)?.checked_mul(N)?));
-    let out_end = (k1.wrapping_sub(k0)).checked_mul(out_stride).and_then(|rows| rows.checked_add(count * N));
     let fits = matches!(N, 1 | 2 | 4 | 8)
         && count > 0
         && (2..=ROWS).contains(&size)
-        && k0 <= k1
-        && k1 < size
-        && in_end.is_some_and(|end| end <= input.len())
-        && out_end.is_some_and(|end| end <= out.len());
+        && within(N, (input.len(), stride, size), first, count, (k0, k1), (out.len(), out_stride));
     if !fits {
         return 0;
     }
     isa.run(
         #[inline(always)]
         || {
-            // SAFETY: the token proves AVX2 (every intrinsic here). Loads:
-            // row `r < size` of columns `j..j + per`, with `j + per <=
-            // count`, ends at `r * stride + (first + j + per) * N <=
-            // in_end <= input.len()`; lengths are read 8 at a time (4 for
+            // SAFETY: the token proves AVX2 (every intrinsic here). With
+            // `in_end = (size - 1) * stride + (first + count) * N` and
+            // `out_end = (k1 - k0) * out_stride + count * N`, which `within`
+            // has checked against the slices' lengths. Loads: row `r <
+            // size` of columns `j..j + per`, with `j + per <= count`, ends
+            // at `r * stride + (first + j + per) * N <= in_end`; lengths are read 8 at a time (4 for
             // 8-byte elements) up to `j + per <= count <= lens.len()`
             // (`per` is 32, 16, 8 or 4 columns). Stores: row `k`
             // in `k0..=k1` of the same columns ends at `(k - k0) *
-            // out_stride + (j + per) * N <= out_end <= out.len()`. The
+            // out_stride + (j + per) * N <= out_end`. The
             // constants are 32 bytes each.
             unsafe {
                 let input = input.as_ptr();
@@ -409,3 +432,141 @@ const _: () = {
         r += 1;
     }
 };
+
+/// Writes output rows `k0..=k1` of columns `first..first + count` of one
+/// block of ReverseSubsequences with 8-byte elements on an axis of any
+/// length, with the same arguments as [`subsequence_transposed`], and
+/// `lines` as scratch of [`line_pitch`] bytes for each of the `count`
+/// columns. `count` is `lens.len()` rounded down to a multiple of 4.
+///
+/// The columns are staged as lines: every 4 rows of 4 columns are turned
+/// into 4 line segments by a 4×4 transpose in registers, the rows read in
+/// order across all the columns. Then every 4 output rows of 4 columns are
+/// built as lines and turned back into rows by the same transpose: inside
+/// its reversed head, a line is itself read backwards, one unaligned load of
+/// 4 elements and a lane-crossing permute, and elsewhere its own elements; a
+/// blend picks between the two by the length. That is about 18 instructions
+/// for 4 elements, against about 40 to move them one at a time.
+#[allow(clippy::too_many_arguments)]
+pub(in crate::kernels::copy) fn subsequence_lines(
+    isa: Avx2,
+    input: &[u8],
+    (stride, size): (usize, usize),
+    first: usize,
+    lens: &[u32],
+    lines: &mut [u8],
+    (k0, k1): (usize, usize),
+    out: &mut [u8],
+    out_stride: usize,
+) -> usize {
+    const N: usize = 8;
+    let count = lens.len() / LINE_GROUP * LINE_GROUP;
+    let pitch = line_pitch(size);
+    let groups = size.div_ceil(LINE_GROUP);
+    let fits = count > 0
+        && size >= 2
+        && i64::try_from(pitch).is_ok()
+        && count.checked_mul(pitch).is_some_and(|bytes| bytes <= lines.len())
+        && within(N, (input.len(), stride, size), first, count, (k0, k1), (out.len(), out_stride));
+    if !fits {
+        return 0;
+    }
+    isa.run(
+        #[inline(always)]
+        || {
+            // SAFETY: the token proves AVX2 (every intrinsic here). `in_end`
+            // and `out_end` as in `subsequence_transposed`, checked by
+            // `within`. Input: row `r < size` of columns `j..j + 4`, with
+            // `j + 4 <= count`, ends at `r * stride + (first + j + 4) * N
+            // <= in_end`; the prefetches take any address. Lines: line `j +
+            // c` spans `(j + c) * pitch` to `(j + c + 1) * pitch`, inside
+            // `lines` as `count * pitch <= lines.len()`; its group `b <
+            // groups` lies at
+            // `(LINE_GROUP + 4 b) * N`, and a window at `(LINE_GROUP +
+            // from) * N` with `from` clamped to `-4..=4 (groups - 1)`. A
+            // length is read at `j + c < count <= lens.len()`. Output: row
+            // `k` in `k0..=k1` of columns `j..j + 4` ends at `(k - k0) *
+            // out_stride + (j + 4) * N <= out_end`.
+            unsafe {
+                let input = input.as_ptr();
+                let base = lines.as_mut_ptr();
+                let out = out.as_mut_ptr();
+                let zero = _mm256_setzero_si256();
+                let rank = _mm256_setr_epi64x(0, 1, 2, 3);
+                // A 4×4 transpose of 8-byte elements: interleaves of
+                // elements, then of lanes. Its own inverse.
+                macro_rules! transpose {
+                    ($v:ident) => {
+                        for x in [0, 2] {
+                            let (a, b) = ($v[x], $v[x + 1]);
+                            $v[x] = _mm256_unpacklo_epi64(a, b);
+                            $v[x + 1] = _mm256_unpackhi_epi64(a, b);
+                        }
+                        for x in [0, 1] {
+                            let (a, b) = ($v[x], $v[x + 2]);
+                            $v[x] = _mm256_permute2x128_si256::<0x20>(a, b);
+                            $v[x + 2] = _mm256_permute2x128_si256::<0x31>(a, b);
+                        }
+                    };
+                }
+                let line = |c: usize| base.add(c * pitch + LINE_GROUP * N);
+                // Stage the lines, 4 rows at a time across all the columns,
+                // so that each row is read in order, the next 4 rows asked
+                // for ahead.
+                for b in 0..groups {
+                    let rows = (size - b * LINE_GROUP).min(LINE_GROUP);
+                    let at = input.add(b * LINE_GROUP * stride + first * N);
+                    for j in (0..count).step_by(LINE_GROUP) {
+                        let mut v = [zero; LINE_GROUP];
+                        for (e, v) in v.iter_mut().enumerate().take(rows) {
+                            let row = at.add(e * stride + j * N);
+                            *v = _mm256_loadu_si256(row.cast());
+                            super::prefetch(row.wrapping_add(LINE_GROUP * stride));
+                        }
+                        transpose!(v);
+                        for (c, v) in v.iter().enumerate() {
+                            _mm256_storeu_si256(line(j + c).add(b * LINE_GROUP * N).cast(), *v);
+                        }
+                    }
+                }
+                // Every 4 output rows the part covers, as lines, across all
+                // the columns, so that each row is written in order.
+                let last = ((groups - 1) * LINE_GROUP) as i64;
+                for a in k0 / LINE_GROUP..=k1 / LINE_GROUP {
+                    let top = (a * LINE_GROUP) as i64;
+                    let whole = k0 <= a * LINE_GROUP && (a + 1) * LINE_GROUP <= k1 + 1;
+                    for j in (0..count).step_by(LINE_GROUP) {
+                        let mut v = [zero; LINE_GROUP];
+                        for (c, v) in v.iter_mut().enumerate() {
+                            let len = i64::from((*lens.get_unchecked(j + c)).min(size as u32));
+                            let line = line(j + c);
+                            let straight = _mm256_loadu_si256(line.add(a * LINE_GROUP * N).cast());
+                            // Rows `top..top + 4` read rows `len - 1 - top`
+                            // down to `len - 4 - top` where inside the head.
+                            let from = (len - top - LINE_GROUP as i64).clamp(-(LINE_GROUP as i64), last);
+                            let window = _mm256_loadu_si256(line.offset(from as isize * N as isize).cast());
+                            let reversed = _mm256_permute4x64_epi64::<0b00_01_10_11>(window);
+                            let head = _mm256_cmpgt_epi64(_mm256_set1_epi64x(len - top), rank);
+                            *v = _mm256_blendv_epi8(straight, reversed, head);
+                        }
+                        transpose!(v);
+                        if whole {
+                            let at = out.add((a * LINE_GROUP - k0) * out_stride + j * N);
+                            for (e, v) in v.iter().enumerate() {
+                                _mm256_storeu_si256(at.add(e * out_stride).cast(), *v);
+                            }
+                        } else {
+                            for (e, v) in v.iter().enumerate() {
+                                let k = a * LINE_GROUP + e;
+                                if k0 <= k && k <= k1 {
+                                    _mm256_storeu_si256(out.add((k - k0) * out_stride + j * N).cast(), *v);
+                                }
+                            }
+                        }
+                    }
+                }
+                count
+            }
+        },
+    )
+}
