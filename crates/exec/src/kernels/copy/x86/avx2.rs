@@ -6,10 +6,11 @@
 use std::arch::x86_64::{
     __m128i, __m256i, _mm256_add_epi8, _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_epi8,
     _mm256_broadcastq_epi64, _mm256_broadcastsi128_si256, _mm256_castsi128_si256, _mm256_castsi256_si128,
-    _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_extracti128_si256, _mm256_inserti128_si256,
-    _mm256_loadu2_m128i, _mm256_loadu_si256, _mm256_or_si256, _mm256_permute2x128_si256, _mm256_set1_epi8,
-    _mm256_set_m128i, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_stream_si256,
-    _mm256_subs_epu8, _mm256_xor_si256, _mm_loadl_epi64, _mm_loadu_si128, _mm_set1_epi8, _mm_storeu_si128,
+    _mm256_cmpeq_epi32, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_extracti128_si256,
+    _mm256_inserti128_si256, _mm256_loadu2_m128i, _mm256_loadu_si256, _mm256_max_epu32, _mm256_movemask_epi8,
+    _mm256_or_si256, _mm256_permute2x128_si256, _mm256_set1_epi32, _mm256_set1_epi8, _mm256_set_m128i,
+    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_stream_si256, _mm256_subs_epu8,
+    _mm256_xor_si256, _mm_loadl_epi64, _mm_loadu_si128, _mm_set1_epi8, _mm_storeu_si128,
 };
 
 use super::{Ssse3, Stores, Width};
@@ -424,8 +425,8 @@ pub(in crate::kernels::copy) fn wide_rows_with_heads<S: Stores, const N: usize>(
     )
 }
 
-/// Heads [`short_rows_with_heads`] checks at a time: 4 KiB of them, which
-/// stay in the L1 cache until the rows they belong to are written.
+/// Heads [`short_rows_with_heads`] checks at a time: 4 KiB of them, the
+/// largest kept in a register as their rows are written.
 const FIT_BLOCK: usize = 1024;
 
 /// How many heads from the start of `heads` are at most `most`: one pass
@@ -499,9 +500,11 @@ const fn spread_controls(row: usize) -> ([i8; 32], [i8; 32]) {
 /// Writes rows of `ROW` bytes (2, 4, 8 or 16) from `src` into `dst` (same
 /// length), row `r` with its first `heads[r]` elements of `N` bytes
 /// reversed and the rest in order, a register of `32 / ROW` rows at a
-/// time. Returns how many bytes it wrote, whole registers; it stops before
-/// the register holding the first row whose head does not fit, or that
-/// runs past `heads`, for the caller to go on with, and writes nothing
+/// time. Returns how many bytes it wrote right, whole registers: up to the
+/// register holding the first row whose head does not fit, or that runs
+/// past `heads`, for the caller to go on with (the rest of that row's
+/// block of [`FIT_BLOCK`] rows may have been written too, wrongly, which
+/// the caller's loop writes again until it stops at that row); and nothing
 /// when, streaming, `dst` does not start on a 32-byte boundary.
 ///
 /// Every row lies inside one 16-byte lane, so one in-lane shuffle of the
@@ -536,37 +539,58 @@ pub(in crate::kernels::copy) fn short_rows_with_heads<S: Stores, const ROW: usiz
             let at = isa.control(ShortRows::<ROW, N>::AT);
             let back = isa.control(ShortRows::<ROW, N>::BACK);
             let lane_bytes = isa.control(const { short_rows_table(16, 1, false) });
-            // The heads are checked a block at a time, just before the
-            // block's rows are written, so that they are read from memory
-            // once and from the L1 cache the second time.
+            // The heads are checked as they are read, a block at a time:
+            // the largest of a block is kept in a register, and only when it
+            // is too long for its row is the first such head looked for.
+            // The rows of the block past it have been written by then, with
+            // the low byte of a head that does not fit, which moves bytes
+            // only inside their register; the caller's loop writes them
+            // again from that row on, and stops there.
+            // SAFETY: the token proves AVX2.
+            let most = unsafe { _mm256_set1_epi32((ROW / N) as i32) };
             let mut registers = 0;
             for block in heads.chunks(FIT_BLOCK) {
-                let fit = fitting(block, ROW / N);
                 let from = registers;
-                registers += fit / per;
-                for g in from..registers {
-                    // SAFETY: register `g` covers rows `g * per..(g + 1) * per`,
-                    // at most `fit <= rows`, so its 32 bytes lie inside `src`
-                    // and `dst`, and the `per` heads read below (`4 * per`
-                    // bytes, 64 for rows of 2 bytes) inside `heads`;
-                    // streaming, `dst` starts on a 32-byte boundary (checked
-                    // above) and the register lies a multiple of 32 bytes after
-                    // it; the token proves AVX2.
+                let count = block.len() / per;
+                // SAFETY: the token proves AVX2.
+                let mut longest = unsafe { _mm256_setzero_si256() };
+                for g in from..from + count {
+                    // SAFETY: register `g` covers rows `g * per..(g + 1) *
+                    // per`, inside this block and so below `rows`: its 32
+                    // bytes lie inside `src` and `dst`, and the `per` heads
+                    // read below (`4 * per` bytes, 64 for rows of 2 bytes)
+                    // inside `heads`; streaming, `dst` starts on a 32-byte
+                    // boundary (checked above) and the register lies a
+                    // multiple of 32 bytes after it; the token proves AVX2.
                     unsafe {
                         let h = heads.as_ptr().add(g * per).cast::<u8>();
-                        let spread = match ROW {
-                            16 => isa.shuffle(_mm256_broadcastq_epi64(_mm_loadl_epi64(h.cast())), first),
-                            8 => isa.shuffle(_mm256_broadcastsi128_si256(_mm_loadu_si128(h.cast())), first),
-                            4 => isa.shuffle(isa.load(h), first),
+                        // Every 32-bit lane of `read` holds one of the
+                        // register's heads.
+                        let (spread, read) = match ROW {
+                            16 => {
+                                let read = _mm256_broadcastq_epi64(_mm_loadl_epi64(h.cast()));
+                                (isa.shuffle(read, first), read)
+                            }
+                            8 => {
+                                let read = _mm256_broadcastsi128_si256(_mm_loadu_si128(h.cast()));
+                                (isa.shuffle(read, first), read)
+                            }
+                            4 => {
+                                let read = isa.load(h);
+                                (isa.shuffle(read, first), read)
+                            }
                             _ => {
                                 let (a, b) = (isa.load(h), isa.load(h.add(32)));
-                                _mm256_or_si256(
+                                let spread = _mm256_or_si256(
                                     isa.shuffle(_mm256_permute2x128_si256::<0x20>(a, b), first),
                                     isa.shuffle(_mm256_permute2x128_si256::<0x31>(a, b), second),
-                                )
+                                );
+                                (spread, _mm256_max_epu32(a, b))
                             }
                         };
-                        // The head in bytes: at most `ROW`, so the sums fit.
+                        longest = _mm256_max_epu32(longest, read);
+                        // The head in bytes: at most `ROW` where it fits,
+                        // so the sums fit.
                         let mut bytes = spread;
                         let mut k = 1;
                         while k < N {
@@ -579,9 +603,17 @@ pub(in crate::kernels::copy) fn short_rows_with_heads<S: Stores, const ROW: usiz
                         isa.store(stores, dst.as_mut_ptr().add(32 * g), v);
                     }
                 }
-                if fit < block.len() {
+                // All ones where no head is longer than its row.
+                // SAFETY: the token proves AVX2.
+                let fits = unsafe {
+                    _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(longest, most), most))
+                };
+                if fits != -1 {
+                    let fit = block.iter().position(|&h| h as usize > ROW / N).unwrap_or(block.len());
+                    registers = from + fit / per;
                     break;
                 }
+                registers = from + count;
             }
             registers * 32
         },
@@ -695,6 +727,8 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
     let rows = narrow_rows_in(src, dst, row, N).min(heads.len());
     let heads = heads.get(..rows).unwrap_or_default();
     // With AVX2, so that the pass that finds the largest head is as wide.
+    // Keeping the largest as the rows are written, or checking a block at a
+    // time, measured slower here.
     let fit = isa.run(
         #[inline(always)]
         || fitting(heads, row / N),
