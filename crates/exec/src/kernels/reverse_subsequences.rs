@@ -1137,14 +1137,16 @@ impl<C: Count> SubsequencePlan<'_, C> {
     /// gathers' buffer. Where it is not, the gathers stage whole blocks,
     /// one plain copy each, and measured faster: `[8, 64, 128, 128]` along
     /// axis 2 took 14.2–14.5 ms through the gathers and 16.2–17.5 through
-    /// the lines. Along wider rows the lines took 15–23% less time than the
-    /// gathers: `[8, 64, 128, 128]` along axis 1, `[4, 16, 4096, 32]`,
-    /// `[2, 200, 20000]` and `[16, 32, 16384]`.
+    /// the lines. Along wider rows the lines took 3–23% less time than the
+    /// gathers: 11–12% on `[8, 64, 128, 128]` along axis 1, 19–23% on
+    /// `[4, 16, 4096, 32]` and `[2, 200, 20000]`, 3–16% on `[16, 32,
+    /// 16384]`.
     fn takes_lines(&self, copier: ReverseCopier, n: usize) -> bool {
         copier.transposes()
             && n == 8
             && self.size > TRANSPOSED_MAX_SIZE
-            && line_pitch(self.size).saturating_mul(LINE_GROUP) <= GATHER_TILE_BYTES
+            && line_pitch(self.size)
+                .is_some_and(|pitch| pitch.saturating_mul(LINE_GROUP) <= GATHER_TILE_BYTES)
             && self.inner >= LINE_GROUP
             && self.size.saturating_mul(self.inner).saturating_mul(n) > GATHER_TILE_BYTES
             && C::as_u32(self.lens).is_some()
@@ -1160,7 +1162,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
         let SubsequencePlan { size, inner, .. } = *self;
         let mut storage = [0u64; GATHER_TILE_BYTES / 8];
         let buffer: &mut [u8] = bytemuck::cast_slice_mut(&mut storage);
-        let tile = (GATHER_TILE_BYTES / line_pitch(size) / LINE_GROUP * LINE_GROUP).clamp(LINE_GROUP, inner);
+        let tile = (GATHER_TILE_BYTES / line_pitch(size)? / LINE_GROUP * LINE_GROUP).clamp(LINE_GROUP, inner);
         self.in_place::<8>(src, start, dst, tile, |input, stride, first, lens, rows, out| {
             copier.subsequence_lines(input, (stride, size), first, lens, buffer, rows, out, stride)
         })

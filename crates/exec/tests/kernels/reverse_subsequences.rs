@@ -270,7 +270,9 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 
 /// Lengths that change from one line to the next go, with AVX2 on axes of
 /// up to 8 rows, through lines in registers (one blend of two rows on 2
-/// rows), else through strips or the row shifter (1-byte elements, and
+/// rows), with AVX2 and 8-byte elements in blocks larger than 128 KiB
+/// through lines staged in a buffer, else through strips or the row
+/// shifter (1-byte elements, and
 /// 2-byte ones without AVX2) or through a 128 KiB buffer (wider ones, and axes too long for the shifter; 2- and
 /// 4-byte elements 8 at a time with AVX2, down the tile a cache line of
 /// columns at a time, the rest of a row one by one, row by row),
@@ -282,7 +284,7 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 /// of three threads start inside a tile and inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 35] = [
+    let cases: [(ElementType, [usize; 3]); 36] = [
         // Strips: the longest axis they take, and a last strip of a block
         // narrower than a register.
         (ElementType::U8, [2, 255, 70]),
@@ -292,8 +294,11 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         (ElementType::I16, [2, 129, 1100]),
         (ElementType::F32, [3, 9, 5000]),
         (ElementType::F32, [3, 8, 5000]),
-        // Too long for the buffer: 8 columns of 2100 `u64`s.
+        // 8-byte elements staged as lines in tiles of 4, 4 and 1 columns;
+        // then an axis too long for those lines and for the buffer, read in
+        // place one element at a time.
         (ElementType::U64, [2, 2100, 9]),
+        (ElementType::U64, [2, 4200, 9]),
         (ElementType::F16, [2, 3, 41]),
         (ElementType::U8, [2, 32, 200]),
         (ElementType::U8, [2, 16, 600]),

@@ -284,8 +284,9 @@ impl ReverseCopier {
     /// Writes what [`ReverseCopier::subsequence_transposed`] writes, for
     /// 8-byte elements on an axis of any length, through `lines`, scratch
     /// of [`line_pitch`] bytes for each column: the columns are staged there
-    /// as lines, and each output row built from them. `count` is a multiple
-    /// of 4. Writes none without AVX2, or when the arguments do not fit.
+    /// as lines, and each output row built from them. The columns it
+    /// writes, and returns, are a multiple of 4. Writes none without AVX2,
+    /// or when the arguments do not fit.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn subsequence_lines(
         self,
@@ -405,9 +406,15 @@ pub(super) const LINE_GROUP: usize = 4;
 /// The bytes one line of an axis of `size` 8-byte elements takes in the
 /// scratch of [`ReverseCopier::subsequence_lines`]: a group of elements in
 /// front, where a window of the reversed head may start, then the axis
-/// rounded up to whole groups.
-pub(super) const fn line_pitch(size: usize) -> usize {
-    (LINE_GROUP + size.div_ceil(LINE_GROUP) * LINE_GROUP) * 8
+/// rounded up to whole groups; `None` past `usize`.
+pub(super) const fn line_pitch(size: usize) -> Option<usize> {
+    match size.div_ceil(LINE_GROUP).checked_mul(LINE_GROUP) {
+        Some(rows) => match rows.checked_add(LINE_GROUP) {
+            Some(elements) => elements.checked_mul(8),
+            None => None,
+        },
+        None => None,
+    }
 }
 
 /// Writes runs into one output buffer, with streaming (non-temporal)

@@ -804,13 +804,13 @@ fn subsequence_columns_transposed_match_the_rule_element_by_element() {
 #[test]
 fn subsequence_lines_match_the_rule_element_by_element() {
     let copier = ReverseCopier::detect();
-    let mut lines = vec![0u8; 23 * line_pitch(129)];
+    let mut lines = vec![0u8; 23 * line_pitch(130).unwrap()];
     check_in_place::<8>(
-        &[2, 3, 5, 8, 9, 16, 17, 64, 129],
+        &[2, 3, 5, 8, 9, 10, 11, 16, 17, 64, 129, 130],
         &[4, 9, 23],
         |count| if copier.transposes() { count / 4 * 4 } else { 0 },
         |input, shape, first, lens, rows, out, out_stride| {
-            let lines = &mut lines[..lens.len() * line_pitch(shape.1)];
+            let lines = &mut lines[..lens.len() * line_pitch(shape.1).unwrap()];
             copier.subsequence_lines(input, shape, first, lens, lines, rows, out, out_stride)
         },
     );
@@ -820,7 +820,7 @@ fn subsequence_lines_match_the_rule_element_by_element() {
     let (size, stride) = (20, 64);
     let input = vec![1u8; size * stride];
     let lens = vec![2u32; 4];
-    let mut lines = vec![0u8; 4 * line_pitch(size)];
+    let mut lines = vec![0u8; 4 * line_pitch(size).unwrap()];
     let mut out = vec![0u8; 32];
     let exact = (size - 1) * stride + 32;
     let expect = if copier.transposes() { 4 } else { 0 };
@@ -850,6 +850,11 @@ fn subsequence_lines_match_the_rule_element_by_element() {
     }
     assert_eq!(
         copier.subsequence_lines(&input, (stride, size), 0, &lens, &mut lines, (0, 0), &mut out[..31], 0),
+        0
+    );
+    // An axis whose lines would not fit `usize`, on rows 0 bytes apart.
+    assert_eq!(
+        copier.subsequence_lines(&input, (0, usize::MAX / 2), 0, &lens, &mut lines, (0, 0), &mut out, 0),
         0
     );
     assert!(out.iter().all(|&b| b == 0));

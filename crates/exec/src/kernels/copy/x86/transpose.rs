@@ -461,7 +461,9 @@ pub(in crate::kernels::copy) fn subsequence_lines(
 ) -> usize {
     const N: usize = 8;
     let count = lens.len() / LINE_GROUP * LINE_GROUP;
-    let pitch = line_pitch(size);
+    let Some(pitch) = line_pitch(size) else {
+        return 0;
+    };
     let groups = size.div_ceil(LINE_GROUP);
     let fits = count > 0
         && size >= 2
