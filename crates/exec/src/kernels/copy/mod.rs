@@ -74,6 +74,20 @@ macro_rules! widest {
     };
 }
 
+/// `$run` with `$isa` bound to the copier's AVX2 token, returned from the
+/// enclosing function, when the copier has one; else `$none`. The names in
+/// `$args` are what `$run` reads, marked used where it is compiled out.
+macro_rules! avx2_or {
+    ($copier:expr, |$isa:ident| $run:expr, else $none:expr, uses ($($args:expr),*)) => {{
+        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+        if let Some($isa) = $copier.avx2() {
+            return $run;
+        }
+        let _ = ($($args,)*);
+        $none
+    }};
+}
+
 /// One strip of ReverseSubsequences' columns, every row of its axis, for
 /// [`ReverseCopier::subsequence_strip`]. Bytes of one element share their
 /// column's values.
@@ -225,21 +239,12 @@ impl ReverseCopier {
         out: &mut [u8],
         out_stride: usize,
     ) -> usize {
-        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-        if let Some(isa) = self.avx2() {
-            return x86::subsequence_columns::<N>(
-                isa,
-                tile,
-                (pitch, size),
-                first,
-                lens,
-                rows,
-                out,
-                out_stride,
-            );
-        }
-        let _ = (tile, pitch, size, first, lens, rows, out, out_stride);
-        0
+        avx2_or!(
+            self,
+            |isa| x86::subsequence_columns::<N>(isa, tile, (pitch, size), first, lens, rows, out, out_stride),
+            else 0,
+            uses (tile, pitch, size, first, lens, rows, out, out_stride)
+        )
     }
 
     /// Writes output rows `k0..=k1` of columns `first..first + count` of
@@ -264,21 +269,12 @@ impl ReverseCopier {
         out: &mut [u8],
         out_stride: usize,
     ) -> usize {
-        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-        if let Some(isa) = self.avx2() {
-            return x86::subsequence_transposed::<N>(
-                isa,
-                input,
-                (stride, size),
-                first,
-                lens,
-                rows,
-                out,
-                out_stride,
-            );
-        }
-        let _ = (input, stride, size, first, lens, rows, out, out_stride);
-        0
+        avx2_or!(
+            self,
+            |isa| x86::subsequence_transposed::<N>(isa, input, (stride, size), first, lens, rows, out, out_stride),
+            else 0,
+            uses (input, stride, size, first, lens, rows, out, out_stride)
+        )
     }
 
     /// Writes what [`ReverseCopier::subsequence_transposed`] writes, for
@@ -299,22 +295,12 @@ impl ReverseCopier {
         out: &mut [u8],
         out_stride: usize,
     ) -> usize {
-        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-        if let Some(isa) = self.avx2() {
-            return x86::subsequence_lines(
-                isa,
-                input,
-                (stride, size),
-                first,
-                lens,
-                lines,
-                rows,
-                out,
-                out_stride,
-            );
-        }
-        let _ = (input, stride, size, first, lens, lines, rows, out, out_stride);
-        0
+        avx2_or!(
+            self,
+            |isa| x86::subsequence_lines(isa, input, (stride, size), first, lens, lines, rows, out, out_stride),
+            else 0,
+            uses (input, stride, size, first, lens, lines, rows, out, out_stride)
+        )
     }
 
     /// Whether [`ReverseCopier::subsequence_transposed`] writes anything:
