@@ -20,7 +20,7 @@ use std::ops::Range;
 
 use ovir_tensor::{ElementType, Tensor};
 
-use super::copy::{line_pitch, ReverseCopier, RunWriter, SubsequenceStrip, LINE_GROUP};
+use super::copy::{line_pitch, ReverseCopier, RunWriter, SubsequenceStrip, LINE_GROUP, TRANSPOSED_ROWS};
 use super::counts::{read_integers, scan_integers, Integer};
 use super::{
     check_movable, check_output, copy_all, narrow_counts, packed, parallel, play, product, Count,
@@ -619,10 +619,6 @@ const SHIFT_MIN_LINE_BYTES: usize = 8;
 /// on `[8, 64, 128, 128]` along axis 2 it holds a whole `i64` block.
 const GATHER_TILE_BYTES: usize = 128 << 10;
 
-/// The longest axis [`SubsequencePlan::transposed`] takes: the rows its
-/// network turns into lines at once.
-const TRANSPOSED_MAX_SIZE: usize = 8;
-
 /// A cache line's bytes: the columns of [`SubsequencePlan::gather`]'s
 /// tiles come in whole lines, and going down the tile, its rows lie an odd
 /// number of lines apart.
@@ -1132,7 +1128,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
 
     /// Whether [`SubsequencePlan::lines`] takes this plan with `n`-byte
     /// elements: 8-byte ones with AVX2 on an axis longer than
-    /// [`TRANSPOSED_MAX_SIZE`] whose lines of 4 columns fit the buffer,
+    /// [`TRANSPOSED_ROWS`] whose lines of 4 columns fit the buffer,
     /// with lengths kept in 32 bits, where a block is larger than the
     /// gathers' buffer. Where it is not, the gathers stage whole blocks,
     /// one plain copy each, and measured faster: `[8, 64, 128, 128]` along
@@ -1144,7 +1140,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
     fn takes_lines(&self, copier: ReverseCopier, n: usize) -> bool {
         copier.transposes()
             && n == 8
-            && self.size > TRANSPOSED_MAX_SIZE
+            && self.size > TRANSPOSED_ROWS
             && line_pitch(self.size)
                 .is_some_and(|pitch| pitch.saturating_mul(LINE_GROUP) <= GATHER_TILE_BYTES)
             && self.inner >= LINE_GROUP
@@ -1170,7 +1166,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
 
     /// Whether [`SubsequencePlan::transposed`] takes this plan with
     /// `n`-byte elements: with AVX2, an axis of 2 to
-    /// [`TRANSPOSED_MAX_SIZE`] rows, lines of at least a register, and
+    /// [`TRANSPOSED_ROWS`] rows, lines of at least a register, and
     /// lengths kept in 32 bits. Measured with one thread on `[8, 64, 128,
     /// 128]` along axis 0, this took a fifth of the time of the shifter on
     /// `u8`, a third of the gathers' on `f16`, 70% of theirs on `f32`, and
@@ -1179,7 +1175,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
     fn takes_transposed(&self, copier: ReverseCopier, n: usize) -> bool {
         copier.transposes()
             && n <= 8
-            && (2..=TRANSPOSED_MAX_SIZE).contains(&self.size)
+            && (2..=TRANSPOSED_ROWS).contains(&self.size)
             && self.inner.saturating_mul(n) >= 32
             && C::as_u32(self.lens).is_some()
     }

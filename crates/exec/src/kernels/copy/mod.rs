@@ -385,6 +385,10 @@ impl ReverseCopier {
     }
 }
 
+/// The longest axis [`ReverseCopier::subsequence_transposed`] takes: the
+/// rows its network turns into lines at once, a register each.
+pub(super) const TRANSPOSED_ROWS: usize = 8;
+
 /// Rows in a group of [`ReverseCopier::subsequence_lines`]: a 32-byte
 /// register of 8-byte elements.
 pub(super) const LINE_GROUP: usize = 4;

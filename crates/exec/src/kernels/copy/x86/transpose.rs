@@ -21,10 +21,10 @@ use std::arch::x86_64::{
 };
 
 use super::{Avx2, Width};
-use crate::kernels::copy::{line_pitch, LINE_GROUP};
+use crate::kernels::copy::{line_pitch, LINE_GROUP, TRANSPOSED_ROWS};
 
 /// Rows a group holds: the register count of the transposing network.
-const ROWS: usize = 8;
+const ROWS: usize = TRANSPOSED_ROWS;
 
 /// Row `r`'s register once the network has turned the lines back into
 /// rows: its three bits in reverse order.
@@ -151,8 +151,8 @@ fn within(
 
 /// Writes output rows `k0..=k1` of columns `first..first + count` of one
 /// block of ReverseSubsequences on an axis of `size` rows (2 to 8), with
-/// elements of `N` bytes (1, 2, 4 or 8). Row `r` of the block's input starts at
-/// `r * stride` in `input`. Column `first + j` of output row `k` lands at
+/// elements of `N` bytes (1, 2, 4 or 8). Row `r` of the block's input
+/// starts at `r * stride` in `input`. Column `first + j` of output row `k` lands at
 /// `(k - k0) * out_stride + j * N` in `out`, and is that column's element in
 /// row `len - 1 - k` while `k < len = lens[j]`, and in row `k` after.
 ///
@@ -208,11 +208,11 @@ pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize>(
             // `out_end = (k1 - k0) * out_stride + count * N`, which `within`
             // has checked against the slices' lengths. Loads: row `r <
             // size` of columns `j..j + per`, with `j + per <= count`, ends
-            // at `r * stride + (first + j + per) * N <= in_end`; lengths are read 8 at a time (4 for
-            // 8-byte elements) up to `j + per <= count <= lens.len()`
-            // (`per` is 32, 16, 8 or 4 columns). Stores: row `k`
-            // in `k0..=k1` of the same columns ends at `(k - k0) *
-            // out_stride + (j + per) * N <= out_end`. The
+            // at `r * stride + (first + j + per) * N <= in_end`; lengths
+            // are read 8 at a time (4 for 8-byte elements) up to `j + per
+            // <= count <= lens.len()` (`per` is 32, 16, 8 or 4 columns).
+            // Stores: row `k` in `k0..=k1` of the same columns ends at
+            // `(k - k0) * out_stride + (j + per) * N <= out_end`. The
             // constants are 32 bytes each.
             unsafe {
                 let input = input.as_ptr();
