@@ -1130,11 +1130,11 @@ impl<C: Count> SubsequencePlan<'_, C> {
     /// elements: 8-byte ones with AVX2 on an axis longer than
     /// [`TRANSPOSED_ROWS`] whose lines of 4 columns fit the buffer,
     /// with lengths kept in 32 bits, where a block is larger than the
-    /// gathers' buffer. Where it is not, the gathers stage whole blocks,
-    /// one plain copy each, and measured faster: `[8, 64, 128, 128]` along
-    /// axis 2 took 14.2–14.5 ms through the gathers and 16.2–17.5 through
-    /// the lines. Along wider rows the lines took 3–23% less time than the
-    /// gathers: 11–12% on `[8, 64, 128, 128]` along axis 1, 19–23% on
+    /// buffer of [`SubsequencePlan::gather`]. Where it is not, that stages
+    /// whole blocks, one plain copy each, and moves their elements one at
+    /// a time faster: `[8, 64, 128, 128]` along axis 2 took 14.2–14.5 ms
+    /// that way and 16.2–17.5 through the lines. Along wider rows the lines
+    /// took 3–23% less time than the one-by-one moves: 11–12% on `[8, 64, 128, 128]` along axis 1, 19–23% on
     /// `[4, 16, 4096, 32]` and `[2, 200, 20000]`, 3–16% on `[16, 32,
     /// 16384]`.
     fn takes_lines(&self, copier: ReverseCopier, n: usize) -> bool {
