@@ -4,13 +4,14 @@
 //! of whole registers by blends.
 
 use std::arch::x86_64::{
-    __m128i, __m256i, _mm256_add_epi8, _mm256_and_si256, _mm256_andnot_si256, _mm256_blendv_epi8,
-    _mm256_broadcastq_epi64, _mm256_broadcastsi128_si256, _mm256_castsi128_si256, _mm256_castsi256_si128,
-    _mm256_cmpeq_epi32, _mm256_cmpeq_epi8, _mm256_cmpgt_epi8, _mm256_extracti128_si256,
-    _mm256_inserti128_si256, _mm256_loadu2_m128i, _mm256_loadu_si256, _mm256_max_epu32, _mm256_movemask_epi8,
-    _mm256_or_si256, _mm256_permute2x128_si256, _mm256_set1_epi32, _mm256_set1_epi8, _mm256_set_m128i,
+    __m128i, __m256i, _mm256_add_epi32, _mm256_add_epi8, _mm256_and_si256, _mm256_andnot_si256,
+    _mm256_blendv_epi8, _mm256_broadcastq_epi64, _mm256_broadcastsi128_si256, _mm256_castsi128_si256,
+    _mm256_castsi256_si128, _mm256_cmpeq_epi32, _mm256_cmpeq_epi8, _mm256_cmpgt_epi32, _mm256_cmpgt_epi8,
+    _mm256_extracti128_si256, _mm256_inserti128_si256, _mm256_loadu2_m128i, _mm256_loadu_si256,
+    _mm256_max_epu32, _mm256_movemask_epi8, _mm256_or_si256, _mm256_permute2x128_si256,
+    _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_set1_epi8, _mm256_set_m128i, _mm256_setr_epi32,
     _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_stream_si256, _mm256_subs_epu8,
-    _mm256_xor_si256, _mm_loadl_epi64, _mm_loadu_si128, _mm_set1_epi8, _mm_storeu_si128,
+    _mm256_xor_si256, _mm_loadl_epi64, _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128,
 };
 
 use super::{Ssse3, Stores, Width};
@@ -626,6 +627,9 @@ pub(in crate::kernels::copy) fn short_rows_with_heads<S: Stores, const ROW: usiz
 /// the row belong to the next row, which is stored after and overwrites
 /// them. Rows `0..count` are written in pairs (`count` at most
 /// [`narrow_rows_in`]); returns the bytes written.
+///
+/// The lane's control for every head the row can have is worked out once,
+/// before the rows; each pair of rows then loads its two.
 #[inline(always)]
 fn lane_rows<const N: usize>(
     isa: Avx2,
@@ -633,28 +637,39 @@ fn lane_rows<const N: usize>(
     dst: &mut [u8],
     row: usize,
     count: usize,
-    head: impl Fn(usize) -> usize,
+    heads: impl Iterator<Item = usize>,
 ) -> usize {
     let pairs = count.min(narrow_rows_in(src, dst, row, N)) / 2;
+    // At most 16: `narrow_rows_in` is 0 for longer rows.
+    let most = row / N;
     isa.run(
         #[inline(always)]
-        || {
+        move || {
             let iota = isa.control(const { short_rows_table(16, 1, false) });
             let back = isa.control(const { lane_table(narrow_rows_table(N, true)) });
-            for p in 0..pairs {
-                let r = 2 * p;
-                // Each at most `row <= 16` bytes.
-                let first = (head(r).min(row / N) * N) as i8;
-                let second = (head(r + 1).min(row / N) * N) as i8;
+            // SAFETY: the token proves AVX2, which every intrinsic here
+            // needs.
+            let mut lanes = [unsafe { _mm_setzero_si128() }; 17];
+            for (h, lane) in lanes.iter_mut().enumerate().take(most + 1) {
+                // At most 16 elements of at most 16 bytes in all.
+                let bytes = isa.splat((h * N) as u8);
+                // SAFETY: as above.
+                unsafe {
+                    let inside = _mm256_cmpgt_epi8(bytes, iota);
+                    *lane = _mm256_castsi256_si128(isa.select(iota, _mm256_add_epi8(back, bytes), inside));
+                }
+            }
+            let mut heads = heads.take(2 * pairs);
+            let mut r = 0;
+            while let (Some(first), Some(second)) = (heads.next(), heads.next()) {
+                let (first, second) = (lanes[first.min(most)], lanes[second.min(most)]);
                 // SAFETY: `r + 1 < count <= narrow_rows_in(..)`, so `(r +
                 // 1) * row + 32` is at most the length of both `src` and
                 // `dst`: the 16 bytes at `r * row` and at `(r + 1) * row`
                 // lie inside both; the token proves AVX2, which every
                 // intrinsic here needs.
                 unsafe {
-                    let bytes = _mm256_set_m128i(_mm_set1_epi8(second), _mm_set1_epi8(first));
-                    let inside = _mm256_cmpgt_epi8(bytes, iota);
-                    let control = isa.select(iota, _mm256_add_epi8(back, bytes), inside);
+                    let control = _mm256_set_m128i(second, first);
                     let at = src.as_ptr().add(r * row);
                     let v = _mm256_loadu2_m128i(at.add(row).cast(), at.cast());
                     let out = isa.shuffle(v, control);
@@ -662,6 +677,7 @@ fn lane_rows<const N: usize>(
                     _mm_storeu_si128(to.cast(), _mm256_castsi256_si128(out));
                     _mm_storeu_si128(to.add(row).cast(), _mm256_extracti128_si256::<1>(out));
                 }
+                r += 2;
             }
             pairs * 2 * row
         },
@@ -733,7 +749,7 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
         #[inline(always)]
         || fitting(heads, row / N),
     );
-    narrow_rows::<N>(isa, src, dst, row, fit, |r| heads.get(r).map_or(0, |&h| h as usize))
+    narrow_rows::<N>(isa, src, dst, row, fit, heads.iter().map(|&h| h as usize))
 }
 
 /// [`narrow_rows_with_heads`] with one head of `head` elements for every
@@ -764,7 +780,7 @@ pub(in crate::kernels::copy) fn narrow_rows_with_same_head<S: Stores, const N: u
         return alike;
     };
     let rows = narrow_rows_in(src, dst, row, N);
-    alike + narrow_rows::<N>(isa, src, dst, row, rows, |_| head)
+    alike + narrow_rows::<N>(isa, src, dst, row, rows, std::iter::repeat(head))
 }
 
 /// The fewest periods for which rows that move alike are built a register
@@ -792,15 +808,20 @@ fn narrow_rows<const N: usize>(
     dst: &mut [u8],
     row: usize,
     count: usize,
-    head: impl Fn(usize) -> usize,
+    heads: impl Iterator<Item = usize>,
 ) -> usize {
     let count = count.min(narrow_rows_in(src, dst, row, N));
     if row <= 16 {
-        return lane_rows::<N>(isa, src, dst, row, count, head);
+        return lane_rows::<N>(isa, src, dst, row, count, heads);
     }
+    if N >= 4 {
+        return permuted_rows::<N>(isa, src, dst, row, count, heads);
+    }
+    // Fewer than 32: `narrow_rows_in` is 0 for longer rows.
+    let most = row / N;
     isa.run(
         #[inline(always)]
-        || {
+        move || {
             // SAFETY: the tables are 32 bytes long; the token proves AVX2.
             let (iota, back) = unsafe {
                 (
@@ -809,21 +830,34 @@ fn narrow_rows<const N: usize>(
                 )
             };
             let (lane, zero) = (isa.splat(16), isa.splat(0x80));
-            for r in 0..count {
-                // At most `row <= 32` bytes.
-                let bytes = isa.splat((head(r).min(row / N) * N) as u8);
-                // SAFETY: `r < count <= narrow_rows_in(..)`, so `r * row +
-                // 32` is at most the length of both `src` and `dst`: the
-                // 32 bytes at `r * row` lie inside both; the token proves
-                // AVX2, which every intrinsic here needs.
+            // For every head the row can have, the control of the row
+            // itself and of the row with its lanes swapped.
+            // SAFETY: the token proves AVX2.
+            let mut controls = [[unsafe { _mm256_setzero_si256() }; 2]; 32];
+            for (h, pair) in controls.iter_mut().enumerate().take(most + 1) {
+                // At most `row < 32` bytes.
+                let bytes = isa.splat((h * N) as u8);
+                // SAFETY: the token proves AVX2, which every intrinsic
+                // here needs.
                 unsafe {
                     let inside = _mm256_cmpgt_epi8(bytes, iota);
                     let control = isa.select(iota, _mm256_add_epi8(back, bytes), inside);
                     // Bytes whose source lies in the other lane.
                     let across =
                         _mm256_cmpeq_epi8(_mm256_and_si256(_mm256_xor_si256(control, iota), lane), lane);
-                    let same = _mm256_or_si256(control, _mm256_and_si256(across, zero));
-                    let swapped = _mm256_or_si256(control, _mm256_andnot_si256(across, zero));
+                    *pair = [
+                        _mm256_or_si256(control, _mm256_and_si256(across, zero)),
+                        _mm256_or_si256(control, _mm256_andnot_si256(across, zero)),
+                    ];
+                }
+            }
+            for (r, h) in heads.take(count).enumerate() {
+                let [same, swapped] = controls[h.min(most)];
+                // SAFETY: `r < count <= narrow_rows_in(..)`, so `r * row +
+                // 32` is at most the length of both `src` and `dst`: the
+                // 32 bytes at `r * row` lie inside both; the token proves
+                // AVX2, which every intrinsic here needs.
+                unsafe {
                     let v = isa.load(src.as_ptr().add(r * row));
                     let lanes = _mm256_permute2x128_si256::<0x01>(v, v);
                     let out = _mm256_or_si256(isa.shuffle(v, same), isa.shuffle(lanes, swapped));
@@ -833,4 +867,80 @@ fn narrow_rows<const N: usize>(
             count * row
         },
     )
+}
+
+/// [`narrow_rows`] on rows of 17 to 31 bytes of 4- or 8-byte elements:
+/// whole 32-bit words move, so one permute across the lanes writes a row,
+/// under a control loaded for its head from the controls of every head
+/// the row can have, worked out before the rows.
+#[inline(always)]
+fn permuted_rows<const N: usize>(
+    isa: Avx2,
+    src: &[u8],
+    dst: &mut [u8],
+    row: usize,
+    count: usize,
+    heads: impl Iterator<Item = usize>,
+) -> usize {
+    // Words an element, and elements a row: at most 7.
+    let (words, most) = (N / 4, row / N);
+    isa.run(
+        #[inline(always)]
+        move || {
+            // SAFETY: the token proves AVX2, which every intrinsic here
+            // needs.
+            let mut controls = [unsafe { _mm256_setzero_si256() }; 8];
+            // SAFETY: as above.
+            let (iota, back) = unsafe {
+                (
+                    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                    _mm256_loadu_si256(PermutedRows::<N>::BACK.as_ptr().cast()),
+                )
+            };
+            for (h, control) in controls.iter_mut().enumerate().take(most + 1) {
+                // SAFETY: as above.
+                unsafe {
+                    // At most 8 words.
+                    let head = _mm256_set1_epi32((h * words) as i32);
+                    let inside = _mm256_cmpgt_epi32(head, iota);
+                    *control = _mm256_blendv_epi8(iota, _mm256_add_epi32(back, head), inside);
+                }
+            }
+            for (r, h) in heads.take(count).enumerate() {
+                let control = controls[h.min(most)];
+                // SAFETY: `r < count <= narrow_rows_in(..)`, so `r * row +
+                // 32` is at most the length of both `src` and `dst`: the
+                // 32 bytes at `r * row` lie inside both; the token proves
+                // AVX2, which every intrinsic here needs.
+                unsafe {
+                    let v = isa.load(src.as_ptr().add(r * row));
+                    isa.store(
+                        super::Plain,
+                        dst.as_mut_ptr().add(r * row),
+                        _mm256_permutevar8x32_epi32(v, control),
+                    );
+                }
+            }
+            count * row
+        },
+    )
+}
+
+/// For each 32-bit word `k` of a register of `N`-byte elements (4 or 8),
+/// `2 * (k % w) - w - k` with `w = N / 4` words an element: plus a head's
+/// length in words, the word that `k` reads when it lies inside the head.
+struct PermutedRows<const N: usize>;
+
+impl<const N: usize> PermutedRows<N> {
+    const BACK: [i32; 8] = {
+        // 1 for narrower elements, which never use the table.
+        let w = if N >= 4 { (N / 4) as i32 } else { 1 };
+        let mut table = [0i32; 8];
+        let mut k = 0;
+        while k < 8 {
+            table[k as usize] = 2 * (k % w) - w - k;
+            k += 1;
+        }
+        table
+    };
 }
