@@ -749,7 +749,125 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
         #[inline(always)]
         || fitting(heads, row / N),
     );
-    narrow_rows::<N>(isa, src, dst, row, fit, heads.iter().map(|&h| h as usize))
+    let heads = heads.get(..fit).unwrap_or_default();
+    // Rows of 3, 5, 6 and 7 bytes, several a lane, then the rest.
+    let grouped = match row {
+        3 => grouped_rows::<3, N>(isa, src, dst, heads),
+        5 => grouped_rows::<5, N>(isa, src, dst, heads),
+        6 => grouped_rows::<6, N>(isa, src, dst, heads),
+        7 => grouped_rows::<7, N>(isa, src, dst, heads),
+        _ => 0,
+    };
+    let (Some(src), Some(dst), Some(heads)) =
+        (src.get(grouped..), dst.get_mut(grouped..), heads.get(grouped / row..))
+    else {
+        return grouped;
+    };
+    grouped + narrow_rows::<N>(isa, src, dst, row, heads.len(), heads.iter().map(|&h| h as usize))
+}
+
+/// The constant lanes of [`grouped_rows`] for rows of `ROW` bytes of
+/// `N`-byte elements, [`GroupedRows::PER`] of them a lane. For lane byte
+/// `b` at byte `j` of row `i` of the lane: the byte of that row's head in a
+/// lane of four 32-bit heads (`SPREAD`), `j` (`AT`), and `(b - j) - N - j +
+/// 2 * (j % N)` (`BACK`), which plus the head's length in bytes is the
+/// byte that `b` reads inside the head. Past the lane's rows, `SPREAD`
+/// zeroes and `AT` is 127, which no head in bytes exceeds: those bytes
+/// stay in place.
+struct GroupedRows<const ROW: usize, const N: usize>;
+
+impl<const ROW: usize, const N: usize> GroupedRows<ROW, N> {
+    /// Rows a lane: as many as it holds, up to the four heads a lane of
+    /// 32-bit heads holds.
+    const PER: usize = if ROW == 0 || 16 / ROW > 4 { 4 } else { 16 / ROW };
+    const SPREAD: [i8; 16] = Self::table(0);
+    const AT: [i8; 16] = Self::table(1);
+    const BACK: [i8; 16] = Self::table(2);
+
+    const fn table(which: usize) -> [i8; 16] {
+        let mut table = [0i8; 16];
+        let mut b = 0;
+        while b < 16 {
+            let inside = ROW > 0 && b < Self::PER * ROW;
+            let (i, j) = if inside { (b / ROW, b % ROW) } else { (0, 0) };
+            table[b] = match (which, inside) {
+                (0, true) => (4 * i) as i8,
+                (0, false) => i8::MIN,
+                (1, true) => j as i8,
+                (1, false) => i8::MAX,
+                (_, true) => (b - j) as i8 - N as i8 - j as i8 + 2 * (j % N) as i8,
+                (_, false) => 0,
+            };
+            b += 1;
+        }
+        table
+    }
+}
+
+/// Writes rows of `ROW` bytes (3, 5, 6 or 7, a multiple of `N`) from `src`
+/// into `dst` (same length), row `r` with its first `heads[r]` elements of
+/// `N` bytes reversed and the rest in order, [`GroupedRows::PER`] rows in
+/// each lane of a register. Every head must fit its row (the caller has
+/// checked). Returns the bytes it wrote, whole registers' rows; the 16
+/// bytes each lane stores reach past its rows into those after them, which
+/// the next lane, or the caller after this, writes again.
+///
+/// Each lane loads the 16 bytes from its first row, and the four 32-bit
+/// heads from its first row's; a shuffle spreads each row's head over the
+/// row's bytes, which then pick their own place or their place in the
+/// reversed head, as in [`short_rows_with_heads`].
+fn grouped_rows<const ROW: usize, const N: usize>(
+    isa: Avx2,
+    src: &[u8],
+    dst: &mut [u8],
+    heads: &[u32],
+) -> usize {
+    if !matches!(ROW, 3 | 5 | 6 | 7) || !ROW.is_multiple_of(N) {
+        return 0;
+    }
+    let per = GroupedRows::<ROW, N>::PER;
+    // Register `g` reads heads `2 per g` to `2 per g + per + 4` and bytes
+    // `2 per g ROW` to `(2 per g + per) ROW + 16`, of both slices.
+    let len = src.len().min(dst.len());
+    let by_heads = heads.len().checked_sub(per + 4).map_or(0, |last| last / (2 * per) + 1);
+    let by_bytes = len.checked_sub(per * ROW + 16).map_or(0, |last| last / (2 * per * ROW) + 1);
+    let registers = by_heads.min(by_bytes);
+    isa.run(
+        #[inline(always)]
+        move || {
+            let spread = isa.control(GroupedRows::<ROW, N>::SPREAD);
+            let at = isa.control(GroupedRows::<ROW, N>::AT);
+            let back = isa.control(GroupedRows::<ROW, N>::BACK);
+            let lane_bytes = isa.control(const { short_rows_table(16, 1, false) });
+            for g in 0..registers {
+                let r = 2 * per * g;
+                // SAFETY: `g < registers`, so the 16 bytes of heads at rows
+                // `r` and `r + per` lie inside `heads`, and the 16 bytes at
+                // `r * ROW` and `(r + per) * ROW` inside `src` and `dst`;
+                // the token proves AVX2, which every intrinsic here needs.
+                unsafe {
+                    let h = heads.as_ptr();
+                    let read = _mm256_loadu2_m128i(h.add(r + per).cast(), h.add(r).cast());
+                    // The head in bytes: at most `ROW`, so the sums fit.
+                    let mut bytes = isa.shuffle(read, spread);
+                    let mut k = 1;
+                    while k < N {
+                        bytes = _mm256_add_epi8(bytes, bytes);
+                        k *= 2;
+                    }
+                    let inside = _mm256_cmpgt_epi8(bytes, at);
+                    let control = isa.select(lane_bytes, _mm256_add_epi8(back, bytes), inside);
+                    let from = src.as_ptr().add(r * ROW);
+                    let v =
+                        isa.shuffle(_mm256_loadu2_m128i(from.add(per * ROW).cast(), from.cast()), control);
+                    let to = dst.as_mut_ptr().add(r * ROW);
+                    _mm_storeu_si128(to.cast(), _mm256_castsi256_si128(v));
+                    _mm_storeu_si128(to.add(per * ROW).cast(), _mm256_extracti128_si256::<1>(v));
+                }
+            }
+            registers * 2 * per * ROW
+        },
+    )
 }
 
 /// [`narrow_rows_with_heads`] with one head of `head` elements for every
