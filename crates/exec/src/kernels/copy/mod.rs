@@ -714,7 +714,8 @@ impl RunWriter<'_> {
         }
         // Other rows shorter than a register with a head each, and rows
         // shorter than a register that share a head: one row a register,
-        // two for rows of up to 16 bytes.
+        // two for rows of up to 16 bytes, up to four a lane for rows of 3,
+        // 5, 6 and 7 bytes with a head each.
         // (Rows of 16 bytes left here go to the 16-byte loops.)
         if let (Some(isa), true) = (self.copier.avx2(), row < 32 && row != 16) {
             let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;

@@ -1,7 +1,8 @@
 //! AVX2: the 32-byte token, rows copied in descending order with ordinary
 //! stores, and rows with a head each: 32-byte rows, shorter rows several
-//! to a register, two (up to 16 bytes) or one (up to 32), and longer rows
-//! of whole registers by blends.
+//! to a register (up to four a lane for rows of 2 to 8 bytes, two a
+//! register up to 16 bytes, one up to 32), and longer rows of whole
+//! registers by blends.
 
 use std::arch::x86_64::{
     __m128i, __m256i, _mm256_add_epi32, _mm256_add_epi8, _mm256_and_si256, _mm256_andnot_si256,
@@ -719,20 +720,23 @@ const fn narrow_rows_table(n: usize, back: bool) -> [i8; 32] {
 
 /// Writes rows of `row` bytes (at most 32, a multiple of `N`) from `src`
 /// into `dst` (same length), row `r` with its first `heads[r]` elements of
-/// `N` bytes reversed and the rest in order, one row a register (two,
-/// one in each lane, for rows of up to 16 bytes: [`lane_rows`]). Returns
-/// how many bytes it wrote, whole rows; it stops before the first row
-/// whose head does not fit or that runs past `heads`, before the rows
-/// within 32 bytes of the end, and, two rows a register, before an odd
-/// last row, for the caller to go on with.
+/// `N` bytes reversed and the rest in order: rows of 3, 5, 6 and 7 bytes
+/// up to four a lane ([`grouped_rows`]), then rows of up to 16 bytes two
+/// a register, one in each lane ([`lane_rows`]), and longer ones one a
+/// register. Returns how many bytes it wrote, whole rows; it stops before
+/// the first row whose head does not fit or that runs past `heads`, before
+/// the rows within 32 bytes of the end, and, two rows a register, before
+/// an odd last row, for the caller to go on with.
 ///
 /// Each row is loaded as the 32 bytes it starts, and stored the same way:
 /// the bytes past the row are the next rows' own, which their turn
-/// overwrites. The control is computed from the head, as in
-/// [`short_rows_with_heads`], and split between the register and the
-/// register with its lanes swapped, as in [`rows32_with_heads`]: a row
-/// of this length may cross from one lane into the other. The stores are
-/// ordinary ones; a row does not start on a register boundary.
+/// overwrites. The controls for every head a row can have are worked out
+/// before the rows, as in [`short_rows_with_heads`], and each row loads
+/// its own: for 4- and 8-byte elements one permute across the lanes
+/// ([`permuted_rows`]), else two in-lane shuffles of the register and of
+/// the register with its lanes swapped, as in [`rows32_with_heads`], since
+/// a row of this length may cross from one lane into the other. The
+/// stores are ordinary ones; a row does not start on a register boundary.
 pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
     isa: Avx2,
     src: &[u8],
@@ -917,8 +921,8 @@ fn narrow_rows_in(src: &[u8], dst: &[u8], row: usize, n: usize) -> usize {
 }
 
 /// The loop of the narrow rows: the first `count` rows (at most
-/// [`narrow_rows_in`]), row `r` with a head of `head(r)` elements, at most
-/// `row / N`. Returns the bytes written.
+/// [`narrow_rows_in`]), row `r` with a head of as many elements as the
+/// `r`-th of `heads` says, cut to `row / N`. Returns the bytes written.
 #[inline(always)]
 fn narrow_rows<const N: usize>(
     isa: Avx2,
