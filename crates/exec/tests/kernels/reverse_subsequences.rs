@@ -284,7 +284,7 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 /// of three threads start inside a tile and inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 36] = [
+    let cases: [(ElementType, [usize; 3]); 39] = [
         // Strips: the longest axis they take, and a last strip of a block
         // narrower than a register.
         (ElementType::U8, [2, 255, 70]),
@@ -325,6 +325,10 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         (ElementType::F16, [2, 8, 77]),
         (ElementType::U8, [2, 7, 95]),
         (ElementType::F32, [3, 2, 100]),
+        // Three and four rows of 1- and 2-byte elements: four registers.
+        (ElementType::U8, [3, 4, 70]),
+        (ElementType::U8, [2, 3, 100]),
+        (ElementType::F16, [3, 4, 40]),
         // Just past them: the shifter and the one-by-one moves.
         (ElementType::U8, [2, 12, 600]),
         (ElementType::I64, [5, 9, 1000]),

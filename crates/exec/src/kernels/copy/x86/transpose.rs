@@ -4,7 +4,8 @@
 //! line of 4-byte ones in a register and one of 8-byte ones in two, so that
 //! one shuffle (two, and a blend, for 8 bytes), its control computed from
 //! the line's length, reverses its head. It has one width because the
-//! 32-bit and 64-bit lines need AVX2's lane-crossing permutes. On longer
+//! 32-bit and 64-bit lines need AVX2's lane-crossing permutes. On 3 and 4
+//! rows of 1- and 2-byte elements, four registers make the network. On longer
 //! axes, 8-byte elements go through lines staged in a buffer, each output
 //! row built from windows of them (`subsequence_lines`).
 
@@ -125,6 +126,56 @@ impl<const N: usize> Controls<N> {
     };
 }
 
+/// The constant controls of [`subsequence_transposed`] on axes of 3 and 4
+/// rows, for 1- and 2-byte elements, where four registers make the
+/// network. Two rounds of interleaves leave each 32-bit (1 byte) or 64-bit
+/// (2 bytes) piece of a lane holding one line, rows 0 to 3 in order, and
+/// register `m` holding the lines of columns `base(m)` on, `base(m)` being
+/// `4 / N` times `m`'s two bits in reverse order. The shuffle that reverses
+/// the heads also turns each register's block of lines into rows: byte
+/// `4 r + N c + z` of a lane takes byte `z` of row `r`'s element of line
+/// `c`, so that 32-bit piece `r` of register `m` is row `r` of its block.
+struct Controls4<const N: usize>;
+
+impl<const N: usize> Controls4<N> {
+    /// The table whose byte `4 r + N c + z` of each lane is `line * c +
+    /// row * r + add + z`, or the length's place for `spread`.
+    const fn make(line: i8, row: i8, add: i8, spread: Option<usize>) -> [i8; 32] {
+        let n = if N == 0 { 1 } else { N };
+        let mut t = [0i8; 32];
+        let mut y = 0;
+        while y < 32 {
+            let pos = y % 16;
+            let (r, c, z) = ((pos / 4) as i8, ((pos % 4) / n) as i8, (pos % n) as i8);
+            t[y] = match spread {
+                Some(m) => (4 / n * ((m & 1) << 1 | m >> 1)) as i8 + c,
+                None => line * c + row * r + add + z,
+            };
+            y += 1;
+        }
+        t
+    }
+
+    /// A byte's row times `N`, compared with the length times `N`.
+    const RANK: [i8; 32] = Self::make(0, N as i8, 0, None);
+
+    /// What a byte takes outside the head: its own row.
+    const STRAIGHT: [i8; 32] = Self::make(4 * N as i8, N as i8, 0, None);
+
+    /// What a byte takes inside the head, less the length times `N`: row
+    /// `len - 1 - r`.
+    const REVERSED: [i8; 32] = Self::make(4 * N as i8, -(N as i8), -(N as i8), None);
+
+    /// For register `m`: per byte, where its line's length lies in the
+    /// lane of the lengths register.
+    const SPREAD: [[i8; 32]; 4] = [
+        Self::make(0, 0, 0, Some(0)),
+        Self::make(0, 0, 0, Some(1)),
+        Self::make(0, 0, 0, Some(2)),
+        Self::make(0, 0, 0, Some(3)),
+    ];
+}
+
 /// Whether reading columns `first..first + count` of `size` rows, `stride`
 /// bytes apart, stays inside an input of `input` bytes, and writing rows
 /// `k0..=k1` of them, `out_stride` bytes apart, inside an output of `out`
@@ -174,6 +225,13 @@ fn within(
 /// - 8-byte elements: two rounds on each half of the registers leave a
 ///   register with half a line, and each half of the output takes two
 ///   permutes and a blend.
+///
+/// On 3 and 4 rows, 1- and 2-byte elements go through a network of four
+/// registers instead ([`Controls4`]): two rounds of interleaves leave a
+/// line in each 32- or 64-bit piece, the shuffle that reverses the heads
+/// also turns each register's lines into rows, and a 4×4 transpose of
+/// 32-bit pieces puts the rows together; half the work of the eight
+/// registers, half of them empty.
 ///
 /// No row is staged in memory, and no line is read twice; every length is
 /// first capped at `size`, so no line reads a row past the axis. On 8 rows
@@ -279,6 +337,103 @@ pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize>(
                     }
                     return count;
                 }
+                // Lengths `j..j + per` a byte each, times the row step
+                // (`N`): for 1-byte elements column `c` of the register at
+                // byte `c`, for 2-byte ones column `c` of lane `l` at byte
+                // `c - 8 l` of lane `l`.
+                macro_rules! byte_lengths {
+                    ($j:expr) => {
+                        if N == 1 {
+                            let a = _mm256_packus_epi32(load!($j), load!($j + 8));
+                            let b = _mm256_packus_epi32(load!($j + 16), load!($j + 24));
+                            _mm256_permutevar8x32_epi32(
+                                _mm256_packus_epi16(a, b),
+                                _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7),
+                            )
+                        } else {
+                            let a = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(
+                                load!($j),
+                                load!($j + 8),
+                            ));
+                            let l = _mm256_packus_epi16(a, a);
+                            _mm256_add_epi8(l, l)
+                        }
+                    };
+                }
+                if N <= 2 && size <= 4 {
+                    // Three or four rows: a network of four registers, its
+                    // lines in 32- or 64-bit pieces (see `Controls4`).
+                    let rank = constant!(Controls4::<N>::RANK);
+                    let straight = constant!(Controls4::<N>::STRAIGHT);
+                    let reversed = constant!(Controls4::<N>::REVERSED);
+                    for j in (0..count).step_by(per) {
+                        let mut v = [zero; 4];
+                        for (r, v) in v.iter_mut().enumerate().take(size) {
+                            *v = _mm256_loadu_si256(input.add(r * stride + (first + j) * N).cast());
+                        }
+                        let lengths = byte_lengths!(j);
+                        let (a, b) = if N == 1 {
+                            (
+                                [_mm256_unpacklo_epi8(v[0], v[1]), _mm256_unpackhi_epi8(v[0], v[1])],
+                                [_mm256_unpacklo_epi8(v[2], v[3]), _mm256_unpackhi_epi8(v[2], v[3])],
+                            )
+                        } else {
+                            (
+                                [_mm256_unpacklo_epi16(v[0], v[1]), _mm256_unpackhi_epi16(v[0], v[1])],
+                                [_mm256_unpacklo_epi16(v[2], v[3]), _mm256_unpackhi_epi16(v[2], v[3])],
+                            )
+                        };
+                        let lines = if N == 1 {
+                            [
+                                _mm256_unpacklo_epi16(a[0], b[0]),
+                                _mm256_unpacklo_epi16(a[1], b[1]),
+                                _mm256_unpackhi_epi16(a[0], b[0]),
+                                _mm256_unpackhi_epi16(a[1], b[1]),
+                            ]
+                        } else {
+                            [
+                                _mm256_unpacklo_epi32(a[0], b[0]),
+                                _mm256_unpacklo_epi32(a[1], b[1]),
+                                _mm256_unpackhi_epi32(a[0], b[0]),
+                                _mm256_unpackhi_epi32(a[1], b[1]),
+                            ]
+                        };
+                        // Each head reversed, each block of lines turned
+                        // into rows; `blocks[q]` holds the columns `q * 4 /
+                        // N` on of each lane.
+                        let mut blocks = [zero; 4];
+                        for (m, line) in lines.into_iter().enumerate() {
+                            let len = _mm256_shuffle_epi8(lengths, constant!(Controls4::<N>::SPREAD[m]));
+                            let head = _mm256_cmpgt_epi8(len, rank);
+                            let control = _mm256_blendv_epi8(straight, _mm256_add_epi8(len, reversed), head);
+                            blocks[(m & 1) << 1 | m >> 1] = _mm256_shuffle_epi8(line, control);
+                        }
+                        // A 4×4 transpose of 32-bit pieces: row `r` is
+                        // piece `r` of every block.
+                        let (lo, hi) = (
+                            [
+                                _mm256_unpacklo_epi32(blocks[0], blocks[1]),
+                                _mm256_unpacklo_epi32(blocks[2], blocks[3]),
+                            ],
+                            [
+                                _mm256_unpackhi_epi32(blocks[0], blocks[1]),
+                                _mm256_unpackhi_epi32(blocks[2], blocks[3]),
+                            ],
+                        );
+                        let rows = [
+                            _mm256_unpacklo_epi64(lo[0], lo[1]),
+                            _mm256_unpackhi_epi64(lo[0], lo[1]),
+                            _mm256_unpacklo_epi64(hi[0], hi[1]),
+                            _mm256_unpackhi_epi64(hi[0], hi[1]),
+                        ];
+                        for (k, row) in rows.into_iter().enumerate() {
+                            if k0 <= k && k <= k1 {
+                                _mm256_storeu_si256(out.add((k - k0) * out_stride + j * N).cast(), row);
+                            }
+                        }
+                    }
+                    return count;
+                }
                 let mut j = 0;
                 while j < count {
                     let mut v = [zero; ROWS];
@@ -369,21 +524,7 @@ pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize>(
                         // 1-byte elements column `c` of the register at byte
                         // `c`, for 2-byte ones column `c` of lane `l` at byte
                         // `c - 8 l` of lane `l`.
-                        let lengths = if N == 1 {
-                            let a = _mm256_packus_epi32(load!(j), load!(j + 8));
-                            let b = _mm256_packus_epi32(load!(j + 16), load!(j + 24));
-                            _mm256_permutevar8x32_epi32(
-                                _mm256_packus_epi16(a, b),
-                                _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7),
-                            )
-                        } else {
-                            let a = _mm256_permute4x64_epi64::<0b11_01_10_00>(_mm256_packus_epi32(
-                                load!(j),
-                                load!(j + 8),
-                            ));
-                            let l = _mm256_packus_epi16(a, a);
-                            _mm256_add_epi8(l, l)
-                        };
+                        let lengths = byte_lengths!(j);
                         // Rows into lines: interleaves of 1, 2 and 4
                         // elements.
                         if N == 1 {
