@@ -64,6 +64,35 @@ impl Count for u32 {
     }
 }
 
+impl Count for u8 {
+    #[inline(always)]
+    fn get(self) -> usize {
+        self.into()
+    }
+
+    #[inline(always)]
+    fn new(n: usize) -> Option<u8> {
+        u8::try_from(n).ok()
+    }
+
+    #[inline(always)]
+    fn narrow(n: u64) -> u8 {
+        n as u8
+    }
+
+    fn heads(list: &[u8]) -> Heads<'_> {
+        Heads::Bytes(list)
+    }
+
+    fn as_u32(_: &[u8]) -> Option<&[u32]> {
+        None
+    }
+
+    fn from_u32(_: &[u32]) -> Option<&[u8]> {
+        None
+    }
+}
+
 impl Count for usize {
     #[inline(always)]
     fn get(self) -> usize {

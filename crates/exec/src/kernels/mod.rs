@@ -156,6 +156,10 @@ enum Heads<'a> {
     /// [`Heads::Each`] for rows too long for 32-bit counts, which the
     /// general loop copies.
     EachWide(&'a [usize]),
+    /// [`Heads::Each`] a byte each, for rows of at most 16 elements whose
+    /// lengths were checked once ahead: a quarter of the bytes to read
+    /// beside the rows.
+    Bytes(&'a [u8]),
 }
 
 impl<'a> Heads<'a> {
@@ -166,6 +170,7 @@ impl<'a> Heads<'a> {
             Heads::Same(n) => n,
             Heads::Each(list) => list.get(r).map_or(0, |&n| n.get()),
             Heads::EachWide(list) => list.get(r).copied().unwrap_or(0),
+            Heads::Bytes(list) => list.get(r).map_or(0, |&n| n.into()),
         }
     }
 
@@ -177,6 +182,7 @@ impl<'a> Heads<'a> {
             Heads::Same(n) => n <= row,
             Heads::Each(list) => list.len() == rows,
             Heads::EachWide(list) => list.len() == rows,
+            Heads::Bytes(list) => list.len() == rows,
         }
     }
 
@@ -186,6 +192,7 @@ impl<'a> Heads<'a> {
             Heads::Same(n) => Some(Heads::Same(n)),
             Heads::Each(list) => list.get(keep).map(Heads::Each),
             Heads::EachWide(list) => list.get(keep).map(Heads::EachWide),
+            Heads::Bytes(list) => list.get(keep).map(Heads::Bytes),
         }
     }
 }

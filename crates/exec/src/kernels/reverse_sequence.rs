@@ -116,6 +116,12 @@ fn into(
             let sizes = (shape.get(batch).copied(), shape.get(seq).copied());
             match checked.counts() {
                 Some(counts) if sizes == (Some(checked.batch), Some(checked.seq_size)) => {
+                    if let Some(bytes) = checked.byte_heads(data, (batch, seq)) {
+                        return match finish(data, (batch, seq), checked.read, bytes)? {
+                            Some(plan) => play(OP, &plan, data, out, options),
+                            None => copy_all(OP, data, out, options),
+                        };
+                    }
                     return match finish(data, (batch, seq), checked.read, counts)? {
                         Some(plan) => play(OP, &plan, data, out, options),
                         None => copy_all(OP, data, out, options),
@@ -153,7 +159,9 @@ fn reverse_sequence_in<C: Count>(
 /// and sequence sizes are known ahead: a model whose lengths are a
 /// constant. [`reverse_sequence_checked_into`] then runs without reading
 /// them again, which for a length per short row is a pass over as many
-/// bytes as a good part of the data.
+/// bytes as a good part of the data. For sequences of up to 16 elements
+/// they are also kept a byte each, which rows of 2 to 16 bytes read
+/// instead of 32-bit counts.
 ///
 /// ```
 /// use ovir_exec::kernels::{reverse_sequence_checked_into, CheckedLengths, ExecOptions, Scratch};
@@ -179,7 +187,16 @@ pub struct CheckedLengths {
     read: LengthsRead,
     /// The counts, when the lengths are not used where they are stored.
     counts: Option<Vec<u32>>,
+    /// The counts a byte each, for sequences of up to
+    /// [`BYTE_HEADS_MAX_SEQ`] elements: rows that short read them a
+    /// quarter as wide ([`CheckedLengths::byte_heads`]).
+    bytes: Option<Vec<u8>>,
 }
+
+/// The longest sequence whose checked lengths are also kept a byte each:
+/// rows of 16 bytes of 1-byte elements, the longest that the short rows'
+/// loop takes.
+const BYTE_HEADS_MAX_SEQ: usize = 16;
 
 impl CheckedLengths {
     /// Reads and checks `lengths` for data with `batch` indices along its
@@ -198,8 +215,24 @@ impl CheckedLengths {
         }
         let mut lens = Vec::<u32>::new();
         let (read, stored) = read_lengths(lengths, batch, seq_size, &mut lens)?;
+        // Each at most `seq_size`, so a byte holds it.
+        let bytes = (seq_size <= BYTE_HEADS_MAX_SEQ)
+            .then(|| stored.unwrap_or(&lens).iter().map(|&n| n as u8).collect());
         let counts = stored.is_none().then_some(lens);
-        Ok(Some(CheckedLengths { lengths: lengths.clone(), batch, seq_size, read, counts }))
+        Ok(Some(CheckedLengths { lengths: lengths.clone(), batch, seq_size, read, counts, bytes }))
+    }
+
+    /// The counts a byte each, where `data` (whose batch and sequence axes
+    /// are `batch` and `seq`) is rows of 2, 4, 8 or 16 bytes, one sequence
+    /// each, the batch axis just before: the rows with a head each that
+    /// the short rows' loop writes several to a register, and for which
+    /// 32-bit lengths would be a quarter to twice as many bytes as the
+    /// data.
+    fn byte_heads(&self, data: &Tensor, (batch, seq): (usize, usize)) -> Option<&[u8]> {
+        let rank = data.rank();
+        let row = data.shape().get(seq)?.checked_mul(data.element_type().byte_width()?)?;
+        let rows = seq + 1 == rank && batch + 2 == rank && matches!(row, 2 | 4 | 8 | 16);
+        self.bytes.as_deref().filter(|_| rows)
     }
 
     /// The counts, where they were kept or where they are stored.

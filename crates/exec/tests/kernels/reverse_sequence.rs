@@ -430,6 +430,27 @@ fn lengths_checked_once_give_what_reading_them_gives() {
             assert!(matches!(err, Err(KernelError::SeqLengthOutOfRange { .. })), "{err:?}");
         }
     }
+    // Rows of 2 to 16 bytes, which read the checked lengths a byte each:
+    // thousands of rows, on three threads, with every length.
+    for (ty, row) in [
+        (ElementType::U8, 2),
+        (ElementType::U8, 4),
+        (ElementType::U8, 8),
+        (ElementType::U8, 16),
+        (ElementType::F16, 8),
+        (ElementType::F32, 4),
+        (ElementType::I64, 2),
+    ] {
+        let rows = 3001;
+        let data = iota(ty, &[rows, row]);
+        let values: Vec<usize> = (0..rows).map(|r| (r * 7 + r / 5) % (row + 1)).collect();
+        let expected = naive_reverse_sequence(&data, &values, 0, 1);
+        let lengths = tensor(&[rows], values.iter().map(|&v| v as i64).collect());
+        let checked = ok(CheckedLengths::new(&lengths, rows, row)).unwrap();
+        let mut out = Tensor::zeros(ty, &[rows, row]).unwrap_or_else(|e| unreachable!("{e}"));
+        ok(reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new()));
+        assert_eq!(out, expected, "{ty} rows of {row}");
+    }
 }
 
 #[test]

@@ -693,15 +693,26 @@ impl RunWriter<'_> {
         let short = self.copier.avx2().filter(|_| {
             matches!(row, 2 | 4 | 8) || (row == 16 && !self.dst.get(at..).is_some_and(streams_16))
         });
-        if let (Heads::Each(list), Some(isa)) = (heads, short) {
+        if let (Heads::Each(_) | Heads::Bytes(_), Some(isa)) = (heads, short) {
             let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
             let stream =
                 self.stream.filter(|_| dst.as_ptr().align_offset(32) == 0 && src.len() >= STREAM_MIN_RUN);
             macro_rules! short {
                 ($row:literal) => {
-                    match stream {
-                        Some(stream) => x86::short_rows_with_heads::<_, $row, N>(isa, stream, src, dst, list),
-                        None => x86::short_rows_with_heads::<_, $row, N>(isa, x86::Plain, src, dst, list),
+                    match (heads, stream) {
+                        (Heads::Bytes(list), Some(stream)) => {
+                            x86::short_rows_with_heads::<_, _, $row, N>(isa, stream, src, dst, list)
+                        }
+                        (Heads::Bytes(list), None) => {
+                            x86::short_rows_with_heads::<_, _, $row, N>(isa, x86::Plain, src, dst, list)
+                        }
+                        (Heads::Each(list), Some(stream)) => {
+                            x86::short_rows_with_heads::<_, _, $row, N>(isa, stream, src, dst, list)
+                        }
+                        (Heads::Each(list), None) => {
+                            x86::short_rows_with_heads::<_, _, $row, N>(isa, x86::Plain, src, dst, list)
+                        }
+                        _ => 0,
                     }
                 };
             }
@@ -722,7 +733,9 @@ impl RunWriter<'_> {
             return Some(match heads {
                 Heads::Each(list) => x86::narrow_rows_with_heads::<N>(isa, src, dst, row, list),
                 Heads::Same(n) => self.narrow_rows_with_same_head::<N>(isa, at, src, row, n)?,
-                Heads::EachWide(_) => 0,
+                // Byte heads come only with rows of 2 to 16 bytes, a power
+                // of two (`reverse_sequence::byte_heads`).
+                Heads::EachWide(_) | Heads::Bytes(_) => 0,
             });
         }
         if !row.is_multiple_of(16) {
@@ -748,7 +761,7 @@ impl RunWriter<'_> {
         // [`BLENDED_HEADS_MAX_ROW`] bytes, unless they would give up
         // streaming stores that the other loops make.
         let blended = self.copier.avx2().filter(|_| {
-            matches!(heads, Heads::Each(_))
+            matches!(heads, Heads::Each(_) | Heads::Bytes(_))
                 && (64..=BLENDED_HEADS_MAX_ROW).contains(&row)
                 && row.is_multiple_of(32)
                 && src.len() > row
@@ -766,7 +779,7 @@ impl RunWriter<'_> {
             ),
             // Rows of one 32-byte register with a head each take one
             // register each.
-            (Heads::Each(_), _) if self.copier.one_register_rows(row) => {
+            (Heads::Each(_) | Heads::Bytes(_), _) if self.copier.one_register_rows(row) => {
                 match (self.copier.avx2(), stream32) {
                     (Some(isa), Some(stream)) => x86::rows32_with_heads::<_, N>(isa, stream, src, dst, heads),
                     (Some(isa), None) => x86::rows32_with_heads::<_, N>(isa, x86::Plain, src, dst, heads),
@@ -780,10 +793,12 @@ impl RunWriter<'_> {
                 (Some(isa), None) => x86::wide_rows_with_heads::<_, N>(isa, x86::Plain, src, dst, row, heads),
                 (None, _) => 0,
             },
-            (Heads::Each(_), Some(stream)) => {
+            (Heads::Each(_) | Heads::Bytes(_), Some(stream)) => {
                 x86::rows_with_heads::<_, N>(ssse3, stream, src, dst, row, heads)
             }
-            (Heads::Each(_), None) => x86::rows_with_heads::<_, N>(ssse3, x86::Plain, src, dst, row, heads),
+            (Heads::Each(_) | Heads::Bytes(_), None) => {
+                x86::rows_with_heads::<_, N>(ssse3, x86::Plain, src, dst, row, heads)
+            }
             // Counts too wide for 32 bits belong to rows far longer than
             // these loops take.
             (Heads::EachWide(_), _) => 0,

@@ -140,8 +140,11 @@ fn check_rows_with_own_heads<const N: usize>(copier: ReverseCopier, stream: bool
                     v
                 })
                 .collect();
-            // The same heads as 32-bit and as full-width counts.
-            for list in [Heads::Each(&narrow), Heads::EachWide(&heads)] {
+            // The same heads as 32-bit and as full-width counts, and a
+            // byte each where they fit one.
+            let bytes: Vec<u8> = heads.iter().map(|&h| h as u8).collect();
+            let lists = [Heads::Each(&narrow), Heads::EachWide(&heads), Heads::Bytes(&bytes)];
+            for list in lists.into_iter().take(if elems <= 255 { 3 } else { 2 }) {
                 buf.fill(0x33);
                 let done = RunWriter::with(&mut buf, copier, stream, |w| w.rows::<N>(at, src, row, list));
                 assert_eq!(done, Some(()));
@@ -153,7 +156,11 @@ fn check_rows_with_own_heads<const N: usize>(copier: ReverseCopier, stream: bool
             bad[count / 2] = elems as u32 + 1;
             let mut bad_wide = heads.clone();
             bad_wide[count / 2] = elems + 1;
+            let bad_bytes: Vec<u8> = bad.iter().map(|&h| h.min(255) as u8).collect();
             RunWriter::with(&mut buf, copier, stream, |w| {
+                if elems < 255 {
+                    assert_eq!(w.rows::<N>(at, src, row, Heads::Bytes(&bad_bytes)), None);
+                }
                 assert_eq!(w.rows::<N>(at, src, row, Heads::Each(&bad)), None);
                 assert_eq!(w.rows::<N>(at, src, row, Heads::Each(&narrow[1..])), None);
                 assert_eq!(w.rows::<N>(at, src, row, Heads::EachWide(&bad_wide)), None);
@@ -175,13 +182,16 @@ fn check_head_pairs<const N: usize>(copier: ReverseCopier) {
         let src: Vec<u8> = (0..row * count + 32).map(|i| (i * 11 + i / 253) as u8).collect();
         let src = &src[..row * count];
         let expected = naive_rows::<N>(src, row, Heads::Each(&heads));
-        let mut buf = vec![0x5Au8; src.len() + 128];
-        let at = buf.as_ptr().align_offset(64) + N;
-        let done =
-            RunWriter::with(&mut buf, copier, false, |w| w.rows::<N>(at, src, row, Heads::Each(&heads)));
-        assert_eq!(done, Some(()));
-        assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "width {N}, row {row}");
-        assert!(buf[..at].iter().chain(&buf[at + src.len()..]).all(|&b| b == 0x5A), "width {N}, row {row}");
+        let bytes: Vec<u8> = heads.iter().map(|&h| h as u8).collect();
+        for list in [Heads::Each(&heads), Heads::Bytes(&bytes)] {
+            let mut buf = vec![0x5Au8; src.len() + 128];
+            let at = buf.as_ptr().align_offset(64) + N;
+            let done = RunWriter::with(&mut buf, copier, false, |w| w.rows::<N>(at, src, row, list));
+            let what = format!("width {N}, row {row}, {list:?}");
+            assert_eq!(done, Some(()));
+            assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "{what}");
+            assert!(buf[..at].iter().chain(&buf[at + src.len()..]).all(|&b| b == 0x5A), "{what}");
+        }
     }
 }
 
@@ -246,21 +256,22 @@ fn check_many_short_rows<const N: usize>(copier: ReverseCopier) {
         let src: Vec<u8> = (0..row * count).map(|i| (i * 7 + i / 251) as u8).collect();
         let heads: Vec<u32> = (0..count).map(|r| ((r * 5 + r / 7) % (elems + 1)) as u32).collect();
         let expected = naive_rows::<N>(&src, row, Heads::Each(&heads));
-        for stream in [false, true] {
+        let bytes: Vec<u8> = heads.iter().map(|&h| h as u8).collect();
+        for (stream, in_bytes) in [(false, false), (true, false), (false, true), (true, true)] {
+            let list = if in_bytes { Heads::Bytes(&bytes) } else { Heads::Each(&heads) };
             let mut buf = vec![0u8; src.len() + 64];
             let at = buf.as_ptr().align_offset(64);
-            let done = RunWriter::with(&mut buf, copier, stream, |w| {
-                w.rows::<N>(at, &src, row, Heads::Each(&heads))
-            });
-            assert_eq!(done, Some(()));
-            assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "width {N}, row {row}");
+            let done = RunWriter::with(&mut buf, copier, stream, |w| w.rows::<N>(at, &src, row, list));
+            let what = format!("width {N}, row {row}, bytes {in_bytes}");
+            assert_eq!(done, Some(()), "{what}");
+            assert_eq!(&buf[at..at + src.len()], expected.as_slice(), "{what}");
             for wrong in [0, 1023, 1024, 1025, 2500, 3500, count - 1] {
                 let mut bad = heads.clone();
                 bad[wrong] = elems as u32 + 1;
-                let done = RunWriter::with(&mut buf, copier, stream, |w| {
-                    w.rows::<N>(at, &src, row, Heads::Each(&bad))
-                });
-                assert_eq!(done, None, "width {N}, row {row}, a long head at {wrong}");
+                let bad_bytes: Vec<u8> = bad.iter().map(|&h| h as u8).collect();
+                let list = if in_bytes { Heads::Bytes(&bad_bytes) } else { Heads::Each(&bad) };
+                let done = RunWriter::with(&mut buf, copier, stream, |w| w.rows::<N>(at, &src, row, list));
+                assert_eq!(done, None, "{what}, a long head at {wrong}");
             }
         }
     }
@@ -492,7 +503,10 @@ fn rows_agree<const N: usize>() {
             let at = line + skew;
             let every =
                 (0..=elems).filter(|&h| row.is_multiple_of(16) || h < 2 || h + 2 > elems || h == elems / 2);
-            for heads in every.map(Heads::Same).chain([Heads::Each(&narrow), Heads::EachWide(&each)]) {
+            let bytes: Vec<u8> = each.iter().map(|&h| h as u8).collect();
+            let lists = [Heads::Each(&narrow), Heads::EachWide(&each), Heads::Bytes(&bytes)];
+            let lists = lists.into_iter().take(if elems <= 255 { 3 } else { 2 });
+            for heads in every.map(Heads::Same).chain(lists) {
                 let what = || format!("width {N}, row {row}, {heads:?}, skew {skew}");
                 agree(&mut buf, what, |w| w.rows::<N>(at, src, row, heads));
                 assert_eq!(buf[at..at + src.len()], naive_rows::<N>(src, row, heads), "{}", what());

@@ -9,13 +9,15 @@ use std::arch::x86_64::{
     _mm256_blendv_epi8, _mm256_broadcastq_epi64, _mm256_broadcastsi128_si256, _mm256_castsi128_si256,
     _mm256_castsi256_si128, _mm256_cmpeq_epi32, _mm256_cmpeq_epi8, _mm256_cmpgt_epi32, _mm256_cmpgt_epi8,
     _mm256_extracti128_si256, _mm256_inserti128_si256, _mm256_loadu2_m128i, _mm256_loadu_si256,
-    _mm256_max_epu32, _mm256_movemask_epi8, _mm256_or_si256, _mm256_permute2x128_si256,
-    _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_set1_epi8, _mm256_set_m128i, _mm256_setr_epi32,
-    _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_stream_si256, _mm256_subs_epu8,
-    _mm256_xor_si256, _mm_loadl_epi64, _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128,
+    _mm256_max_epu32, _mm256_max_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_permute2x128_si256,
+    _mm256_permutevar8x32_epi32, _mm256_set1_epi16, _mm256_set1_epi32, _mm256_set1_epi8, _mm256_set_m128i,
+    _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_stream_si256,
+    _mm256_subs_epu8, _mm256_xor_si256, _mm_loadl_epi64, _mm_loadu_si128, _mm_setzero_si128,
+    _mm_storeu_si128,
 };
 
 use super::{Ssse3, Stores, Width};
+use crate::kernels::counts::Count;
 use crate::kernels::Heads;
 
 /// Proof that the running CPU has AVX2 and SSSE3: only [`Avx2::detect`]
@@ -499,6 +501,19 @@ const fn spread_controls(row: usize) -> ([i8; 32], [i8; 32]) {
     (first, second)
 }
 
+/// The shuffle that copies each head of a byte to the bytes of its row, for
+/// rows of `row` bytes (2, 4, 8 or 16): both lanes hold all the register's
+/// heads, and lane `l` writes rows `l * 16 / row` on.
+const fn byte_spread_control(row: usize) -> [i8; 32] {
+    let mut c = [0i8; 32];
+    let mut b = 0;
+    while b < 32 {
+        c[b] = ((b / 16) * (16 / row) + (b % 16) / row) as i8;
+        b += 1;
+    }
+    c
+}
+
 /// Writes rows of `ROW` bytes (2, 4, 8 or 16) from `src` into `dst` (same
 /// length), row `r` with its first `heads[r]` elements of `N` bytes
 /// reversed and the rest in order, a register of `32 / ROW` rows at a
@@ -514,13 +529,23 @@ const fn spread_controls(row: usize) -> ([i8; 32], [i8; 32]) {
 /// heads in the vector: the heads, spread over their rows' bytes by a
 /// shuffle, pick for each byte its own place or its place in the reversed
 /// head.
-pub(in crate::kernels::copy) fn short_rows_with_heads<S: Stores, const ROW: usize, const N: usize>(
+pub(in crate::kernels::copy) fn short_rows_with_heads<
+    S: Stores,
+    H: Count,
+    const ROW: usize,
+    const N: usize,
+>(
     isa: Avx2,
     stores: S,
     src: &[u8],
     dst: &mut [u8],
-    heads: &[u32],
+    heads: &[H],
 ) -> usize {
+    // Heads of 4 bytes (`u32`) or of one (`u8`).
+    let bytes = std::mem::size_of::<H>() == 1;
+    if !bytes && std::mem::size_of::<H>() != 4 {
+        return 0;
+    }
     if !matches!(ROW, 2 | 4 | 8 | 16)
         || !ROW.is_multiple_of(N)
         || (S::STREAMING && !super::aligned(dst.as_ptr(), 32))
@@ -534,10 +559,16 @@ pub(in crate::kernels::copy) fn short_rows_with_heads<S: Stores, const ROW: usiz
         #[inline(always)]
         || {
             let (first, second) = const { spread_controls(ROW) };
+            let byte_spread = const { byte_spread_control(ROW) };
             // SAFETY: the controls are 32 bytes long; the token proves
             // AVX2.
-            let (first, second) =
-                unsafe { (isa.load(first.as_ptr().cast()), isa.load(second.as_ptr().cast())) };
+            let (first, second, byte_spread) = unsafe {
+                (
+                    isa.load(first.as_ptr().cast()),
+                    isa.load(second.as_ptr().cast()),
+                    isa.load(byte_spread.as_ptr().cast()),
+                )
+            };
             let at = isa.control(ShortRows::<ROW, N>::AT);
             let back = isa.control(ShortRows::<ROW, N>::BACK);
             let lane_bytes = isa.control(const { short_rows_table(16, 1, false) });
@@ -549,7 +580,13 @@ pub(in crate::kernels::copy) fn short_rows_with_heads<S: Stores, const ROW: usiz
             // only inside their register; the caller's loop writes them
             // again from that row on, and stops there.
             // SAFETY: the token proves AVX2.
-            let most = unsafe { _mm256_set1_epi32((ROW / N) as i32) };
+            let most = unsafe {
+                if bytes {
+                    _mm256_set1_epi8((ROW / N) as i8)
+                } else {
+                    _mm256_set1_epi32((ROW / N) as i32)
+                }
+            };
             let mut registers = 0;
             for block in heads.chunks(FIT_BLOCK) {
                 let from = registers;
@@ -560,37 +597,52 @@ pub(in crate::kernels::copy) fn short_rows_with_heads<S: Stores, const ROW: usiz
                     // SAFETY: register `g` covers rows `g * per..(g + 1) *
                     // per`, inside this block and so below `rows`: its 32
                     // bytes lie inside `src` and `dst`, and the `per` heads
-                    // read below (`4 * per` bytes, 64 for rows of 2 bytes)
-                    // inside `heads`; streaming, `dst` starts on a 32-byte
+                    // read below (`per` of them, 64 bytes at most) inside
+                    // `heads`; streaming, `dst` starts on a 32-byte
                     // boundary (checked above) and the register lies a
                     // multiple of 32 bytes after it; the token proves AVX2.
                     unsafe {
                         let h = heads.as_ptr().add(g * per).cast::<u8>();
-                        // Every 32-bit lane of `read` holds one of the
-                        // register's heads.
-                        let (spread, read) = match ROW {
-                            16 => {
-                                let read = _mm256_broadcastq_epi64(_mm_loadl_epi64(h.cast()));
-                                (isa.shuffle(read, first), read)
-                            }
-                            8 => {
-                                let read = _mm256_broadcastsi128_si256(_mm_loadu_si128(h.cast()));
-                                (isa.shuffle(read, first), read)
-                            }
-                            4 => {
-                                let read = isa.load(h);
-                                (isa.shuffle(read, first), read)
-                            }
-                            _ => {
-                                let (a, b) = (isa.load(h), isa.load(h.add(32)));
-                                let spread = _mm256_or_si256(
-                                    isa.shuffle(_mm256_permute2x128_si256::<0x20>(a, b), first),
-                                    isa.shuffle(_mm256_permute2x128_si256::<0x31>(a, b), second),
-                                );
-                                (spread, _mm256_max_epu32(a, b))
+                        // Every 32-bit lane of `read` (every byte, for
+                        // heads of a byte) holds one of the register's
+                        // heads.
+                        let (spread, read) = if bytes {
+                            let read = match ROW {
+                                16 => _mm256_set1_epi16(h.cast::<i16>().read_unaligned()),
+                                8 => _mm256_set1_epi32(h.cast::<i32>().read_unaligned()),
+                                4 => _mm256_broadcastq_epi64(_mm_loadl_epi64(h.cast())),
+                                _ => _mm256_broadcastsi128_si256(_mm_loadu_si128(h.cast())),
+                            };
+                            (isa.shuffle(read, byte_spread), read)
+                        } else {
+                            match ROW {
+                                16 => {
+                                    let read = _mm256_broadcastq_epi64(_mm_loadl_epi64(h.cast()));
+                                    (isa.shuffle(read, first), read)
+                                }
+                                8 => {
+                                    let read = _mm256_broadcastsi128_si256(_mm_loadu_si128(h.cast()));
+                                    (isa.shuffle(read, first), read)
+                                }
+                                4 => {
+                                    let read = isa.load(h);
+                                    (isa.shuffle(read, first), read)
+                                }
+                                _ => {
+                                    let (a, b) = (isa.load(h), isa.load(h.add(32)));
+                                    let spread = _mm256_or_si256(
+                                        isa.shuffle(_mm256_permute2x128_si256::<0x20>(a, b), first),
+                                        isa.shuffle(_mm256_permute2x128_si256::<0x31>(a, b), second),
+                                    );
+                                    (spread, _mm256_max_epu32(a, b))
+                                }
                             }
                         };
-                        longest = _mm256_max_epu32(longest, read);
+                        longest = if bytes {
+                            _mm256_max_epu8(longest, read)
+                        } else {
+                            _mm256_max_epu32(longest, read)
+                        };
                         // The head in bytes: at most `ROW` where it fits,
                         // so the sums fit.
                         let mut bytes = spread;
@@ -608,10 +660,14 @@ pub(in crate::kernels::copy) fn short_rows_with_heads<S: Stores, const ROW: usiz
                 // All ones where no head is longer than its row.
                 // SAFETY: the token proves AVX2.
                 let fits = unsafe {
-                    _mm256_movemask_epi8(_mm256_cmpeq_epi32(_mm256_max_epu32(longest, most), most))
+                    _mm256_movemask_epi8(if bytes {
+                        _mm256_cmpeq_epi8(_mm256_max_epu8(longest, most), most)
+                    } else {
+                        _mm256_cmpeq_epi32(_mm256_max_epu32(longest, most), most)
+                    })
                 };
                 if fits != -1 {
-                    let fit = block.iter().position(|&h| h as usize > ROW / N).unwrap_or(block.len());
+                    let fit = block.iter().position(|&h| h.get() > ROW / N).unwrap_or(block.len());
                     registers = from + fit / per;
                     break;
                 }
