@@ -33,6 +33,11 @@ pub(super) trait Count: Copy + Eq + std::fmt::Debug + Send + Sync {
     fn as_u32(list: &[Self]) -> Option<&[u32]>;
     /// `u32`s as counts; `None` for wide counts.
     fn from_u32(list: &[u32]) -> Option<&[Self]>;
+    /// Whether the vector loops that take lengths of either width read
+    /// these: `u32` and `u8` counts.
+    fn vectored(_list: &[Self]) -> bool {
+        matches!(std::mem::size_of::<Self>(), 1 | 4)
+    }
 }
 
 impl Count for u32 {

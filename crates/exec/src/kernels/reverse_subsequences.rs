@@ -156,6 +156,10 @@ struct CheckedPlan {
     /// The counts, one per line, then where each stretch ends when the
     /// plan marks them.
     counts: Vec<u32>,
+    /// The counts a byte each, where lengths change every few lines along
+    /// an axis of up to [`TRANSPOSED_ROWS`]: the lines transposed in
+    /// registers read them a quarter as wide.
+    bytes: Option<Vec<u8>>,
     scattered: bool,
 }
 
@@ -180,6 +184,9 @@ impl CheckedSubsequenceLengths {
             size: plan.size,
             inner: plan.inner,
             counts: plan.lens.iter().chain(plan.ends).copied().collect(),
+            // Each at most the axis, so a byte holds it.
+            bytes: (plan.scattered && plan.size <= TRANSPOSED_ROWS)
+                .then(|| plan.lens.iter().map(|&n| n as u8).collect()),
             scattered: plan.scattered,
         });
         let strings = ty == ElementType::String;
@@ -240,6 +247,16 @@ fn into(
                     what: "the lengths checked do not match the number of lines",
                 })?;
                 let CheckedPlan { outer, size, inner, scattered, .. } = *plan;
+                // Lines transposed in registers read the counts a byte each.
+                if let (Some(bytes), Some(n)) = (&plan.bytes, data.element_type().byte_width()) {
+                    let lens = bytes.as_slice();
+                    let narrow = SubsequencePlan { outer, size, inner, lens, ends: &[], scattered };
+                    if data.element_type() != ElementType::String
+                        && narrow.takes_transposed(ReverseCopier::detect(), n)
+                    {
+                        return narrow.play(data, out, options);
+                    }
+                }
                 return SubsequencePlan { outer, size, inner, lens, ends, scattered }
                     .play(data, out, options);
             }
@@ -1160,7 +1177,9 @@ impl<C: Count> SubsequencePlan<'_, C> {
         let buffer: &mut [u8] = bytemuck::cast_slice_mut(&mut storage);
         let tile = (GATHER_TILE_BYTES / line_pitch(size)? / LINE_GROUP * LINE_GROUP).clamp(LINE_GROUP, inner);
         self.in_place::<8>(src, start, dst, tile, |input, stride, first, lens, rows, out| {
-            copier.subsequence_lines(input, (stride, size), first, lens, buffer, rows, out, stride)
+            C::as_u32(lens).map_or(0, |lens| {
+                copier.subsequence_lines(input, (stride, size), first, lens, buffer, rows, out, stride)
+            })
         })
     }
 
@@ -1177,7 +1196,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
             && n <= 8
             && (2..=TRANSPOSED_ROWS).contains(&self.size)
             && self.inner.saturating_mul(n) >= 32
-            && C::as_u32(self.lens).is_some()
+            && C::vectored(self.lens)
     }
 
     /// Writes output elements `start..` into `dst`, which holds exactly
@@ -1196,7 +1215,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
     ) -> Option<()> {
         let size = self.size;
         self.in_place::<N>(src, start, dst, self.inner, |input, stride, first, lens, rows, out| {
-            copier.subsequence_transposed::<N>(input, (stride, size), first, lens, rows, out, stride)
+            copier.subsequence_transposed::<N, C>(input, (stride, size), first, lens, rows, out, stride)
         })
     }
 
@@ -1215,7 +1234,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
         start: usize,
         dst: &mut [u8],
         tile: usize,
-        mut kernel: impl FnMut(&[u8], usize, usize, &[u32], (usize, usize), &mut [u8]) -> usize,
+        mut kernel: impl FnMut(&[u8], usize, usize, &[C], (usize, usize), &mut [u8]) -> usize,
     ) -> Option<()> {
         let inner = self.inner;
         let end = match self.chunk_end(N, start, dst) {
@@ -1228,8 +1247,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
             part.by_rows(t0, t1, inner, |(c0, c1), (k0, k1)| {
                 let out = dst.get_mut(at(k0, c0)..at(k1, c1))?;
                 let lengths = line.get(c0..c1)?;
-                let done =
-                    C::as_u32(lengths).map_or(0, |lens| kernel(input, stride, c0, lens, (k0, k1), out));
+                let done = kernel(input, stride, c0, lengths, (k0, k1), out);
                 for k in k0..=k1 {
                     for (c, &len) in (c0..c1).zip(lengths).skip(done) {
                         let (o, s) =

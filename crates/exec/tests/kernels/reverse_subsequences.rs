@@ -467,7 +467,13 @@ proptest! {
 /// data of another shape, which reads the lengths again.
 #[test]
 fn lengths_checked_once_give_what_reading_them_gives() {
-    let cases: [(ElementType, &[usize], usize); 7] = [
+    let cases: [(ElementType, &[usize], usize); 11] = [
+        // Axes of up to 8 rows, whose scattered lengths are kept a byte
+        // each for the lines transposed in registers: 8, 4, 3 and 2 rows.
+        (ElementType::U8, &[3, 8, 100], 1),
+        (ElementType::F16, &[2, 4, 70], 1),
+        (ElementType::F32, &[3, 3, 50], 1),
+        (ElementType::U8, &[2, 2, 150], 1),
         (ElementType::F32, &[2, 129, 50], 1),
         (ElementType::U8, &[2, 32, 200], 1),
         (ElementType::F16, &[3, 17, 45], 1),

@@ -28,6 +28,7 @@ mod x86;
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 use x86::Width;
 
+use super::counts::Count;
 use super::Heads;
 
 /// The instructions the copy loops may use.
@@ -256,22 +257,22 @@ impl ReverseCopier {
     /// `k` after. Returns `count`, the columns it wrote from `first` on (a
     /// multiple of a register's elements); the caller writes the rest. It
     /// writes none without AVX2, for widths other than 1, 2, 4 and 8
-    /// bytes, on axes of other than 2 to 8 rows, or when the arguments do
-    /// not fit.
+    /// bytes, on axes of other than 2 to 8 rows, for lengths other than
+    /// `u32` and `u8` ones, or when the arguments do not fit.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn subsequence_transposed<const N: usize>(
+    pub(super) fn subsequence_transposed<const N: usize, C: Count>(
         self,
         input: &[u8],
         (stride, size): (usize, usize),
         first: usize,
-        lens: &[u32],
+        lens: &[C],
         rows: (usize, usize),
         out: &mut [u8],
         out_stride: usize,
     ) -> usize {
         avx2_or!(
             self,
-            |isa| x86::subsequence_transposed::<N>(isa, input, (stride, size), first, lens, rows, out, out_stride),
+            |isa| x86::subsequence_transposed::<N, C>(isa, input, (stride, size), first, lens, rows, out, out_stride),
             else 0,
             uses (input, stride, size, first, lens, rows, out, out_stride)
         )

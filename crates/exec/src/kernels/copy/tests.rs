@@ -773,7 +773,18 @@ fn check_subsequence_transposed<const N: usize>() {
         &[per, 3 * per + 5],
         |count| if copier.transposes() { count / per * per } else { 0 },
         |input, shape, first, lens, rows, out, out_stride| {
-            copier.subsequence_transposed::<N>(input, shape, first, lens, rows, out, out_stride)
+            copier.subsequence_transposed::<N, u32>(input, shape, first, lens, rows, out, out_stride)
+        },
+    );
+    // The same lengths a byte each, those past a byte cut to 255, which is
+    // past every axis here as they are.
+    check_in_place::<N>(
+        &[2, 3, 4, 5, 6, 7, 8],
+        &[per, 3 * per + 5],
+        |count| if copier.transposes() { count / per * per } else { 0 },
+        |input, shape, first, lens, rows, out, out_stride| {
+            let bytes: Vec<u8> = lens.iter().map(|&l| l.min(255) as u8).collect();
+            copier.subsequence_transposed::<N, u8>(input, shape, first, &bytes, rows, out, out_stride)
         },
     );
     // Arguments that do not fit write nothing: an axis of 1 or 9 rows, an
@@ -785,7 +796,7 @@ fn check_subsequence_transposed<const N: usize>() {
     let mut out = vec![0u8; per * N];
     let exact = (size - 1) * stride + per * N;
     let fits = |input: &[u8], size: usize, rows: (usize, usize), out: &mut [u8]| {
-        copier.subsequence_transposed::<N>(input, (stride, size), 0, &lens, rows, out, 0)
+        copier.subsequence_transposed::<N, u32>(input, (stride, size), 0, &lens, rows, out, 0)
     };
     assert_eq!(fits(&input[..exact], size, (0, 0), &mut out), if copier.transposes() { per } else { 0 });
     out.fill(0);
@@ -812,7 +823,15 @@ fn subsequence_columns_transposed_match_the_rule_element_by_element() {
     let copier = ReverseCopier::detect();
     let input = vec![0u8; 1024];
     let mut out = vec![0u8; 64];
-    assert_eq!(copier.subsequence_transposed::<16>(&input, (64, 4), 0, &[2; 16], (0, 0), &mut out, 0), 0);
+    assert_eq!(
+        copier.subsequence_transposed::<16, u32>(&input, (64, 4), 0, &[2; 16], (0, 0), &mut out, 0),
+        0
+    );
+    // Lengths of other widths too.
+    assert_eq!(
+        copier.subsequence_transposed::<1, usize>(&input, (64, 4), 0, &[2; 32], (0, 0), &mut out, 0),
+        0
+    );
 }
 
 #[test]

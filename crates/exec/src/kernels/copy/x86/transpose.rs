@@ -11,18 +11,21 @@
 
 use std::arch::x86_64::{
     __m256i, _mm256_add_epi32, _mm256_add_epi8, _mm256_and_si256, _mm256_blendv_epi8,
-    _mm256_broadcastsi128_si256, _mm256_cmpgt_epi32, _mm256_cmpgt_epi64, _mm256_cmpgt_epi8,
-    _mm256_cvtepi32_epi64, _mm256_loadu_si256, _mm256_min_epu32, _mm256_packs_epi16, _mm256_packs_epi32,
+    _mm256_broadcastsi128_si256, _mm256_castsi128_si256, _mm256_cmpgt_epi16, _mm256_cmpgt_epi32,
+    _mm256_cmpgt_epi64, _mm256_cmpgt_epi8, _mm256_cvtepi32_epi64, _mm256_cvtepu8_epi16, _mm256_cvtepu8_epi32,
+    _mm256_loadu_si256, _mm256_min_epu32, _mm256_min_epu8, _mm256_packs_epi16, _mm256_packs_epi32,
     _mm256_packus_epi16, _mm256_packus_epi32, _mm256_permute2x128_si256, _mm256_permute4x64_epi64,
-    _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_setr_epi32,
-    _mm256_setr_epi64x, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_sub_epi32,
-    _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64, _mm256_unpackhi_epi8,
-    _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64, _mm256_unpacklo_epi8,
-    _mm_cmpgt_epi32, _mm_loadu_si128, _mm_min_epu32, _mm_set1_epi32,
+    _mm256_permutevar8x32_epi32, _mm256_set1_epi16, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_set1_epi8,
+    _mm256_setr_epi32, _mm256_setr_epi64x, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256,
+    _mm256_sub_epi32, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
+    _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
+    _mm256_unpacklo_epi8, _mm_cmpgt_epi32, _mm_cvtepu8_epi32, _mm_cvtsi32_si128, _mm_loadl_epi64,
+    _mm_loadu_si128, _mm_min_epu32, _mm_set1_epi32,
 };
 
 use super::{Avx2, Width};
 use crate::kernels::copy::{line_pitch, LINE_GROUP, TRANSPOSED_ROWS};
+use crate::kernels::counts::Count;
 
 /// Rows a group holds: the register count of the transposing network.
 const ROWS: usize = TRANSPOSED_ROWS;
@@ -239,19 +242,22 @@ fn within(
 /// makes `log2(size)` passes over a buffer and a gather takes about a cycle
 /// an element.
 #[allow(clippy::too_many_arguments)]
-pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize>(
+pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize, C: Count>(
     isa: Avx2,
     input: &[u8],
     (stride, size): (usize, usize),
     first: usize,
-    lens: &[u32],
+    lens: &[C],
     (k0, k1): (usize, usize),
     out: &mut [u8],
     out_stride: usize,
 ) -> usize {
     let per = 32 / N.max(1);
     let count = lens.len() / per * per;
+    // Lengths of 4 bytes, or of one.
+    let bytes = std::mem::size_of::<C>() == 1;
     let fits = matches!(N, 1 | 2 | 4 | 8)
+        && matches!(std::mem::size_of::<C>(), 1 | 4)
         && count > 0
         && (2..=ROWS).contains(&size)
         && within(N, (input.len(), stride, size), first, count, (k0, k1), (out.len(), out_stride));
@@ -285,10 +291,29 @@ pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize>(
                 let reversed = constant!(Controls::<N>::REVERSED);
                 let cap32 = _mm256_set1_epi32(size as i32);
                 let zero = _mm256_setzero_si256();
-                // Lengths `$at..$at + 8`, capped at `size`.
+                // Lengths `$at..$at + 8` as `u32`s, capped at `size`.
                 macro_rules! load {
                     ($at:expr) => {
-                        _mm256_min_epu32(_mm256_loadu_si256(lens.as_ptr().add($at).cast()), cap32)
+                        _mm256_min_epu32(
+                            if bytes {
+                                _mm256_cvtepu8_epi32(_mm_loadl_epi64(lens.as_ptr().add($at).cast()))
+                            } else {
+                                _mm256_loadu_si256(lens.as_ptr().add($at).cast())
+                            },
+                            cap32,
+                        )
+                    };
+                }
+                // Lengths `$at..$at + 4` as `u32`s, not capped.
+                macro_rules! load4 {
+                    ($at:expr) => {
+                        if bytes {
+                            _mm_cvtepu8_epi32(_mm_cvtsi32_si128(
+                                lens.as_ptr().add($at).cast::<i32>().read_unaligned(),
+                            ))
+                        } else {
+                            _mm_loadu_si128(lens.as_ptr().add($at).cast())
+                        }
                     };
                 }
                 if size == 2 {
@@ -298,6 +323,19 @@ pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize>(
                     let one = _mm256_set1_epi32(1);
                     for j in (0..count).step_by(per) {
                         let swap = match N {
+                            // Lengths of a byte: one load, as wide as the
+                            // elements.
+                            1 if bytes => _mm256_cmpgt_epi8(
+                                _mm256_min_epu8(
+                                    _mm256_loadu_si256(lens.as_ptr().add(j).cast()),
+                                    _mm256_set1_epi8(2),
+                                ),
+                                _mm256_set1_epi8(1),
+                            ),
+                            2 if bytes => _mm256_cmpgt_epi16(
+                                _mm256_cvtepu8_epi16(_mm_loadu_si128(lens.as_ptr().add(j).cast())),
+                                _mm256_set1_epi16(1),
+                            ),
                             1 => {
                                 let a = _mm256_packs_epi32(
                                     _mm256_cmpgt_epi32(load!(j), one),
@@ -318,10 +356,7 @@ pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize>(
                             )),
                             4 => _mm256_cmpgt_epi32(load!(j), one),
                             _ => _mm256_cvtepi32_epi64(_mm_cmpgt_epi32(
-                                _mm_min_epu32(
-                                    _mm_loadu_si128(lens.as_ptr().add(j).cast()),
-                                    _mm_set1_epi32(2),
-                                ),
+                                _mm_min_epu32(load4!(j), _mm_set1_epi32(2)),
                                 _mm_set1_epi32(1),
                             )),
                         };
@@ -343,7 +378,22 @@ pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize>(
                 // `c - 8 l` of lane `l`.
                 macro_rules! byte_lengths {
                     ($j:expr) => {
-                        if N == 1 {
+                        if bytes {
+                            // Already a byte each: capped, and for 2-byte
+                            // elements each lane's 8 put at its start.
+                            let cap = _mm256_set1_epi8(size as i8);
+                            if N == 1 {
+                                _mm256_min_epu8(_mm256_loadu_si256(lens.as_ptr().add($j).cast()), cap)
+                            } else {
+                                let l = _mm256_min_epu8(
+                                    _mm256_permute4x64_epi64::<0b01_01_00_00>(_mm256_castsi128_si256(
+                                        _mm_loadu_si128(lens.as_ptr().add($j).cast()),
+                                    )),
+                                    cap,
+                                );
+                                _mm256_add_epi8(l, l)
+                            }
+                        } else if N == 1 {
                             let a = _mm256_packus_epi32(load!($j), load!($j + 8));
                             let b = _mm256_packus_epi32(load!($j + 16), load!($j + 24));
                             _mm256_permutevar8x32_epi32(
@@ -465,10 +515,7 @@ pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize>(
                         // 0 and 1.
                         round!(1, _mm256_unpacklo_epi64, _mm256_unpackhi_epi64);
                         round!(2, _mm256_permute2x128_si256::<0x20>, _mm256_permute2x128_si256::<0x31>);
-                        let lengths = _mm256_min_epu32(
-                            _mm256_broadcastsi128_si256(_mm_loadu_si128(lens.as_ptr().add(j).cast())),
-                            cap32,
-                        );
+                        let lengths = _mm256_min_epu32(_mm256_broadcastsi128_si256(load4!(j)), cap32);
                         let (low, high, odd, three) = (
                             constant!(Controls::<N>::RANK),
                             constant!(Controls::<N>::RANK_HIGH),
