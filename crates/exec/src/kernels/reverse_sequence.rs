@@ -160,8 +160,9 @@ fn reverse_sequence_in<C: Count>(
 /// constant. [`reverse_sequence_checked_into`] then runs without reading
 /// them again, which for a length per short row is a pass over as many
 /// bytes as a good part of the data. For sequences of up to 16 elements
-/// they are also kept a byte each, which rows of 2 to 16 bytes read
-/// instead of 32-bit counts.
+/// they are also kept a byte each, which rows of 2, 4, 8 or 16 bytes (the
+/// sequence axis last, the batch axis just before it) read instead of
+/// 32-bit counts.
 ///
 /// ```
 /// use ovir_exec::kernels::{reverse_sequence_checked_into, CheckedLengths, ExecOptions, Scratch};

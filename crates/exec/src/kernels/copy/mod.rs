@@ -666,8 +666,9 @@ impl RunWriter<'_> {
     /// The SIMD part of [`RunWriter::rows`] for rows whose heads vary or
     /// are shorter than the row: how many bytes of `src` (whole rows) it
     /// wrote at `at`. With AVX2 and a head per row, rows shorter than 32
-    /// bytes go several to a register (2, 4, 8 or 16 bytes), two (other
-    /// lengths up to 16 bytes) or one (the rest), and rows of whole
+    /// bytes go several to a register (2, 4, 8 or 16 bytes; 3, 5, 6 or 7
+    /// bytes up to four a lane), two (other lengths up to 16 bytes) or one
+    /// (the rest), and rows of whole
     /// registers up to [`BLENDED_HEADS_MAX_ROW`] by blends. With AVX2 and
     /// one head for all, rows that are not whole 16-byte blocks go a
     /// register at a time over periods of rows where their period is short

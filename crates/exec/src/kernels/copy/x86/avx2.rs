@@ -1,8 +1,8 @@
 //! AVX2: the 32-byte token, rows copied in descending order with ordinary
 //! stores, and rows with a head each: 32-byte rows, shorter rows several
-//! to a register (up to four a lane for rows of 2 to 8 bytes, two a
-//! register up to 16 bytes, one up to 32), and longer rows of whole
-//! registers by blends.
+//! to a register (a lane's worth of rows of 2, 4 and 8 bytes, up to four a
+//! lane of 3, 5, 6 and 7 bytes, two a register of other lengths up to 16
+//! bytes, one up to 32), and longer rows of whole registers by blends.
 
 use std::arch::x86_64::{
     __m128i, __m256i, _mm256_add_epi32, _mm256_add_epi8, _mm256_and_si256, _mm256_andnot_si256,
@@ -818,9 +818,11 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
         7 => grouped_rows::<7, N>(isa, src, dst, heads),
         _ => 0,
     };
-    let (Some(src), Some(dst), Some(heads)) =
-        (src.get(grouped..), dst.get_mut(grouped..), heads.get(grouped / row..))
-    else {
+    let (Some(src), Some(dst), Some(heads)) = (
+        src.get(grouped..),
+        dst.get_mut(grouped..),
+        grouped.checked_div(row).and_then(|done| heads.get(done..)),
+    ) else {
         return grouped;
     };
     grouped + narrow_rows::<N>(isa, src, dst, row, heads.len(), heads.iter().map(|&h| h as usize))
@@ -995,7 +997,7 @@ fn narrow_rows<const N: usize>(
     if N >= 4 {
         return permuted_rows::<N>(isa, src, dst, row, count, heads);
     }
-    // Fewer than 32: `narrow_rows_in` is 0 for longer rows.
+    // At most 32: `narrow_rows_in` is 0 for longer rows.
     let most = row / N;
     isa.run(
         #[inline(always)]
@@ -1011,7 +1013,7 @@ fn narrow_rows<const N: usize>(
             // For every head the row can have, the control of the row
             // itself and of the row with its lanes swapped.
             // SAFETY: the token proves AVX2.
-            let mut controls = [[unsafe { _mm256_setzero_si256() }; 2]; 32];
+            let mut controls = [[unsafe { _mm256_setzero_si256() }; 2]; 33];
             for (h, pair) in controls.iter_mut().enumerate().take(most + 1) {
                 // At most `row < 32` bytes.
                 let bytes = isa.splat((h * N) as u8);
@@ -1060,14 +1062,14 @@ fn permuted_rows<const N: usize>(
     count: usize,
     heads: impl Iterator<Item = usize>,
 ) -> usize {
-    // Words an element, and elements a row: at most 7.
+    // Words an element, and elements a row: at most 8.
     let (words, most) = (N / 4, row / N);
     isa.run(
         #[inline(always)]
         move || {
             // SAFETY: the token proves AVX2, which every intrinsic here
             // needs.
-            let mut controls = [unsafe { _mm256_setzero_si256() }; 8];
+            let mut controls = [unsafe { _mm256_setzero_si256() }; 9];
             // SAFETY: as above.
             let (iota, back) = unsafe {
                 (

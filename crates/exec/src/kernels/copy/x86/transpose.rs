@@ -273,8 +273,9 @@ pub(in crate::kernels::copy) fn subsequence_transposed<const N: usize, C: Count>
             // has checked against the slices' lengths. Loads: row `r <
             // size` of columns `j..j + per`, with `j + per <= count`, ends
             // at `r * stride + (first + j + per) * N <= in_end`; lengths
-            // are read 8 at a time (4 for 8-byte elements) up to `j + per
-            // <= count <= lens.len()` (`per` is 32, 16, 8 or 4 columns).
+            // are read 4 to 32 at a time, of 4 bytes or of one, never past
+            // `j + per <= count <= lens.len()` (`per` is 32, 16, 8 or 4
+            // columns).
             // Stores: row `k` in `k0..=k1` of the same columns ends at
             // `(k - k0) * out_stride + (j + per) * N <= out_end`. The
             // constants are 32 bytes each.
