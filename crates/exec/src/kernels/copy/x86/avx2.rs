@@ -695,7 +695,11 @@ fn lane_rows<const N: usize>(
     row: usize,
     count: usize,
     heads: impl Iterator<Item = usize>,
+    only: Option<usize>,
 ) -> usize {
+    // The heads whose controls are worked out: all, or the one every row
+    // shares.
+    let built = |h: usize| only.is_none_or(|only| only == h);
     let pairs = count.min(narrow_rows_in(src, dst, row, N)) / 2;
     // At most 16: `narrow_rows_in` is 0 for longer rows.
     let most = row / N;
@@ -707,7 +711,7 @@ fn lane_rows<const N: usize>(
             // SAFETY: the token proves AVX2, which every intrinsic here
             // needs.
             let mut lanes = [unsafe { _mm_setzero_si128() }; 17];
-            for (h, lane) in lanes.iter_mut().enumerate().take(most + 1) {
+            for (h, lane) in lanes.iter_mut().enumerate().take(most + 1).filter(|&(h, _)| built(h)) {
                 // At most 16 elements of at most 16 bytes in all.
                 let bytes = isa.splat((h * N) as u8);
                 // SAFETY: as above.
@@ -825,7 +829,7 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
     ) else {
         return grouped;
     };
-    grouped + narrow_rows::<N>(isa, src, dst, row, heads.len(), heads.iter().map(|&h| h as usize))
+    grouped + narrow_rows::<N>(isa, src, dst, row, heads.len(), heads.iter().map(|&h| h as usize), None)
 }
 
 /// The constant lanes of [`grouped_rows`] for rows of `ROW` bytes of
@@ -842,24 +846,26 @@ impl<const ROW: usize, const N: usize> GroupedRows<ROW, N> {
     /// Rows a lane: as many as it holds, up to the four heads a lane of
     /// 32-bit heads holds.
     const PER: usize = if ROW == 0 || 16 / ROW > 4 { 4 } else { 16 / ROW };
-    const SPREAD: [i8; 16] = Self::table(0);
-    const AT: [i8; 16] = Self::table(1);
-    const BACK: [i8; 16] = Self::table(2);
+    const SPREAD: [i8; 16] = Self::past_rows(Self::spread(), i8::MIN);
+    const AT: [i8; 16] = Self::past_rows(short_rows_table(ROW, N, false), i8::MAX);
+    const BACK: [i8; 16] = short_rows_table(ROW, N, true);
 
-    const fn table(which: usize) -> [i8; 16] {
+    /// Byte `b` of row `b / ROW` takes the low byte of head `b / ROW`.
+    const fn spread() -> [i8; 16] {
         let mut table = [0i8; 16];
         let mut b = 0;
         while b < 16 {
-            let inside = ROW > 0 && b < Self::PER * ROW;
-            let (i, j) = if inside { (b / ROW, b % ROW) } else { (0, 0) };
-            table[b] = match (which, inside) {
-                (0, true) => (4 * i) as i8,
-                (0, false) => i8::MIN,
-                (1, true) => j as i8,
-                (1, false) => i8::MAX,
-                (_, true) => (b - j) as i8 - N as i8 - j as i8 + 2 * (j % N) as i8,
-                (_, false) => 0,
-            };
+            table[b] = (4 * (b / if ROW == 0 { 1 } else { ROW })) as i8;
+            b += 1;
+        }
+        table
+    }
+
+    /// `table` with `value` in the bytes past the lane's rows.
+    const fn past_rows(mut table: [i8; 16], value: i8) -> [i8; 16] {
+        let mut b = Self::PER * ROW;
+        while b < 16 {
+            table[b] = value;
             b += 1;
         }
         table
@@ -960,7 +966,7 @@ pub(in crate::kernels::copy) fn narrow_rows_with_same_head<S: Stores, const N: u
         return alike;
     };
     let rows = narrow_rows_in(src, dst, row, N);
-    alike + narrow_rows::<N>(isa, src, dst, row, rows, std::iter::repeat(head))
+    alike + narrow_rows::<N>(isa, src, dst, row, rows, std::iter::repeat(head), Some(head))
 }
 
 /// The fewest periods for which rows that move alike are built a register
@@ -980,7 +986,10 @@ fn narrow_rows_in(src: &[u8], dst: &[u8], row: usize, n: usize) -> usize {
 
 /// The loop of the narrow rows: the first `count` rows (at most
 /// [`narrow_rows_in`]), row `r` with a head of as many elements as the
-/// `r`-th of `heads` says, cut to `row / N`. Returns the bytes written.
+/// `r`-th of `heads` says, cut to `row / N`. `only`, when given, is the
+/// head of every row (at most `row / N`): only its controls are worked
+/// out, so that a short run of rows alike costs no more set-up than a
+/// row. Returns the bytes written.
 #[inline(always)]
 fn narrow_rows<const N: usize>(
     isa: Avx2,
@@ -989,13 +998,17 @@ fn narrow_rows<const N: usize>(
     row: usize,
     count: usize,
     heads: impl Iterator<Item = usize>,
+    only: Option<usize>,
 ) -> usize {
+    // The heads whose controls are worked out: all, or the one every row
+    // shares.
+    let built = |h: usize| only.is_none_or(|only| only == h);
     let count = count.min(narrow_rows_in(src, dst, row, N));
     if row <= 16 {
-        return lane_rows::<N>(isa, src, dst, row, count, heads);
+        return lane_rows::<N>(isa, src, dst, row, count, heads, only);
     }
     if N >= 4 {
-        return permuted_rows::<N>(isa, src, dst, row, count, heads);
+        return permuted_rows::<N>(isa, src, dst, row, count, heads, only);
     }
     // At most 32: `narrow_rows_in` is 0 for longer rows.
     let most = row / N;
@@ -1014,7 +1027,7 @@ fn narrow_rows<const N: usize>(
             // itself and of the row with its lanes swapped.
             // SAFETY: the token proves AVX2.
             let mut controls = [[unsafe { _mm256_setzero_si256() }; 2]; 33];
-            for (h, pair) in controls.iter_mut().enumerate().take(most + 1) {
+            for (h, pair) in controls.iter_mut().enumerate().take(most + 1).filter(|&(h, _)| built(h)) {
                 // At most `row < 32` bytes.
                 let bytes = isa.splat((h * N) as u8);
                 // SAFETY: the token proves AVX2, which every intrinsic
@@ -1061,7 +1074,11 @@ fn permuted_rows<const N: usize>(
     row: usize,
     count: usize,
     heads: impl Iterator<Item = usize>,
+    only: Option<usize>,
 ) -> usize {
+    // The heads whose controls are worked out: all, or the one every row
+    // shares.
+    let built = |h: usize| only.is_none_or(|only| only == h);
     // Words an element, and elements a row: at most 8.
     let (words, most) = (N / 4, row / N);
     isa.run(
@@ -1077,7 +1094,7 @@ fn permuted_rows<const N: usize>(
                     _mm256_loadu_si256(PermutedRows::<N>::BACK.as_ptr().cast()),
                 )
             };
-            for (h, control) in controls.iter_mut().enumerate().take(most + 1) {
+            for (h, control) in controls.iter_mut().enumerate().take(most + 1).filter(|&(h, _)| built(h)) {
                 // SAFETY: as above.
                 unsafe {
                     // At most 8 words.
@@ -1109,16 +1126,17 @@ fn permuted_rows<const N: usize>(
 /// For each 32-bit word `k` of a register of `N`-byte elements (4 or 8),
 /// `2 * (k % w) - w - k` with `w = N / 4` words an element: plus a head's
 /// length in words, the word that `k` reads when it lies inside the head.
+/// [`narrow_rows_table`]'s rule, in words.
 struct PermutedRows<const N: usize>;
 
 impl<const N: usize> PermutedRows<N> {
     const BACK: [i32; 8] = {
         // 1 for narrower elements, which never use the table.
-        let w = if N >= 4 { (N / 4) as i32 } else { 1 };
+        let bytes = narrow_rows_table(if N >= 4 { N / 4 } else { 1 }, true);
         let mut table = [0i32; 8];
         let mut k = 0;
         while k < 8 {
-            table[k as usize] = 2 * (k % w) - w - k;
+            table[k] = bytes[k] as i32;
             k += 1;
         }
         table
