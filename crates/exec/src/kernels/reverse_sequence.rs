@@ -116,15 +116,16 @@ fn into(
             let sizes = (shape.get(batch).copied(), shape.get(seq).copied());
             match checked.counts() {
                 Some(counts) if sizes == (Some(checked.batch), Some(checked.seq_size)) => {
-                    if let Some(bytes) = checked.byte_heads(data, (batch, seq)) {
-                        return match finish(data, (batch, seq), checked.read, bytes)? {
-                            Some(plan) => play(OP, &plan, data, out, options),
-                            None => copy_all(OP, data, out, options),
-                        };
-                    }
-                    return match finish(data, (batch, seq), checked.read, counts)? {
-                        Some(plan) => play(OP, &plan, data, out, options),
-                        None => copy_all(OP, data, out, options),
+                    return match checked.byte_heads(data, (batch, seq)) {
+                        Some(bytes) => {
+                            play_or_copy(finish(data, (batch, seq), checked.read, bytes)?, data, out, options)
+                        }
+                        None => play_or_copy(
+                            finish(data, (batch, seq), checked.read, counts)?,
+                            data,
+                            out,
+                            options,
+                        ),
                     };
                 }
                 // Data of other sizes reads the lengths again.
@@ -149,7 +150,18 @@ fn reverse_sequence_in<C: Count>(
     options: &ExecOptions,
     lens: &mut Vec<C>,
 ) -> Result<(), KernelError> {
-    match prepare(data, lengths, batch_axis, seq_axis, lens)? {
+    play_or_copy(prepare(data, lengths, batch_axis, seq_axis, lens)?, data, out, options)
+}
+
+/// Plays `plan` from `data` into `out`, or copies `data` whole where there
+/// is no plan (nothing moves).
+fn play_or_copy<C: Count>(
+    plan: Option<SequencePlan<'_, C>>,
+    data: &Tensor,
+    out: &mut Tensor,
+    options: &ExecOptions,
+) -> Result<(), KernelError> {
+    match plan {
         Some(plan) => play(OP, &plan, data, out, options),
         None => copy_all(OP, data, out, options),
     }
