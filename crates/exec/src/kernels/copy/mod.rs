@@ -425,6 +425,10 @@ pub(super) struct RunWriter<'a> {
     /// [`RunWriter::with`] fences them.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     stream: Option<x86::Streaming>,
+    /// The patterns of rows that share a head worked out so far, for the
+    /// runs written after.
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+    patterns: x86::Patterns,
 }
 
 /// Rows of at least this many bytes with a reversed head are written as
@@ -486,7 +490,12 @@ impl RunWriter<'_> {
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
         {
             if !stream {
-                return write(&mut RunWriter { dst, copier, stream: None });
+                return write(&mut RunWriter {
+                    dst,
+                    copier,
+                    stream: None,
+                    patterns: x86::Patterns::default(),
+                });
             }
             // SAFETY: the writer streams into `dst` only, and holds it
             // borrowed until `write` is done, so nothing else reads or
@@ -495,7 +504,8 @@ impl RunWriter<'_> {
             // below runs on this thread whichever way `write` ends, because
             // an unwinding `write` is caught, fenced after, and resumed.
             let witness = unsafe { x86::Streaming::new() };
-            let mut writer = RunWriter { dst, copier, stream: Some(witness) };
+            let mut writer =
+                RunWriter { dst, copier, stream: Some(witness), patterns: x86::Patterns::default() };
             let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write(&mut writer)));
             witness.fence();
             done.unwrap_or_else(|unwinding| std::panic::resume_unwind(unwinding))
@@ -866,9 +876,12 @@ impl RunWriter<'_> {
         let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
         let stream =
             self.stream.filter(|_| dst.as_ptr().align_offset(32) == 0 && src.len() >= STREAM_MIN_RUN);
+        let patterns = &mut self.patterns;
         Some(match stream {
-            Some(stream) => x86::narrow_rows_with_same_head::<_, N>(isa, stream, src, dst, row, head),
-            None => x86::narrow_rows_with_same_head::<_, N>(isa, x86::Plain, src, dst, row, head),
+            Some(stream) => {
+                x86::narrow_rows_with_same_head::<_, N>(isa, stream, (src, dst), row, head, patterns)
+            }
+            None => x86::narrow_rows_with_same_head::<_, N>(isa, x86::Plain, (src, dst), row, head, patterns),
         })
     }
 

@@ -950,10 +950,10 @@ fn grouped_rows<const ROW: usize, const N: usize>(
 pub(in crate::kernels::copy) fn narrow_rows_with_same_head<S: Stores, const N: usize>(
     isa: Avx2,
     stores: S,
-    src: &[u8],
-    dst: &mut [u8],
+    (src, dst): (&[u8], &mut [u8]),
     row: usize,
     head: usize,
+    patterns: &mut super::periodic::Patterns,
 ) -> usize {
     if head > row / N.max(1) {
         return 0;
@@ -961,7 +961,15 @@ pub(in crate::kernels::copy) fn narrow_rows_with_same_head<S: Stores, const N: u
     // Streaming off a 32-byte boundary, `rows_alike` writes nothing and
     // the rows go a row or two a register; the caller streams only from
     // one.
-    let alike = super::periodic::rows_alike::<S, N>(isa, stores, src, dst, row, head, ALIKE_MIN_PERIODS);
+    let alike = super::periodic::rows_alike::<S, N>(
+        isa,
+        stores,
+        (src, &mut *dst),
+        row,
+        head,
+        ALIKE_MIN_PERIODS,
+        patterns,
+    );
     let (Some(src), Some(dst)) = (src.get(alike..), dst.get_mut(alike..)) else {
         return alike;
     };

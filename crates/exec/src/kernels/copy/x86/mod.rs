@@ -56,6 +56,7 @@ pub(super) use avx2::{
 };
 pub(super) use gather::subsequence_columns;
 pub(super) use mirror::mirrored_rows;
+pub(super) use periodic::Patterns;
 pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
 pub(super) use sse2::{stream_descending_rows, stream_forward};
 pub(super) use ssse3::{rows_with_heads, Ssse3};

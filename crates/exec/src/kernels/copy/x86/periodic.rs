@@ -218,6 +218,44 @@ pub(super) fn cover(
     Some(n)
 }
 
+/// The most patterns a [`Patterns`] keeps: every head of rows of up to
+/// 63 elements, or of a few row lengths.
+const PATTERNS_KEPT: usize = 64;
+
+/// Patterns already worked out, and the rows and heads that have none,
+/// kept by a writer for the runs it writes next: working one out costs a
+/// few microseconds (as much as copying some 20 KiB), and runs of rows
+/// that share a head, one per batch index of a ReverseSequence, come back
+/// to the same few heads again and again.
+#[derive(Default)]
+pub(in crate::kernels::copy) struct Patterns {
+    /// `(row, n, head)` and the pattern [`Pattern::with_head`] gives them.
+    kept: Vec<(PatternKey, Option<Box<Pattern>>)>,
+}
+
+/// The row length, element width and head of a kept pattern.
+type PatternKey = (usize, usize, usize);
+
+impl Patterns {
+    /// [`Pattern::with_head`], worked out once for each `(row, n, head)`
+    /// while at most [`PATTERNS_KEPT`] are kept (all are dropped when a
+    /// new one finds no room).
+    fn with_head(&mut self, row: usize, n: usize, head: usize) -> Option<&Pattern> {
+        let key = (row, n, head);
+        let at = match self.kept.iter().position(|&(k, _)| k == key) {
+            Some(at) => at,
+            None => {
+                if self.kept.len() >= PATTERNS_KEPT {
+                    self.kept.clear();
+                }
+                self.kept.push((key, Pattern::with_head(row, n, head).map(Box::new)));
+                self.kept.len() - 1
+            }
+        };
+        self.kept.get(at)?.1.as_deref()
+    }
+}
+
 /// Least common multiple of two numbers above 0.
 pub(super) fn lcm(a: usize, b: usize) -> usize {
     let (mut x, mut y) = (a, b);
@@ -234,34 +272,35 @@ pub(super) fn lcm(a: usize, b: usize) -> usize {
 /// or the head do not fit, or when `src` holds fewer than `min_periods`
 /// periods of [`Pattern`], which would not repay working it out. When `S`
 /// streams, `dst` must lie on a 32-byte boundary; otherwise nothing is
-/// written.
+/// written. The pattern is taken from `patterns`, or worked out and kept
+/// there.
 pub(in crate::kernels::copy) fn rows_alike<S: Stores, const N: usize>(
     isa: Avx2,
     stores: S,
-    src: &[u8],
-    dst: &mut [u8],
+    (src, dst): (&[u8], &mut [u8]),
     row: usize,
     head: usize,
     min_periods: usize,
+    patterns: &mut Patterns,
 ) -> usize {
     let len = src.len().min(dst.len());
     let few = row == 0 || row > MAX_ROW || len / lcm(row, 32) < min_periods.max(1);
     if few || (S::STREAMING && dst.as_ptr().align_offset(32) != 0) {
         return 0;
     }
-    let Some(pattern) = Pattern::with_head(row, N, head) else {
+    let Some(pattern) = patterns.with_head(row, N, head) else {
         return 0;
     };
     let len = len - len % row;
     let (src, dst) = (&src[..len], &mut dst[..len]);
     match (pattern.pieces, pattern.swapped) {
-        (1, false) => play::<S, 1, false>(isa, stores, &pattern, src, dst),
-        (2, false) => play::<S, 2, false>(isa, stores, &pattern, src, dst),
-        (3, false) => play::<S, 3, false>(isa, stores, &pattern, src, dst),
-        (_, false) => play::<S, MAX_PIECES, false>(isa, stores, &pattern, src, dst),
-        (1, true) => play::<S, 1, true>(isa, stores, &pattern, src, dst),
-        (2, true) => play::<S, 2, true>(isa, stores, &pattern, src, dst),
-        (_, true) => play::<S, MAX_PIECES, true>(isa, stores, &pattern, src, dst),
+        (1, false) => play::<S, 1, false>(isa, stores, pattern, src, dst),
+        (2, false) => play::<S, 2, false>(isa, stores, pattern, src, dst),
+        (3, false) => play::<S, 3, false>(isa, stores, pattern, src, dst),
+        (_, false) => play::<S, MAX_PIECES, false>(isa, stores, pattern, src, dst),
+        (1, true) => play::<S, 1, true>(isa, stores, pattern, src, dst),
+        (2, true) => play::<S, 2, true>(isa, stores, pattern, src, dst),
+        (_, true) => play::<S, MAX_PIECES, true>(isa, stores, pattern, src, dst),
     }
     len
 }
@@ -529,6 +568,10 @@ mod tests {
     }
 
     fn check_rows_alike<const N: usize>(isa: Avx2) {
+        // One cache for every row and head, as a writer keeps: each call
+        // after the first of a row and head takes its pattern from there,
+        // and the cache fills and starts again many times over.
+        let patterns = &mut Patterns::default();
         for row in (N..=MAX_ROW).step_by(N).filter(|&row| lcm(row, 32) <= MAX_PERIOD) {
             let elements = row / N;
             let heads =
@@ -550,11 +593,20 @@ mod tests {
                         let done = if stream {
                             // SAFETY: the fence follows the only streaming call.
                             let stream = unsafe { crate::kernels::copy::x86::Streaming::new() };
-                            let done = rows_alike::<_, N>(isa, stream, &src, dst, row, head, min_periods);
+                            let done = rows_alike::<_, N>(
+                                isa,
+                                stream,
+                                (&src, dst),
+                                row,
+                                head,
+                                min_periods,
+                                patterns,
+                            );
                             stream.fence();
                             done
                         } else {
-                            rows_alike::<_, N>(isa, super::super::Plain, &src, dst, row, head, min_periods)
+                            let plain = super::super::Plain;
+                            rows_alike::<_, N>(isa, plain, (&src, dst), row, head, min_periods, patterns)
                         };
                         let what = format!(
                             "width {N}, row {row}, head {head}, {len} bytes, at {at}, stream {stream}"
@@ -573,15 +625,25 @@ mod tests {
                 let mut dst = vec![0u8; len];
                 let too_few = len / period + 1;
                 assert_eq!(
-                    rows_alike::<_, N>(isa, super::super::Plain, &src, &mut dst, row, head, too_few),
+                    rows_alike::<_, N>(
+                        isa,
+                        super::super::Plain,
+                        (&src, &mut dst),
+                        row,
+                        head,
+                        too_few,
+                        patterns
+                    ),
                     0
                 );
                 let long = row / N + 1;
-                assert_eq!(rows_alike::<_, N>(isa, super::super::Plain, &src, &mut dst, row, long, 1), 0);
+                let plain = super::super::Plain;
+                assert_eq!(rows_alike::<_, N>(isa, plain, (&src, &mut dst), row, long, 1, patterns), 0);
                 let off = dst.as_ptr().align_offset(32) + 1;
                 // SAFETY: nothing is written, and the fence follows.
                 let stream = unsafe { crate::kernels::copy::x86::Streaming::new() };
-                assert_eq!(rows_alike::<_, N>(isa, stream, &src[off..], &mut dst[off..], row, head, 1), 0);
+                let slices = (&src[off..], &mut dst[off..]);
+                assert_eq!(rows_alike::<_, N>(isa, stream, slices, row, head, 1, patterns), 0);
                 stream.fence();
                 assert!(dst.iter().all(|&b| b == 0));
             }
