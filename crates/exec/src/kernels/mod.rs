@@ -91,13 +91,22 @@ pub struct Scratch {
     unpacked: Option<Box<Unpacked>>,
     /// Gather's indices, as read.
     indices: Vec<i128>,
+    /// ReverseSequence's heads, one per row, for rows that share a length
+    /// in short runs.
+    row_heads: reverse_sequence::RowHeads,
 }
 
 impl Scratch {
     /// An empty scratch; it allocates on first use and then keeps its
     /// memory.
     pub const fn new() -> Scratch {
-        Scratch { lengths: Vec::new(), wide_lengths: Vec::new(), unpacked: None, indices: Vec::new() }
+        Scratch {
+            lengths: Vec::new(),
+            wide_lengths: Vec::new(),
+            unpacked: None,
+            indices: Vec::new(),
+            row_heads: reverse_sequence::RowHeads::new(),
+        }
     }
 }
 

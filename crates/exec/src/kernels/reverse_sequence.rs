@@ -70,7 +70,7 @@ fn reverse_sequence_with<C: Count>(
         return Ok(data.clone());
     };
     let mut out = Tensor::zeros(data.element_type(), data.shape())?;
-    play(OP, &plan, data, &mut out, &ExecOptions::single_thread())?;
+    play_or_copy(Some(plan), data, &mut out, &ExecOptions::single_thread(), &mut RowHeads::new())?;
     Ok(out)
 }
 
@@ -117,14 +117,19 @@ fn into(
             match checked.counts() {
                 Some(counts) if sizes == (Some(checked.batch), Some(checked.seq_size)) => {
                     return match checked.byte_heads(data, (batch, seq)) {
-                        Some(bytes) => {
-                            play_or_copy(finish(data, (batch, seq), checked.read, bytes)?, data, out, options)
-                        }
+                        Some(bytes) => play_or_copy(
+                            finish(data, (batch, seq), checked.read, bytes)?,
+                            data,
+                            out,
+                            options,
+                            &mut scratch.row_heads,
+                        ),
                         None => play_or_copy(
                             finish(data, (batch, seq), checked.read, counts)?,
                             data,
                             out,
                             options,
+                            &mut scratch.row_heads,
                         ),
                     };
                 }
@@ -133,10 +138,19 @@ fn into(
             }
         }
     };
+    let axes = (batch_axis, seq_axis);
     if narrow_counts(seq_size(data, seq_axis)) {
-        reverse_sequence_in(data, lengths, batch_axis, seq_axis, out, options, &mut scratch.lengths)
+        reverse_sequence_in(data, lengths, axes, out, options, &mut scratch.lengths, &mut scratch.row_heads)
     } else {
-        reverse_sequence_in(data, lengths, batch_axis, seq_axis, out, options, &mut scratch.wide_lengths)
+        reverse_sequence_in(
+            data,
+            lengths,
+            axes,
+            out,
+            options,
+            &mut scratch.wide_lengths,
+            &mut scratch.row_heads,
+        )
     }
 }
 
@@ -144,28 +158,69 @@ fn into(
 fn reverse_sequence_in<C: Count>(
     data: &Tensor,
     lengths: &Tensor,
-    batch_axis: i64,
-    seq_axis: i64,
+    (batch_axis, seq_axis): (i64, i64),
     out: &mut Tensor,
     options: &ExecOptions,
     lens: &mut Vec<C>,
+    row_heads: &mut RowHeads,
 ) -> Result<(), KernelError> {
-    play_or_copy(prepare(data, lengths, batch_axis, seq_axis, lens)?, data, out, options)
+    play_or_copy(prepare(data, lengths, batch_axis, seq_axis, lens)?, data, out, options, row_heads)
 }
 
 /// Plays `plan` from `data` into `out`, or copies `data` whole where there
-/// is no plan (nothing moves).
+/// is no plan (nothing moves). Where the rows that share a length make
+/// short runs, the plan is played with a head per row, written to
+/// `row_heads` ([`SequencePlan::runs_short`]).
 fn play_or_copy<C: Count>(
     plan: Option<SequencePlan<'_, C>>,
     data: &Tensor,
     out: &mut Tensor,
     options: &ExecOptions,
+    row_heads: &mut RowHeads,
 ) -> Result<(), KernelError> {
-    match plan {
-        Some(plan) => play(OP, &plan, data, out, options),
-        None => copy_all(OP, data, out, options),
+    let Some(plan) = plan else {
+        return copy_all(OP, data, out, options);
+    };
+    let width = data.element_type().byte_width().unwrap_or(0);
+    if width == 0 || !plan.runs_short(width) {
+        return play(OP, &plan, data, out, options);
+    }
+    // Rows of 2 to 16 bytes, a power of two, read their heads a byte
+    // each (a sequence that short has lengths that fit one).
+    if matches!(plan.hi * width, 2 | 4 | 8 | 16) {
+        play(OP, &plan.flattened(&mut row_heads.bytes)?, data, out, options)
+    } else {
+        play(OP, &plan.flattened(&mut row_heads.each)?, data, out, options)
     }
 }
+
+/// Where ReverseSequence writes a head per row, for rows that share a
+/// length in runs too short to play one at a time
+/// ([`SequencePlan::flattened`]); kept in a [`Scratch`] so that a model
+/// run again and again allocates them once.
+#[derive(Clone, Debug, Default)]
+pub(super) struct RowHeads {
+    /// 32-bit heads.
+    each: Vec<u32>,
+    /// Heads a byte each, for the rows of 2 to 16 bytes that the short
+    /// rows' loop reads that way.
+    bytes: Vec<u8>,
+}
+
+impl RowHeads {
+    /// Nothing allocated yet.
+    pub(super) const fn new() -> RowHeads {
+        RowHeads { each: Vec::new(), bytes: Vec::new() }
+    }
+}
+
+/// The longest run, in bytes, of rows sharing a length that is played
+/// with a head per row instead of one run. A run costs some 60 ns to plan,
+/// join and hand to a loop, and more to set up the loop that writes rows
+/// alike a register at a time: on rows of 12 and 24 bytes, runs of 6 KiB
+/// took as long either way, shorter ones less with a head per row (up to
+/// 30 times less on runs of two rows), longer ones more.
+const SHORT_RUN_MAX_BYTES: usize = 4096;
 
 /// ReverseSequence lengths read and checked once, for data whose batch
 /// and sequence sizes are known ahead: a model whose lengths are a
@@ -565,6 +620,23 @@ fn finish<'a, C: Count>(
     }))
 }
 
+/// Writes each of `lens` as a head ([`head`]) to `M` heads in turn, from
+/// the first of `heads`.
+fn repeat_each<C: Count, H: Count, const M: usize>(lens: &[C], heads: &mut [H]) {
+    let (groups, _) = heads.as_chunks_mut::<M>();
+    for (group, &n) in groups.iter_mut().zip(lens) {
+        *group = [head(n); M];
+    }
+}
+
+/// The length `n` as a row's head, cut to `H`, which the caller has
+/// checked holds the sequence size. A length of 1 stays 1, which reverses
+/// one element and so moves nothing, as 0 does.
+#[inline(always)]
+fn head<C: Count, H: Count>(n: C) -> H {
+    H::narrow(n.get() as u64)
+}
+
 /// The data seen as `[outer, lo, mid, hi, inner]`, where `lo` and `hi` are
 /// the batch and sequence axes in memory order and `inner` is a contiguous
 /// block that always moves whole.
@@ -588,6 +660,58 @@ impl<C: Count> SequencePlan<'_, C> {
     /// so that such a batch is one plain copy that joins its neighbours.
     fn len_at(&self, batch: usize) -> usize {
         self.lens.get(batch).map_or(0, |&n| if n.get() <= 1 { 0 } else { n.get() })
+    }
+
+    /// Whether the data is rows along the sequence axis (the batch axis
+    /// before it, nothing after it) where the `mid` rows of each batch
+    /// index, which share its length, make runs of at most
+    /// [`SHORT_RUN_MAX_BYTES`] for elements of `width` bytes.
+    fn runs_short(&self, width: usize) -> bool {
+        let run = self.mid.saturating_mul(self.hi).saturating_mul(width);
+        self.seq_is_hi && self.inner == 1 && self.mid > 1 && run <= SHORT_RUN_MAX_BYTES
+    }
+
+    /// The same copy seen as rows with a head each: `[outer, lo * mid, 1,
+    /// hi]`, with every batch index's length written to `heads` once for
+    /// each of its `mid` rows (once in all when every length is the same).
+    /// For a plan whose [`SequencePlan::runs_short`] holds, whose
+    /// sequences are then short enough for any count type.
+    fn flattened<'h, H: Count>(&self, heads: &'h mut Vec<H>) -> Result<SequencePlan<'h, H>, KernelError> {
+        let internal = |what| KernelError::Internal { op: OP, what };
+        // Every length is at most `hi`, so the heads hold them all when
+        // they hold `hi`.
+        if H::new(self.hi).is_none() {
+            return Err(internal("the sequence is too long for the heads chosen for its rows"));
+        }
+        let rows = self.lo.checked_mul(self.mid).ok_or_else(|| internal("the rows overflow"))?;
+        if self.lens.len() != self.lo {
+            return Err(internal("the lengths do not match the batch size"));
+        }
+        if self.uniform {
+            heads.clear();
+            heads.push(H::narrow(self.len_at(0) as u64));
+        } else {
+            // A scratch of the right length is written over, not cleared.
+            heads.truncate(rows);
+            super::error::try_reserve(heads, rows - heads.len(), OP, "a sequence length per row")?;
+            heads.resize(rows, H::narrow(0));
+            match self.mid {
+                2 => repeat_each::<C, H, 2>(self.lens, heads),
+                3 => repeat_each::<C, H, 3>(self.lens, heads),
+                4 => repeat_each::<C, H, 4>(self.lens, heads),
+                mid => heads.chunks_exact_mut(mid).zip(self.lens).for_each(|(rows, &n)| rows.fill(head(n))),
+            }
+        }
+        Ok(SequencePlan {
+            outer: self.outer,
+            lo: rows,
+            mid: 1,
+            hi: self.hi,
+            inner: 1,
+            seq_is_hi: true,
+            uniform: self.uniform,
+            lens: heads,
+        })
     }
 }
 
@@ -819,24 +943,26 @@ mod tests {
                 let data = super::super::distinct(ty, shape);
                 let mut narrow = Tensor::zeros(ty, shape).unwrap();
                 let mut wide = Tensor::zeros(ty, shape).unwrap();
+                let heads = &mut RowHeads::new();
+                let axes = (batch, seq);
                 reverse_sequence_in(
                     &data,
                     &lengths,
-                    batch,
-                    seq,
+                    axes,
                     &mut narrow,
                     &threads,
                     &mut Vec::<u32>::new(),
+                    heads,
                 )
                 .unwrap();
                 reverse_sequence_in(
                     &data,
                     &lengths,
-                    batch,
-                    seq,
+                    axes,
                     &mut wide,
                     &threads,
                     &mut Vec::<usize>::new(),
+                    heads,
                 )
                 .unwrap();
                 assert_eq!(wide, narrow, "{shape:?}, batch {batch}, seq {seq}, {ty:?}");

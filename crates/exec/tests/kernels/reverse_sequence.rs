@@ -473,3 +473,57 @@ fn lengths_checked_once_are_refused_as_when_read() {
     // Sequences too long for 32-bit counts read their lengths every run.
     assert!(ok(CheckedLengths::new(&count, 2, usize::MAX)).is_none());
 }
+
+/// Rows along the sequence axis that share their batch index's length in
+/// runs of a few rows (axes between the batch and sequence axes) are
+/// played with a head per row. Every shape, element width, kind of
+/// lengths (stored 32-bit, read, checked once), single and uniform
+/// lengths, and thread split gives what the naive copy gives: runs of 2,
+/// 3 and 4 rows and of other counts, heads kept a byte each (rows of 2 to
+/// 16 bytes) and 32-bit, several outer indices, and long runs (which keep
+/// one run a batch index).
+#[test]
+fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
+    let cases: [(ElementType, &[usize], usize, usize); 9] = [
+        (ElementType::F32, &[1500, 2, 6], 0, 2),
+        (ElementType::U8, &[2, 700, 2, 8], 1, 3),
+        (ElementType::F16, &[3, 400, 4, 4], 1, 3),
+        (ElementType::I8, &[900, 5, 12], 0, 2),
+        (ElementType::I64, &[1000, 3, 3], 0, 2),
+        (ElementType::U8, &[600, 7, 16], 0, 2),
+        (ElementType::I32, &[2, 300, 2, 3, 5], 1, 4),
+        (ElementType::U8, &[40, 2, 1, 9], 0, 3),
+        (ElementType::F32, &[20, 300, 6], 0, 2),
+    ];
+    for (ty, shape, batch, seq) in cases {
+        let data = iota(ty, shape);
+        let (batches, seq_size) = (shape[batch], shape[seq]);
+        let spread: Vec<usize> = (0..batches).map(|b| (b * 7 + b / 3) % (seq_size + 1)).collect();
+        for values in [spread, vec![seq_size; batches], vec![1; batches], vec![2; batches]] {
+            let expected = naive_reverse_sequence(&data, &values, batch, seq);
+            let what = format!("{ty} {shape:?} batch {batch} seq {seq} lengths {:?}", &values[..4]);
+            for threads in [1, 3] {
+                let options = ExecOptions { threads, min_bytes_per_thread: 1 };
+                for lengths in [
+                    tensor(&[batches], values.iter().map(|&v| v as i32).collect()),
+                    tensor(&[batches], values.iter().map(|&v| v as i64).collect()),
+                ] {
+                    let mut out = Tensor::zeros(ty, shape).unwrap_or_else(|e| unreachable!("{e}"));
+                    let (b, s) = (batch as i64, seq as i64);
+                    ok(reverse_sequence_into(&data, &lengths, b, s, &mut out, &options, &mut Scratch::new()));
+                    assert_eq!(
+                        out,
+                        expected,
+                        "{what}, {} lengths, {threads} threads",
+                        lengths.element_type()
+                    );
+                    let checked = ok(CheckedLengths::new(&lengths, batches, seq_size)).unwrap();
+                    let mut out = Tensor::zeros(ty, shape).unwrap_or_else(|e| unreachable!("{e}"));
+                    let scratch = &mut Scratch::new();
+                    ok(reverse_sequence_checked_into(&data, &checked, b, s, &mut out, &options, scratch));
+                    assert_eq!(out, expected, "{what}, checked, {threads} threads");
+                }
+            }
+        }
+    }
+}
