@@ -118,6 +118,10 @@ ROWS32_BYTES = (1 << 20, 32)
 # shape), 8 MiB each.
 HEAD_ROWS = ((np.int8, "i8", (1 << 20, 8)), (np.int8, "i8", ((8 << 20) // 24, 24)),
              (np.float32, "f32", ((2 << 20) // 6, 6)))
+# Short rows along the sequence axis in runs of two that share their batch
+# index's length (batch 0, sequence 2; ONNX cannot put the sequence axis
+# there): (dtype, name, shape), 8 MiB each.
+RUN_ROWS = ((np.float32, "f32", ((2 << 20) // 12, 2, 6)), (np.int8, "i8", ((8 << 20) // 16, 2, 8)))
 
 # Images with their channels swapped (RGB to BGR and back): Reverse of
 # the innermost axis of a 1080p NHWC image, rows of three elements; and
@@ -195,6 +199,11 @@ def workloads(rng):
         name = f"rseq_heads{shape[1] * np.dtype(ty).itemsize}_{tname}"
         ONNX_RSEQ[name] = (0, 1, lens_heads)
         yield (name, ty, shape, (lambda t=ty, sh=shape, l=lens_heads: rseq_model(t, sh, 0, 1, l)), None, None)
+    # The same with every length shared by a run of two rows.
+    for ty, tname, shape in RUN_ROWS:
+        lens_runs = rng.integers(0, shape[2] + 1, size=shape[0])
+        name = f"rseq_runs{shape[2] * np.dtype(ty).itemsize}_{tname}"
+        yield (name, ty, shape, (lambda t=ty, sh=shape, l=lens_runs: rseq_model(t, sh, 0, 2, l)), None, None)
     for axis, ty, tname in SUBSEQUENCES:
         yield (f"subseq_axis{axis}_{tname}", ty, SHAPE, None, None,
                subsequences_writer(ty, tname, axis, rng))
