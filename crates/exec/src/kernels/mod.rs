@@ -339,6 +339,20 @@ fn play<P: RunPlan>(
     out: &mut Tensor,
     options: &ExecOptions,
 ) -> Result<(), KernelError> {
+    play_as(op, plan, data, out, options, data.element_type().byte_width())
+}
+
+/// [`play`] with the plan's elements `width` bytes each: the data's own,
+/// or a whole number of them that always move together. `None` (as for
+/// strings) takes the data's own.
+fn play_as<P: RunPlan>(
+    op: &'static str,
+    plan: &P,
+    data: &Tensor,
+    out: &mut Tensor,
+    options: &ExecOptions,
+    width: Option<usize>,
+) -> Result<(), KernelError> {
     let ty = data.element_type();
     let internal = KernelError::Internal {
         op,
@@ -353,7 +367,7 @@ fn play<P: RunPlan>(
     let dst = out.bytes_mut().ok_or_else(|| internal.clone())?;
     let copier = ReverseCopier::detect();
     let stream = dst.len() >= STREAM_MIN_BYTES;
-    let done = match ty.byte_width() {
+    let done = match width.or(ty.byte_width()) {
         Some(1) => parallel::for_each_chunk(options, dst, 1, |at, part| {
             play_bytes::<1, P>(plan, copier, stream, src, at, part)
         }),

@@ -6,10 +6,12 @@ use ovir_tensor::{ElementType, Tensor};
 
 use std::ops::Range;
 
+use super::copy::TRANSPOSED_ROWS;
 use super::counts::{read_integers, scan_integers};
+use super::reverse_subsequences::play_lines;
 use super::{
-    check_movable, check_output, copy_all, narrow_counts, packed, play, product, Count, ExecOptions, Joiner,
-    KernelError, Lengths, Rows, Run, RunPlan, Scratch,
+    check_movable, check_output, copy_all, narrow_counts, packed, play, play_as, product, Count, ExecOptions,
+    Joiner, KernelError, Lengths, Rows, Run, RunPlan, Scratch,
 };
 
 const OP: &str = "ReverseSequence";
@@ -182,15 +184,36 @@ fn play_or_copy<C: Count>(
         return copy_all(OP, data, out, options);
     };
     let width = data.element_type().byte_width().unwrap_or(0);
-    if width == 0 || !plan.runs_short(width) {
+    if width == 0 {
         return play(OP, &plan, data, out, options);
+    }
+    // With the batch axis first, the elements after the sequence axis
+    // move together: when they make 2, 4 or 8 bytes, they are played as
+    // one element of that width, and the sequences become rows with a
+    // length each.
+    let (plan, width) = match plan.inner * width {
+        wide @ (2 | 4 | 8) if plan.seq_is_hi && plan.inner > 1 => (SequencePlan { inner: 1, ..plan }, wide),
+        _ => (plan, width),
+    };
+    if let Some(lines) = plan.as_lines(width) {
+        // Axes of up to 8 rows are turned into lines in registers, which
+        // read the lengths a byte each.
+        let view = (lines.outer, lines.size, lines.inner);
+        return if lines.size <= TRANSPOSED_ROWS {
+            play_lines(data, out, options, view, lines.lengths(&plan, &mut row_heads.bytes)?)
+        } else {
+            play_lines(data, out, options, view, lines.lengths(&plan, &mut row_heads.each)?)
+        };
+    }
+    if !plan.runs_short(width) {
+        return play_as(OP, &plan, data, out, options, Some(width));
     }
     // Rows of 2 to 16 bytes, a power of two, read their heads a byte
     // each (a sequence that short has lengths that fit one).
     if matches!(plan.hi * width, 2 | 4 | 8 | 16) {
-        play(OP, &plan.flattened(&mut row_heads.bytes)?, data, out, options)
+        play_as(OP, &plan.flattened(&mut row_heads.bytes)?, data, out, options, Some(width))
     } else {
-        play(OP, &plan.flattened(&mut row_heads.each)?, data, out, options)
+        play_as(OP, &plan.flattened(&mut row_heads.each)?, data, out, options, Some(width))
     }
 }
 
@@ -213,6 +236,72 @@ impl RowHeads {
         RowHeads { each: Vec::new(), bytes: Vec::new() }
     }
 }
+
+/// ReverseSequence seen as ReverseSubsequences' lines (`[outer, size,
+/// inner]`, a length per line): each batch index's length repeated for
+/// `each` lines in turn, the batch indices taken `groups` times over, and
+/// all that `repeats` times (once per index before both axes).
+#[derive(Clone, Copy, Debug)]
+struct Lines {
+    outer: usize,
+    size: usize,
+    inner: usize,
+    groups: usize,
+    each: usize,
+    repeats: usize,
+}
+
+impl Lines {
+    /// Every line's length, written to `lens` from `plan`'s, as `H`.
+    fn lengths<'h, C: Count, H: Count>(
+        self,
+        plan: &SequencePlan<'_, C>,
+        lens: &'h mut Vec<H>,
+    ) -> Result<&'h [H], KernelError> {
+        let internal = |what| KernelError::Internal { op: OP, what };
+        if H::new(self.size).is_none() {
+            return Err(internal("the sequence is too long for the line lengths chosen"));
+        }
+        let block = (self.groups * plan.lens.len()).checked_mul(self.each);
+        let lines = block.and_then(|block| block.checked_mul(self.repeats));
+        let (Some(block), Some(lines)) = (block, lines) else {
+            return Err(internal("the lines overflow"));
+        };
+        if lines != self.outer * self.inner {
+            return Err(internal("the line lengths do not match the lines"));
+        }
+        lens.clear();
+        super::error::try_reserve(lens, lines, OP, "a sequence length per line")?;
+        for _ in 0..self.groups {
+            for &n in plan.lens {
+                lens.extend(std::iter::repeat_n(head::<C, H>(n), self.each));
+            }
+        }
+        for _ in 1..self.repeats {
+            lens.extend_from_within(..block);
+        }
+        Ok(lens)
+    }
+}
+
+/// The widest block of elements that stays whole, in bytes, with which
+/// ReverseSequence with the sequence axis before the batch axis is played
+/// as ReverseSubsequences' lines ([`SequencePlan::as_lines`]): its own
+/// runs would be one such block each.
+const LINES_MAX_BLOCK: usize = 256;
+
+/// The longest sequence with what follows it, in bytes, with which
+/// ReverseSequence with the batch axis before the sequence axis, and
+/// elements after the sequence axis, is played as ReverseSubsequences'
+/// lines ([`SequencePlan::as_lines`]): its own runs would be two per
+/// sequence.
+const LINES_MAX_SEQUENCE: usize = 256;
+
+/// The most bytes after the sequence axis with which ReverseSequence with
+/// the batch axis first is played as lines: on `f32` `[B, 16, 8]` (32
+/// bytes) its runs measured faster, and on `[B, 8, 4]` and `[B, 16, 4]`
+/// (16 bytes) the lines took half their time or less.
+const LINES_MAX_INNER: usize = 16;
 
 /// The longest run, in bytes, of rows sharing a length that is played
 /// with a head per row instead of one run. A run costs some 60 ns to plan,
@@ -660,6 +749,40 @@ impl<C: Count> SequencePlan<'_, C> {
     /// so that such a batch is one plain copy that joins its neighbours.
     fn len_at(&self, batch: usize) -> usize {
         self.lens.get(batch).map_or(0, |&n| if n.get() <= 1 { 0 } else { n.get() })
+    }
+
+    /// The plan as ReverseSubsequences' lines, where its runs would be
+    /// short: with the sequence axis before the batch axis, blocks of at
+    /// most [`LINES_MAX_BLOCK`] bytes (a run each, unless every length is
+    /// the same); with the batch axis first and at most
+    /// [`LINES_MAX_INNER`] bytes after the sequence axis, sequences of at
+    /// most [`LINES_MAX_SEQUENCE`] bytes with what follows them (two runs
+    /// each).
+    fn as_lines(&self, width: usize) -> Option<Lines> {
+        let SequencePlan { outer, lo, mid, hi, inner, seq_is_hi, uniform, .. } = *self;
+        let bytes = |n: usize| n.checked_mul(width);
+        let lines = if seq_is_hi {
+            // `[outer, batch, mid, seq, inner]`: the lines of one batch
+            // index's `mid` sequences share its length.
+            let short =
+                inner > 1 && bytes(inner)? <= LINES_MAX_INNER && bytes(hi * inner)? <= LINES_MAX_SEQUENCE;
+            let each = mid * inner;
+            short.then_some(Lines {
+                outer: outer * lo * mid,
+                size: hi,
+                inner,
+                groups: 1,
+                each,
+                repeats: outer,
+            })
+        } else {
+            // `[outer, seq, mid, batch, inner]`: every `inner` lines take
+            // the next batch index's length, over and over for each `mid`.
+            let short = !uniform && bytes(inner)? <= LINES_MAX_BLOCK;
+            let lines = mid * hi * inner;
+            short.then_some(Lines { outer, size: lo, inner: lines, groups: mid, each: inner, repeats: outer })
+        };
+        lines.filter(|lines| lines.inner > 1 && lines.size > 1)
     }
 
     /// Whether the data is rows along the sequence axis (the batch axis

@@ -286,6 +286,29 @@ fn reverse_subsequences_in<C: Count>(
     }
 }
 
+/// Moves `data` into `out` (of its type and shape, checked by the caller)
+/// as ReverseSubsequences moves data seen as `[outer, size, inner]` whose
+/// line `(o, i)` has the length `lens[o * inner + i]`, each at most `size`
+/// and changing every few lines: through the kernels that such lines take
+/// ([`SubsequencePlan::play`]). For ReverseSequence, whose lengths are
+/// lines' lengths too, where its own runs would be a few elements each.
+pub(super) fn play_lines<C: Count>(
+    data: &Tensor,
+    out: &mut Tensor,
+    options: &ExecOptions,
+    (outer, size, inner): (usize, usize, usize),
+    lens: &[C],
+) -> Result<(), KernelError> {
+    let fits = inner > 1
+        && data.element_type() != ElementType::String
+        && outer.checked_mul(inner) == Some(lens.len())
+        && outer.checked_mul(size).and_then(|n| n.checked_mul(inner)) == Some(data.len());
+    if !fits {
+        return Err(KernelError::Internal { op: OP, what: "the lines do not match the data" });
+    }
+    SubsequencePlan { outer, size, inner, lens, ends: &[], scattered: true }.play(data, out, options)
+}
+
 /// The largest count a plan keeps: a length is at most the size of the
 /// axis, and the end of a stretch of lines at most the lines per block. 0
 /// for an axis out of range, which [`prepare`] reports.

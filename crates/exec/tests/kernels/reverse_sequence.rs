@@ -474,17 +474,24 @@ fn lengths_checked_once_are_refused_as_when_read() {
     assert!(ok(CheckedLengths::new(&count, 2, usize::MAX)).is_none());
 }
 
-/// Rows along the sequence axis that share their batch index's length in
-/// runs of a few rows (axes between the batch and sequence axes) are
-/// played with a head per row. Every shape, element width, kind of
+/// Where ReverseSequence's own runs would be short it plays the data
+/// otherwise: rows along the sequence axis that share their batch index's
+/// length in runs of a few rows (axes between the batch and sequence
+/// axes) with a head per row, and a few elements after the sequence axis
+/// as ReverseSubsequences' lines. Every shape, element width, kind of
 /// lengths (stored 32-bit, read, checked once), single and uniform
-/// lengths, and thread split gives what the naive copy gives: runs of 2,
-/// 3 and 4 rows and of other counts, heads kept a byte each (rows of 2 to
-/// 16 bytes) and 32-bit, several outer indices, and long runs (which keep
-/// one run a batch index).
+/// lengths, and thread split gives what the naive copy gives:
+/// - runs of 2, 3 and 4 rows and of other counts, heads kept a byte each
+///   (rows of 2 to 16 bytes) and 32-bit, several outer indices, and long
+///   runs (which keep one run a batch index);
+/// - the sequence axis first (a length per block of a few elements),
+///   with axes before, between and after, on up to 8 rows (line lengths
+///   kept a byte each) and more;
+/// - the batch axis first with a few elements after the sequence axis,
+///   and with 2, 4 or 8 bytes after it, which move as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 9] = [
+    let cases: [(ElementType, &[usize], usize, usize); 19] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::F16, &[3, 400, 4, 4], 1, 3),
@@ -494,6 +501,16 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::I32, &[2, 300, 2, 3, 5], 1, 4),
         (ElementType::U8, &[40, 2, 1, 9], 0, 3),
         (ElementType::F32, &[20, 300, 6], 0, 2),
+        (ElementType::F32, &[300, 40], 1, 0),
+        (ElementType::U8, &[6, 200, 3], 1, 0),
+        (ElementType::I16, &[3, 5, 64, 2], 2, 1),
+        (ElementType::F16, &[7, 3, 40, 2], 2, 0),
+        (ElementType::F32, &[500, 8, 3], 0, 1),
+        (ElementType::I8, &[2, 300, 4, 2], 1, 2),
+        (ElementType::I64, &[2, 50, 3, 6, 2], 1, 3),
+        (ElementType::F32, &[40, 3, 5, 2], 0, 2),
+        (ElementType::F16, &[300, 4, 4], 0, 1),
+        (ElementType::I8, &[1000, 2, 8], 0, 1),
     ];
     for (ty, shape, batch, seq) in cases {
         let data = iota(ty, shape);
