@@ -122,6 +122,11 @@ HEAD_ROWS = ((np.int8, "i8", (1 << 20, 8)), (np.int8, "i8", ((8 << 20) // 24, 24
 # index's length (batch 0, sequence 2; ONNX cannot put the sequence axis
 # there): (dtype, name, shape), 8 MiB each.
 RUN_ROWS = ((np.float32, "f32", ((2 << 20) // 12, 2, 6)), (np.int8, "i8", ((8 << 20) // 16, 2, 8)))
+# Few elements per batch index and position: time-major `[T, B]` (batch
+# 1, sequence 0), and two bytes after the sequence axis (batch 0,
+# sequence 1); 8 MiB each. (name, dtype, shape, batch axis, seq axis)
+SMALL_BLOCKS = (("rseq_tm_f32", np.float32, (4096, 512), 1, 0),
+                ("rseq_inner2_i8", np.int8, ((8 << 20) // 16, 8, 2), 0, 1))
 
 # Images with their channels swapped (RGB to BGR and back): Reverse of
 # the innermost axis of a 1080p NHWC image, rows of three elements; and
@@ -204,6 +209,11 @@ def workloads(rng):
         lens_runs = rng.integers(0, shape[2] + 1, size=shape[0])
         name = f"rseq_runs{shape[2] * np.dtype(ty).itemsize}_{tname}"
         yield (name, ty, shape, (lambda t=ty, sh=shape, l=lens_runs: rseq_model(t, sh, 0, 2, l)), None, None)
+    for name, ty, shape, batch, seq in SMALL_BLOCKS:
+        lens_blocks = rng.integers(0, shape[seq] + 1, size=shape[batch])
+        ONNX_RSEQ[name] = (batch, seq, lens_blocks)
+        yield (name, ty, shape,
+               (lambda t=ty, sh=shape, b=batch, q=seq, l=lens_blocks: rseq_model(t, sh, b, q, l)), None, None)
     for axis, ty, tname in SUBSEQUENCES:
         yield (f"subseq_axis{axis}_{tname}", ty, SHAPE, None, None,
                subsequences_writer(ty, tname, axis, rng))
