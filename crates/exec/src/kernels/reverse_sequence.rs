@@ -170,9 +170,12 @@ fn reverse_sequence_in<C: Count>(
 }
 
 /// Plays `plan` from `data` into `out`, or copies `data` whole where there
-/// is no plan (nothing moves). Where the rows that share a length make
-/// short runs, the plan is played with a head per row, written to
-/// `row_heads` ([`SequencePlan::runs_short`]).
+/// is no plan (nothing moves). Where the plan's runs would be short, it is
+/// played otherwise, with lengths written to `row_heads`: 2, 4 or 8 bytes
+/// after the sequence axis as one element; short blocks as
+/// ReverseSubsequences' lines ([`SequencePlan::as_lines`]); rows that
+/// share a length in short runs with a head per row
+/// ([`SequencePlan::runs_short`]).
 fn play_or_copy<C: Count>(
     plan: Option<SequencePlan<'_, C>>,
     data: &Tensor,
@@ -187,7 +190,7 @@ fn play_or_copy<C: Count>(
     if width == 0 {
         return play(OP, &plan, data, out, options);
     }
-    // With the batch axis first, the elements after the sequence axis
+    // With the batch axis before the sequence axis, the elements after it
     // move together: when they make 2, 4 or 8 bytes, they are played as
     // one element of that width, and the sequences become rows with a
     // length each.
@@ -219,14 +222,16 @@ fn play_or_copy<C: Count>(
 
 /// Where ReverseSequence writes a head per row, for rows that share a
 /// length in runs too short to play one at a time
-/// ([`SequencePlan::flattened`]); kept in a [`Scratch`] so that a model
-/// run again and again allocates them once.
+/// ([`SequencePlan::flattened`]), or a length per line, for blocks played
+/// as ReverseSubsequences' lines ([`Lines::lengths`]); kept in a
+/// [`Scratch`] so that a model run again and again allocates them once.
 #[derive(Clone, Debug, Default)]
 pub(super) struct RowHeads {
-    /// 32-bit heads.
+    /// 32-bit heads or line lengths.
     each: Vec<u32>,
     /// Heads a byte each, for the rows of 2 to 16 bytes that the short
-    /// rows' loop reads that way.
+    /// rows' loop reads that way, or line lengths a byte each on up to 8
+    /// rows.
     bytes: Vec<u8>,
 }
 
@@ -284,11 +289,14 @@ impl Lines {
     }
 }
 
-/// The widest block of elements that stays whole, in bytes, with which
-/// ReverseSequence with the sequence axis before the batch axis is played
-/// as ReverseSubsequences' lines ([`SequencePlan::as_lines`]): its own
-/// runs would be one such block each.
-const LINES_MAX_BLOCK: usize = 256;
+/// The longest average stretch of batch indices that share a length, in
+/// bytes, with which ReverseSequence with the sequence axis before the
+/// batch axis is played as ReverseSubsequences' lines
+/// ([`SequencePlan::as_lines`]): its own runs would be one such stretch
+/// each. Time-major `f32` `[T, 512, k]` with a length per batch index
+/// took a fifth to two thirds of the time as lines up to `k = 32` (128
+/// bytes), and about as long either way at 64.
+const LINES_MAX_BLOCK: usize = 128;
 
 /// The longest sequence with what follows it, in bytes, with which
 /// ReverseSequence with the batch axis before the sequence axis, and
@@ -298,7 +306,7 @@ const LINES_MAX_BLOCK: usize = 256;
 const LINES_MAX_SEQUENCE: usize = 256;
 
 /// The most bytes after the sequence axis with which ReverseSequence with
-/// the batch axis first is played as lines: on `f32` `[B, 16, 8]` (32
+/// the batch axis before the sequence axis is played as lines: on `f32` `[B, 16, 8]` (32
 /// bytes) its runs measured faster, and on `[B, 8, 4]` and `[B, 16, 4]`
 /// (16 bytes) the lines took half their time or less.
 const LINES_MAX_INNER: usize = 16;
@@ -752,9 +760,10 @@ impl<C: Count> SequencePlan<'_, C> {
     }
 
     /// The plan as ReverseSubsequences' lines, where its runs would be
-    /// short: with the sequence axis before the batch axis, blocks of at
-    /// most [`LINES_MAX_BLOCK`] bytes (a run each, unless every length is
-    /// the same); with the batch axis first and at most
+    /// short: with the sequence axis before the batch axis, stretches of
+    /// batch indices with one length (a run each at every position) of at
+    /// most [`LINES_MAX_BLOCK`] bytes on average; with the batch axis
+    /// before the sequence axis and at most
     /// [`LINES_MAX_INNER`] bytes after the sequence axis, sequences of at
     /// most [`LINES_MAX_SEQUENCE`] bytes with what follows them (two runs
     /// each).
@@ -778,11 +787,18 @@ impl<C: Count> SequencePlan<'_, C> {
         } else {
             // `[outer, seq, mid, batch, inner]`: every `inner` lines take
             // the next batch index's length, over and over for each `mid`.
-            let short = !uniform && bytes(inner)? <= LINES_MAX_BLOCK;
+            // Neighbouring batch indices of one length make one run at
+            // each position: the lines take the data where such stretches
+            // are short.
+            let moved = |n: &C| if n.get() <= 1 { 0 } else { n.get() };
+            let stretches =
+                1 + self.lens.windows(2).filter(|w| w.first().map(moved) != w.get(1).map(moved)).count();
+            let short = !uniform && bytes(hi * inner)? / stretches <= LINES_MAX_BLOCK;
             let lines = mid * hi * inner;
             short.then_some(Lines { outer, size: lo, inner: lines, groups: mid, each: inner, repeats: outer })
         };
-        lines.filter(|lines| lines.inner > 1 && lines.size > 1)
+        // Line lengths are kept in 32 bits at most.
+        lines.filter(|lines| lines.inner > 1 && lines.size > 1 && u32::try_from(lines.size).is_ok())
     }
 
     /// Whether the data is rows along the sequence axis (the batch axis

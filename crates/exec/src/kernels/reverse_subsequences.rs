@@ -288,10 +288,11 @@ fn reverse_subsequences_in<C: Count>(
 
 /// Moves `data` into `out` (of its type and shape, checked by the caller)
 /// as ReverseSubsequences moves data seen as `[outer, size, inner]` whose
-/// line `(o, i)` has the length `lens[o * inner + i]`, each at most `size`
-/// and changing every few lines: through the kernels that such lines take
-/// ([`SubsequencePlan::play`]). For ReverseSequence, whose lengths are
-/// lines' lengths too, where its own runs would be a few elements each.
+/// line `(o, i)` has the length `lens[o * inner + i]`, each at most `size`:
+/// through the kernels for lengths that change every few lines
+/// ([`SubsequencePlan::play`]), which take any lengths. For
+/// ReverseSequence, whose lengths are lines' lengths too, where its own
+/// runs would be a few elements each.
 pub(super) fn play_lines<C: Count>(
     data: &Tensor,
     out: &mut Tensor,

@@ -487,14 +487,14 @@ fn lengths_checked_once_are_refused_as_when_read() {
 /// - the sequence axis first (a length per block of a few elements),
 ///   with axes before, between and after, on up to 8 rows (line lengths
 ///   kept a byte each) and more;
-/// - the batch axis first with a few elements after the sequence axis,
+/// - the batch axis before the sequence axis with a few elements after it,
 ///   and with 2, 4 or 8 bytes after it, which move as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 19] = [
+    let cases: [(ElementType, &[usize], usize, usize); 25] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
-        (ElementType::F16, &[3, 400, 4, 4], 1, 3),
+        (ElementType::I16, &[3, 400, 4, 4], 1, 3),
         (ElementType::I8, &[900, 5, 12], 0, 2),
         (ElementType::I64, &[1000, 3, 3], 0, 2),
         (ElementType::U8, &[600, 7, 16], 0, 2),
@@ -509,16 +509,30 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::I8, &[2, 300, 4, 2], 1, 2),
         (ElementType::I64, &[2, 50, 3, 6, 2], 1, 3),
         (ElementType::F32, &[40, 3, 5, 2], 0, 2),
-        (ElementType::F16, &[300, 4, 4], 0, 1),
+        (ElementType::I16, &[300, 4, 4], 0, 1),
         (ElementType::I8, &[1000, 2, 8], 0, 1),
+        (ElementType::U8, &[700, 16, 3], 0, 1),
+        (ElementType::I8, &[500, 3, 4, 2], 0, 2),
+        (ElementType::F32, &[1, 4, 6], 0, 2),
+        (ElementType::F32, &[40, 1, 3], 1, 0),
+        (ElementType::I32, &[2, 7, 3, 40, 2], 3, 1),
+        (ElementType::F32, &[9, 1000], 1, 0),
     ];
+    // One scratch for every call that reads its lengths, as a plan keeps
+    // one: shapes larger and smaller, and lengths of every kind, after
+    // one another.
+    let reused = &mut Scratch::new();
     for (ty, shape, batch, seq) in cases {
         let data = iota(ty, shape);
         let (batches, seq_size) = (shape[batch], shape[seq]);
         let spread: Vec<usize> = (0..batches).map(|b| (b * 7 + b / 3) % (seq_size + 1)).collect();
-        for values in [spread, vec![seq_size; batches], vec![1; batches], vec![2; batches]] {
+        // Stretches of 50 batch indices with one length.
+        let stretches: Vec<usize> = (0..batches).map(|b| (b / 50 * 3) % (seq_size + 1)).collect();
+        let all = |n: usize| vec![n.min(seq_size); batches];
+        for values in [spread, stretches, all(seq_size), all(1), all(2)] {
             let expected = naive_reverse_sequence(&data, &values, batch, seq);
-            let what = format!("{ty} {shape:?} batch {batch} seq {seq} lengths {:?}", &values[..4]);
+            let first: Vec<usize> = values.iter().copied().take(4).collect();
+            let what = format!("{ty} {shape:?} batch {batch} seq {seq} lengths {first:?}");
             for threads in [1, 3] {
                 let options = ExecOptions { threads, min_bytes_per_thread: 1 };
                 for lengths in [
@@ -527,7 +541,7 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
                 ] {
                     let mut out = Tensor::zeros(ty, shape).unwrap_or_else(|e| unreachable!("{e}"));
                     let (b, s) = (batch as i64, seq as i64);
-                    ok(reverse_sequence_into(&data, &lengths, b, s, &mut out, &options, &mut Scratch::new()));
+                    ok(reverse_sequence_into(&data, &lengths, b, s, &mut out, &options, reused));
                     assert_eq!(
                         out,
                         expected,

@@ -231,6 +231,8 @@ const PATTERNS_KEPT: usize = 64;
 pub(in crate::kernels::copy) struct Patterns {
     /// `(row, n, head)` and the pattern [`Pattern::with_head`] gives them.
     kept: Vec<(PatternKey, Option<Box<Pattern>>)>,
+    /// The entry a new pattern replaces once [`PATTERNS_KEPT`] are kept.
+    next: usize,
 }
 
 /// The row length, element width and head of a kept pattern.
@@ -238,18 +240,23 @@ type PatternKey = (usize, usize, usize);
 
 impl Patterns {
     /// [`Pattern::with_head`], worked out once for each `(row, n, head)`
-    /// while at most [`PATTERNS_KEPT`] are kept (all are dropped when a
-    /// new one finds no room).
+    /// while at most [`PATTERNS_KEPT`] are kept (then each new one takes
+    /// the place of the oldest).
     fn with_head(&mut self, row: usize, n: usize, head: usize) -> Option<&Pattern> {
         let key = (row, n, head);
         let at = match self.kept.iter().position(|&(k, _)| k == key) {
             Some(at) => at,
             None => {
-                if self.kept.len() >= PATTERNS_KEPT {
-                    self.kept.clear();
+                let entry = (key, Pattern::with_head(row, n, head).map(Box::new));
+                if self.kept.len() < PATTERNS_KEPT {
+                    self.kept.push(entry);
+                    self.kept.len() - 1
+                } else {
+                    let at = self.next % PATTERNS_KEPT;
+                    self.next = at + 1;
+                    *self.kept.get_mut(at)? = entry;
+                    at
                 }
-                self.kept.push((key, Pattern::with_head(row, n, head).map(Box::new)));
-                self.kept.len() - 1
             }
         };
         self.kept.get(at)?.1.as_deref()
@@ -570,7 +577,7 @@ mod tests {
     fn check_rows_alike<const N: usize>(isa: Avx2) {
         // One cache for every row and head, as a writer keeps: each call
         // after the first of a row and head takes its pattern from there,
-        // and the cache fills and starts again many times over.
+        // and the cache fills and replaces its entries many times over.
         let patterns = &mut Patterns::default();
         for row in (N..=MAX_ROW).step_by(N).filter(|&row| lcm(row, 32) <= MAX_PERIOD) {
             let elements = row / N;
