@@ -267,23 +267,14 @@ impl Lines {
         if H::new(self.size).is_none() {
             return Err(internal("the sequence is too long for the line lengths chosen"));
         }
-        let block = (self.groups * plan.lens.len()).checked_mul(self.each);
-        let lines = block.and_then(|block| block.checked_mul(self.repeats));
-        let (Some(block), Some(lines)) = (block, lines) else {
-            return Err(internal("the lines overflow"));
-        };
-        if lines != self.outer * self.inner {
+        repeat_lengths(
+            plan.lens,
+            (self.groups, self.each, self.repeats),
+            lens,
+            "a sequence length per line",
+        )?;
+        if lens.len() != self.outer * self.inner {
             return Err(internal("the line lengths do not match the lines"));
-        }
-        lens.clear();
-        super::error::try_reserve(lens, lines, OP, "a sequence length per line")?;
-        for _ in 0..self.groups {
-            for &n in plan.lens {
-                lens.extend(std::iter::repeat_n(head::<C, H>(n), self.each));
-            }
-        }
-        for _ in 1..self.repeats {
-            lens.extend_from_within(..block);
         }
         Ok(lens)
     }
@@ -717,6 +708,43 @@ fn finish<'a, C: Count>(
     }))
 }
 
+/// Writes `lens` to `out` as [`head`]s: each `each` times in turn, all of
+/// them `groups` times over, and that whole block `repeats` times. `out`
+/// is written over, not cleared first, so that a scratch already of the
+/// right length is not filled twice. `what` names them where memory runs
+/// out.
+fn repeat_lengths<C: Count, H: Count>(
+    lens: &[C],
+    (groups, each, repeats): (usize, usize, usize),
+    out: &mut Vec<H>,
+    what: &'static str,
+) -> Result<(), KernelError> {
+    let block = (groups * lens.len()).checked_mul(each);
+    let (Some(block), Some(total)) = (block, block.and_then(|block| block.checked_mul(repeats))) else {
+        return Err(KernelError::Internal { op: OP, what: "the repeated lengths overflow" });
+    };
+    if block == 0 {
+        out.clear();
+        return Ok(());
+    }
+    out.truncate(total);
+    super::error::try_reserve(out, total - out.len(), OP, what)?;
+    out.resize(total, H::narrow(0));
+    let (first, rest) = out.split_at_mut(block);
+    for group in first.chunks_exact_mut(lens.len() * each) {
+        match each {
+            2 => repeat_each::<C, H, 2>(lens, group),
+            3 => repeat_each::<C, H, 3>(lens, group),
+            4 => repeat_each::<C, H, 4>(lens, group),
+            _ => group.chunks_exact_mut(each).zip(lens).for_each(|(heads, &n)| heads.fill(head(n))),
+        }
+    }
+    for copy in rest.chunks_exact_mut(block) {
+        copy.copy_from_slice(first);
+    }
+    Ok(())
+}
+
 /// Writes each of `lens` as a head ([`head`]) to `M` heads in turn, from
 /// the first of `heads`.
 fn repeat_each<C: Count, H: Count, const M: usize>(lens: &[C], heads: &mut [H]) {
@@ -830,16 +858,7 @@ impl<C: Count> SequencePlan<'_, C> {
             heads.clear();
             heads.push(H::narrow(self.len_at(0) as u64));
         } else {
-            // A scratch of the right length is written over, not cleared.
-            heads.truncate(rows);
-            super::error::try_reserve(heads, rows - heads.len(), OP, "a sequence length per row")?;
-            heads.resize(rows, H::narrow(0));
-            match self.mid {
-                2 => repeat_each::<C, H, 2>(self.lens, heads),
-                3 => repeat_each::<C, H, 3>(self.lens, heads),
-                4 => repeat_each::<C, H, 4>(self.lens, heads),
-                mid => heads.chunks_exact_mut(mid).zip(self.lens).for_each(|(rows, &n)| rows.fill(head(n))),
-            }
+            repeat_lengths(self.lens, (1, self.mid, 1), heads, "a sequence length per row")?;
         }
         Ok(SequencePlan {
             outer: self.outer,
