@@ -283,11 +283,26 @@ impl Lines {
 /// The longest average stretch of batch indices that share a length, in
 /// bytes, with which ReverseSequence with the sequence axis before the
 /// batch axis is played as ReverseSubsequences' lines
-/// ([`SequencePlan::as_lines`]): its own runs would be one such stretch
-/// each. Time-major `f32` `[T, 512, k]` with a length per batch index
-/// took a fifth to two thirds of the time as lines up to `k = 32` (128
-/// bytes), and about as long either way at 64.
-const LINES_MAX_BLOCK: usize = 128;
+/// ([`SequencePlan::as_lines`]) on an axis of at most
+/// [`LINES_SHORT_AXIS`] positions: its own runs would be one such stretch
+/// each. On time-major `[T, B, k]` with a length per batch index (8 MiB of
+/// `u8` or `f32`, runs fetched ahead), lines took a third to half the time
+/// of the runs on 8 positions and stretches of 8–64 bytes, a quarter to
+/// two thirds on 64 positions and 8–32 bytes, and about as long either way
+/// on 64 positions and 64 bytes, or 8 positions and 128 bytes.
+const LINES_MAX_BLOCK: usize = 64;
+
+/// The longest sequence axis on which stretches of up to
+/// [`LINES_MAX_BLOCK`] bytes go to the lines; on longer ones, up to
+/// [`LINES_MAX_BLOCK_LONG_AXIS`]. The lines along a long axis are gathered
+/// an element at a time: on 1024 positions they took 2.5–4 times as long
+/// as the runs on stretches of 32 bytes or more.
+const LINES_SHORT_AXIS: usize = 64;
+
+/// See [`LINES_SHORT_AXIS`]: on 1024 positions, stretches of 8 and 16
+/// bytes still took less time as lines (12–20 times a memcpy, against
+/// 16–34 as runs).
+const LINES_MAX_BLOCK_LONG_AXIS: usize = 16;
 
 /// The longest sequence with what follows it, in bytes, with which
 /// ReverseSequence with the batch axis before the sequence axis, and
@@ -790,7 +805,8 @@ impl<C: Count> SequencePlan<'_, C> {
     /// The plan as ReverseSubsequences' lines, where its runs would be
     /// short: with the sequence axis before the batch axis, stretches of
     /// batch indices with one length (a run each at every position) of at
-    /// most [`LINES_MAX_BLOCK`] bytes on average; with the batch axis
+    /// most [`LINES_MAX_BLOCK`] bytes on average ([`LINES_MAX_BLOCK_LONG_AXIS`]
+    /// past [`LINES_SHORT_AXIS`] positions); with the batch axis
     /// before the sequence axis and at most
     /// [`LINES_MAX_INNER`] bytes after the sequence axis, sequences of at
     /// most [`LINES_MAX_SEQUENCE`] bytes with what follows them (two runs
@@ -821,7 +837,8 @@ impl<C: Count> SequencePlan<'_, C> {
             let moved = |n: &C| if n.get() <= 1 { 0 } else { n.get() };
             let stretches =
                 1 + self.lens.windows(2).filter(|w| w.first().map(moved) != w.get(1).map(moved)).count();
-            let short = !uniform && bytes(hi * inner)? / stretches <= LINES_MAX_BLOCK;
+            let max = if lo <= LINES_SHORT_AXIS { LINES_MAX_BLOCK } else { LINES_MAX_BLOCK_LONG_AXIS };
+            let short = !uniform && bytes(hi * inner)? / stretches <= max;
             let lines = mid * hi * inner;
             short.then_some(Lines { outer, size: lo, inner: lines, groups: mid, each: inner, repeats: outer })
         };
@@ -880,6 +897,12 @@ impl<C: Count> RunPlan for SequencePlan<'_, C> {
 
     fn units(&self) -> usize {
         self.outer * self.lo * self.mid
+    }
+
+    /// With the sequence axis before the batch axis, every batch index
+    /// reads its own position, so neighbouring runs come from far apart.
+    fn gathers(&self) -> bool {
+        !self.seq_is_hi
     }
 
     /// One unit per `hi` slice, that is per `(outer, lo, mid)` index.
@@ -964,6 +987,10 @@ impl<C: Count> RunPlan for SequencePlan<'_, C> {
                 // index is a batch with its own length; batches that read
                 // the same source position join up. Moving from position
                 // `l` to `from` moves the source by whole `mid` slices.
+                // Joined here, before the joiner: a run per batch index
+                // through it cost a copy of the run in memory each, which
+                // waited on the stores before it.
+                let (mut start, mut count) = (0, 0);
                 for b in 0..hi {
                     let len = self.len_at(b);
                     let src = if l < len {
@@ -973,8 +1000,14 @@ impl<C: Count> RunPlan for SequencePlan<'_, C> {
                     } else {
                         base + b * inner
                     };
-                    out.push(Run { src, len: inner, reversed: false, rows: None })?;
+                    if start + count != src {
+                        out.push(Run { src: start, len: count, reversed: false, rows: None })?;
+                        start = src;
+                        count = 0;
+                    }
+                    count += inner;
                 }
+                out.push(Run { src: start, len: count, reversed: false, rows: None })?;
             }
             base += slice;
             m += 1;

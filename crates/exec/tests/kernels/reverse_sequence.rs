@@ -491,7 +491,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   and with 2, 4 or 8 bytes after it, which move as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 25] = [
+    let cases: [(ElementType, &[usize], usize, usize); 28] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -517,6 +517,11 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[40, 1, 3], 1, 0),
         (ElementType::I32, &[2, 7, 3, 40, 2], 3, 1),
         (ElementType::F32, &[9, 1000], 1, 0),
+        // The sequence axis first with longer stretches: runs fetched
+        // ahead, with more runs than the writer holds back.
+        (ElementType::F32, &[70, 30, 20], 1, 0),
+        (ElementType::U8, &[9, 50, 100], 1, 0),
+        (ElementType::I16, &[3, 80, 4, 5, 12], 3, 1),
     ];
     // One scratch for every call that reads its lengths, as a plan keeps
     // one: shapes larger and smaller, and lengths of every kind, after

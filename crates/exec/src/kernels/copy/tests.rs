@@ -68,6 +68,46 @@ fn check_writer<const N: usize>(copier: ReverseCopier, stream: bool) {
 }
 
 #[test]
+fn runs_held_ahead_land_where_they_were_asked_to() {
+    let pool: Vec<u8> = (0..5000u32).map(|i| (i * 13 + i / 256) as u8).collect();
+    // Runs of assorted lengths from sources that jump about, written to
+    // consecutive places in the output, in as many runs as the ring holds
+    // and around it, and runs longer than the part asked for ahead.
+    for count in [0, 1, AHEAD_RUNS - 1, AHEAD_RUNS, AHEAD_RUNS + 1, 3 * AHEAD_RUNS + 5] {
+        for stream in [false, true] {
+            let runs: Vec<(usize, usize)> =
+                (0..count).map(|k| ((k * 1237) % 1900, [1, 40, 300, 2100, 64][k % 5])).collect();
+            let total: usize = runs.iter().map(|&(_, len)| len).sum();
+            let mut expected = Vec::new();
+            for &(from, len) in &runs {
+                expected.extend_from_slice(&pool[from..from + len]);
+            }
+            let mut buf = vec![0x33u8; total + 8];
+            expected.extend_from_slice(&[0x33; 8]);
+            let done = RunWriter::with(&mut buf, ReverseCopier::detect(), stream, |w| {
+                let mut ahead = Ahead::new();
+                let mut at = 0;
+                for &(from, len) in &runs {
+                    ahead.forward(w, at, &pool[from..from + len])?;
+                    at += len;
+                }
+                ahead.finish(w)
+            });
+            assert_eq!(done, Some(()), "{count} runs, stream {stream}");
+            assert_eq!(buf, expected, "{count} runs, stream {stream}");
+        }
+    }
+    // A run that does not fit fails, now or when it is written.
+    let mut buf = vec![0u8; 100];
+    let done = RunWriter::with(&mut buf, ReverseCopier::detect(), false, |w| {
+        let mut ahead = Ahead::new();
+        ahead.forward(w, 90, &pool[..20])?;
+        ahead.finish(w)
+    });
+    assert_eq!(done, None);
+}
+
+#[test]
 fn writer_matches_the_naive_copies_with_and_without_streaming() {
     for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
         for stream in [false, true] {

@@ -201,6 +201,15 @@ fn prefetch(p: *const u8) {
     unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast()) };
 }
 
+/// Asks for the first `max` bytes of `src` (all of it when shorter) to be
+/// brought into the cache, a line at a time.
+pub(super) fn prefetch_lines(src: &[u8], max: usize) {
+    let p = src.as_ptr();
+    for k in (0..src.len().min(max)).step_by(64) {
+        prefetch(p.wrapping_add(k));
+    }
+}
+
 /// Whether `p` lies on a multiple of `align` bytes.
 #[inline(always)]
 fn aligned(p: *const u8, align: usize) -> bool {
