@@ -127,6 +127,12 @@ RUN_ROWS = ((np.float32, "f32", ((2 << 20) // 12, 2, 6)), (np.int8, "i8", ((8 <<
 # sequence 1); 8 MiB each. (name, dtype, shape, batch axis, seq axis)
 SMALL_BLOCKS = (("rseq_tm_f32", np.float32, (4096, 512), 1, 0),
                 ("rseq_inner2_i8", np.int8, ((8 << 20) // 16, 8, 2), 0, 1))
+# Time-major (batch 1, sequence 0) with longer blocks per batch index and
+# position, each read from its own position: `[512, 64, 256]` as in the
+# targets, and blocks of 32 bytes along 4096 positions.
+TIME_MAJOR = (("rseq_tm256_u8", np.uint8, (512, 64, 256)),
+              ("rseq_tm1k_f32", np.float32, (512, 64, 256)),
+              ("rseq_tm32_u8", np.uint8, (4096, 64, 32)))
 
 # Images with their channels swapped (RGB to BGR and back): Reverse of
 # the innermost axis of a 1080p NHWC image, rows of three elements; and
@@ -217,6 +223,10 @@ def workloads(rng):
     for axis, ty, tname in SUBSEQUENCES:
         yield (f"subseq_axis{axis}_{tname}", ty, SHAPE, None, None,
                subsequences_writer(ty, tname, axis, rng))
+    for name, ty, shape in TIME_MAJOR:
+        lens_tm = rng.integers(1, shape[0] + 1, size=shape[1])
+        ONNX_RSEQ[name] = (1, 0, lens_tm)
+        yield (name, ty, shape, (lambda t=ty, sh=shape, l=lens_tm: rseq_model(t, sh, 1, 0, l)), None, None)
 
 
 # The ReverseSequence workloads ONNX can express: name -> (batch axis,
