@@ -286,22 +286,23 @@ impl Lines {
 /// ([`SequencePlan::as_lines`]) on an axis of at most
 /// [`LINES_SHORT_AXIS`] positions: its own runs would be one such stretch
 /// each. On time-major `[T, B, k]` with a length per batch index (8 MiB of
-/// `u8` or `f32`, runs fetched ahead), lines took a third to half the time
-/// of the runs on 8 positions and stretches of 8–64 bytes, a quarter to
-/// two thirds on 64 positions and 8–32 bytes, and about as long either way
-/// on 64 positions and 64 bytes, or 8 positions and 128 bytes.
+/// `u8` or `f32`, runs fetched ahead), lines took a tenth to a half of the
+/// time of the runs on 8 positions and stretches of 8–64 bytes, a third
+/// to two thirds on 64 positions and 16–32 bytes, and about as long
+/// either way on 64 positions and 64 bytes, or 8 positions and 128 bytes.
 const LINES_MAX_BLOCK: usize = 64;
 
 /// The longest sequence axis on which stretches of up to
 /// [`LINES_MAX_BLOCK`] bytes go to the lines; on longer ones, up to
 /// [`LINES_MAX_BLOCK_LONG_AXIS`]. The lines along a long axis are gathered
-/// an element at a time: on 1024 positions they took 2.5–4 times as long
-/// as the runs on stretches of 32 bytes or more.
+/// an element at a time: on 1024 positions they took 1.3–2.8 times as
+/// long as the runs on stretches of 32 bytes, and 3.4–5 times on 64 bytes
+/// or more.
 const LINES_SHORT_AXIS: usize = 64;
 
-/// See [`LINES_SHORT_AXIS`]: on 1024 positions, stretches of 8 and 16
-/// bytes still took less time as lines (12–20 times a memcpy, against
-/// 16–34 as runs).
+/// See [`LINES_SHORT_AXIS`]: on 1024 positions and stretches of 16 bytes
+/// the lines took two thirds of the time of the runs on `f32`, and about
+/// as long on `u8`.
 const LINES_MAX_BLOCK_LONG_AXIS: usize = 16;
 
 /// The longest sequence with what follows it, in bytes, with which

@@ -491,7 +491,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   and with 2, 4 or 8 bytes after it, which move as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 28] = [
+    let cases: [(ElementType, &[usize], usize, usize); 32] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -522,6 +522,13 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[70, 30, 20], 1, 0),
         (ElementType::U8, &[9, 50, 100], 1, 0),
         (ElementType::I16, &[3, 80, 4, 5, 12], 3, 1),
+        // Either side of the lines' limits: 64-byte stretches on 64
+        // positions (lines) and on 65 (runs); 16-byte stretches on 100
+        // positions (lines) and 20-byte ones (runs).
+        (ElementType::U8, &[64, 40, 64], 1, 0),
+        (ElementType::U8, &[65, 40, 64], 1, 0),
+        (ElementType::F32, &[100, 30, 4], 1, 0),
+        (ElementType::F32, &[100, 30, 5], 1, 0),
     ];
     // One scratch for every call that reads its lengths, as a plan keeps
     // one: shapes larger and smaller, and lengths of every kind, after

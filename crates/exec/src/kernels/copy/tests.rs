@@ -97,14 +97,27 @@ fn runs_held_ahead_land_where_they_were_asked_to() {
             assert_eq!(buf, expected, "{count} runs, stream {stream}");
         }
     }
-    // A run that does not fit fails, now or when it is written.
-    let mut buf = vec![0u8; 100];
-    let done = RunWriter::with(&mut buf, ReverseCopier::detect(), false, |w| {
-        let mut ahead = Ahead::new();
-        ahead.forward(w, 90, &pool[..20])?;
-        ahead.finish(w)
-    });
-    assert_eq!(done, None);
+    // A run that does not fit fails, now or when it is written: at the
+    // end, or when the full ring writes it to make room.
+    for later in [0, AHEAD_RUNS] {
+        let mut buf = vec![0u8; 100];
+        let written = std::cell::Cell::new(0);
+        let done = RunWriter::with(&mut buf, ReverseCopier::detect(), false, |w| {
+            let mut ahead = Ahead::new();
+            ahead.forward(w, 90, &pool[..20])?;
+            for k in 0..later {
+                ahead.forward(w, k, &pool[..1])?;
+                written.set(k + 1);
+            }
+            ahead.finish(w)
+        });
+        assert_eq!(done, None, "{later} runs after");
+        // With SIMD the ring holds the bad run until the last one pushes
+        // it out; without, it fails at once.
+        let simd = cfg!(all(target_arch = "x86_64", not(feature = "no-simd")));
+        let expected = if simd { later.saturating_sub(1) } else { 0 };
+        assert_eq!(written.get(), expected, "{later} runs after");
+    }
 }
 
 #[test]
