@@ -988,10 +988,6 @@ impl<C: Count> RunPlan for SequencePlan<'_, C> {
                 // index is a batch with its own length; batches that read
                 // the same source position join up. Moving from position
                 // `l` to `from` moves the source by whole `mid` slices.
-                // Joined here, before the joiner: a run per batch index
-                // through it cost a copy of the run in memory each, which
-                // waited on the stores before it.
-                let (mut start, mut count) = (0, 0);
                 for b in 0..hi {
                     let len = self.len_at(b);
                     let src = if l < len {
@@ -1001,14 +997,8 @@ impl<C: Count> RunPlan for SequencePlan<'_, C> {
                     } else {
                         base + b * inner
                     };
-                    if start + count != src {
-                        out.push(Run { src: start, len: count, reversed: false, rows: None })?;
-                        start = src;
-                        count = 0;
-                    }
-                    count += inner;
+                    out.push(Run { src, len: inner, reversed: false, rows: None })?;
                 }
-                out.push(Run { src: start, len: count, reversed: false, rows: None })?;
             }
             base += slice;
             m += 1;
