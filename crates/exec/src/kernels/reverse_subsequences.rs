@@ -11,7 +11,8 @@
 //! cache-sized tiles of columns instead. With AVX2, axes of up to 8 rows
 //! are turned into lines and back in registers, a register of columns at a
 //! time, each line's head reversed by one shuffle, and 8-byte elements on
-//! longer axes go through lines staged in a buffer; 1- and 2-byte elements
+//! longer axes (4-byte ones on axes of over 2048 rows) go through lines
+//! staged in a buffer; 1- and 2-byte elements
 //! on axes of 16 to 255 rows are shifted by byte-wise selects, `log2(size)`
 //! per row, one register of columns at a time; other 1-byte elements are
 //! shifted a whole row at a time, and the rest are gathered from a buffer.
@@ -20,7 +21,7 @@ use std::ops::Range;
 
 use ovir_tensor::{ElementType, Tensor};
 
-use super::copy::{line_pitch, ReverseCopier, RunWriter, SubsequenceStrip, LINE_GROUP, TRANSPOSED_ROWS};
+use super::copy::{line_group, line_pitch, ReverseCopier, RunWriter, SubsequenceStrip, TRANSPOSED_ROWS};
 use super::counts::{read_integers, scan_integers, Integer};
 use super::{
     check_movable, check_output, copy_all, narrow_counts, packed, parallel, play, product, Count,
@@ -660,6 +661,46 @@ const SHIFT_MIN_LINE_BYTES: usize = 8;
 /// on `[8, 64, 128, 128]` along axis 2 it holds a whole `i64` block.
 const GATHER_TILE_BYTES: usize = 128 << 10;
 
+thread_local! {
+    /// The buffer [`SubsequencePlan::lines`] stages its lines in, one per
+    /// thread, kept from one run to the next: up to [`LINES_MAX_BYTES`],
+    /// too large for a thread's stack.
+    static LINES: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The fewest bytes of each input row that a tile of
+/// [`SubsequencePlan::lines`] reads, where its lines would fit the L2 cache
+/// with fewer: rows that lie far apart come from memory at a cost per
+/// access, and on time-major `[4096, 512]` `f32` tiles of 256 bytes took
+/// 4.3–6.7 ms where tiles of one cache line (64 bytes), whose lines fit
+/// the L2 cache, took 6.8–8.9; 128 bytes took 5.1–6.3 ms, and 512 bytes
+/// measured level with 256.
+const LINES_MIN_ROW_BYTES: usize = 256;
+
+/// The most bytes [`SubsequencePlan::lines`] stages at once: 256 bytes of
+/// each row on an axis of 4096 rows. Tiles of 1 KiB per row on that axis
+/// (4 MiB of lines) took 8.2–12.2 ms.
+const LINES_MAX_BYTES: usize = LINES_MIN_ROW_BYTES * (4096 + 8);
+
+/// The columns per tile of [`SubsequencePlan::lines`] for `n`-byte
+/// elements (4 or 8) on an axis of `size` rows with `inner` columns, and
+/// the bytes of lines it stages: as many whole groups as
+/// [`GATHER_TILE_BYTES`] holds, but at least [`LINES_MIN_ROW_BYTES`] of
+/// each row, and no more than [`LINES_MAX_BYTES`] or the columns there
+/// are. `None` when not even one group of lines fits.
+fn lines_tile(n: usize, size: usize, inner: usize) -> Option<(usize, usize)> {
+    let group = line_group(n);
+    let pitch = match n {
+        4 => line_pitch::<4>(size),
+        8 => line_pitch::<8>(size),
+        _ => None,
+    }?;
+    let fits = |columns: usize| columns / group * group;
+    let wanted = fits((GATHER_TILE_BYTES / pitch).max(LINES_MIN_ROW_BYTES / n));
+    let tile = wanted.min(fits(LINES_MAX_BYTES / pitch)).min(fits(inner));
+    (tile >= group).then(|| (tile, tile * pitch))
+}
+
 /// A cache line's bytes: the columns of [`SubsequencePlan::gather`]'s
 /// tiles come in whole lines, and going down the tile, its rows lie an odd
 /// number of lines apart.
@@ -694,7 +735,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
                         return self.transposed::<$n>(copier, src, at, part);
                     }
                     if self.takes_lines(copier, $n) {
-                        return self.lines(copier, src, at, part);
+                        return self.lines::<$n>(copier, src, at, part);
                     }
                     if self.takes_strips(copier, $n) {
                         return self.strips(copier, stream, $n, src, at, part);
@@ -1168,43 +1209,73 @@ impl<C: Count> SubsequencePlan<'_, C> {
     }
 
     /// Whether [`SubsequencePlan::lines`] takes this plan with `n`-byte
-    /// elements: 8-byte ones with AVX2 on an axis longer than
-    /// [`TRANSPOSED_ROWS`] whose lines of 4 columns fit the buffer,
-    /// with lengths kept in 32 bits, where a block is larger than the
-    /// buffer of [`SubsequencePlan::gather`]. Where it is not, that stages
-    /// whole blocks, one plain copy each, and moves their elements one at
-    /// a time faster: `[8, 64, 128, 128]` along axis 2 took 14.2–14.5 ms
-    /// that way and 16.2–17.5 through the lines. Along wider rows the lines
-    /// took 3–23% less time than the one-by-one moves: 11–12% on `[8, 64, 128, 128]` along axis 1, 19–23% on
-    /// `[4, 16, 4096, 32]` and `[2, 200, 20000]`, 3–16% on `[16, 32,
-    /// 16384]`.
+    /// elements: with AVX2, on an axis longer than [`TRANSPOSED_ROWS`]
+    /// with a tile of at least a group of lines ([`lines_tile`]) and
+    /// lengths kept in 32 bits, where the other kernels fall behind.
+    /// - 8-byte elements where a block is larger than the buffer of
+    ///   [`SubsequencePlan::gather`]. Where it is not, that stages whole
+    ///   blocks, one plain copy each, and moves their elements one at a
+    ///   time faster: `[8, 64, 128, 128]` along axis 2 took 14.2–14.5 ms
+    ///   that way and 16.2–17.5 through the lines. Along wider rows the
+    ///   lines took 3–23% less time than the one-by-one moves: 11–12% on
+    ///   `[8, 64, 128, 128]` along axis 1, 19–23% on `[4, 16, 4096, 32]`
+    ///   and `[2, 200, 20000]`, 3–16% on `[16, 32, 16384]`.
+    /// - 4-byte elements where the gathers cannot stage a cache line of
+    ///   columns over the whole axis, and would read it in place: an axis
+    ///   of more than 2048 rows. Time-major `[4096, 512]` `f32` took about
+    ///   a quarter of the time of the gathers that way. Where the gathers
+    ///   stage the axis, they were faster: on `[8, 64, 128, 128]` along
+    ///   axis 1 or 2, 10.1–14.0 ms against 12.2–20.7 through the lines.
     fn takes_lines(&self, copier: ReverseCopier, n: usize) -> bool {
+        let wins = match n {
+            4 => self.size.saturating_mul(LINE) > GATHER_TILE_BYTES,
+            _ => self.size.saturating_mul(self.inner).saturating_mul(n) > GATHER_TILE_BYTES,
+        };
         copier.transposes()
-            && n == 8
+            && wins
             && self.size > TRANSPOSED_ROWS
-            && line_pitch(self.size)
-                .is_some_and(|pitch| pitch.saturating_mul(LINE_GROUP) <= GATHER_TILE_BYTES)
-            && self.inner >= LINE_GROUP
-            && self.size.saturating_mul(self.inner).saturating_mul(n) > GATHER_TILE_BYTES
+            && lines_tile(n, self.size, self.inner).is_some()
             && C::as_u32(self.lens).is_some()
     }
 
     /// Writes output elements `start..` into `dst`, which holds exactly
-    /// those elements of 8 bytes, through lines staged on the stack
-    /// ([`ReverseCopier::subsequence_lines`]): the columns go in tiles of
-    /// as many as the buffer holds, each written at every output row the
+    /// those elements of `N` bytes (4 or 8), through lines staged in this
+    /// thread's buffer ([`ReverseCopier::subsequence_lines`]): the columns
+    /// go in tiles of [`lines_tile`], each written at every output row the
     /// chunk covers before the next. The columns left over at the end of a
     /// block's rows go one element at a time.
-    fn lines(&self, copier: ReverseCopier, src: &[u8], start: usize, dst: &mut [u8]) -> Option<()> {
+    fn lines<const N: usize>(
+        &self,
+        copier: ReverseCopier,
+        src: &[u8],
+        start: usize,
+        dst: &mut [u8],
+    ) -> Option<()> {
         let SubsequencePlan { size, inner, .. } = *self;
-        let mut storage = [0u64; GATHER_TILE_BYTES / 8];
-        let buffer: &mut [u8] = bytemuck::cast_slice_mut(&mut storage);
-        let tile = (GATHER_TILE_BYTES / line_pitch(size)? / LINE_GROUP * LINE_GROUP).clamp(LINE_GROUP, inner);
-        self.in_place::<8>(src, start, dst, tile, |input, stride, first, lens, rows, out| {
-            C::as_u32(lens).map_or(0, |lens| {
-                copier.subsequence_lines(input, (stride, size), first, lens, buffer, rows, out, stride)
+        let (tile, bytes) = lines_tile(N, size, inner)?;
+        LINES
+            .try_with(|lines| {
+                let mut storage = lines.try_borrow_mut().ok()?;
+                if storage.len() < bytes.div_ceil(8) {
+                    storage.resize(bytes.div_ceil(8), 0);
+                }
+                let buffer: &mut [u8] = bytemuck::cast_slice_mut(storage.as_mut_slice());
+                self.in_place::<N>(src, start, dst, tile, |input, stride, first, lens, rows, out| {
+                    C::as_u32(lens).map_or(0, |lens| {
+                        copier.subsequence_lines::<N>(
+                            input,
+                            (stride, size),
+                            first,
+                            lens,
+                            buffer,
+                            rows,
+                            out,
+                            stride,
+                        )
+                    })
+                })
             })
-        })
+            .ok()?
     }
 
     /// Whether [`SubsequencePlan::transposed`] takes this plan with
@@ -1272,6 +1343,9 @@ impl<C: Count> SubsequencePlan<'_, C> {
                 let out = dst.get_mut(at(k0, c0)..at(k1, c1))?;
                 let lengths = line.get(c0..c1)?;
                 let done = kernel(input, stride, c0, lengths, (k0, k1), out);
+                if done >= lengths.len() {
+                    return Some(());
+                }
                 for k in k0..=k1 {
                     for (c, &len) in (c0..c1).zip(lengths).skip(done) {
                         let (o, s) =

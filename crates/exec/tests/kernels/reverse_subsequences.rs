@@ -284,7 +284,7 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 /// of three threads start inside a tile and inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 39] = [
+    let cases: [(ElementType, [usize; 3]); 42] = [
         // Strips: the longest axis they take, and a last strip of a block
         // narrower than a register.
         (ElementType::U8, [2, 255, 70]),
@@ -294,11 +294,17 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         (ElementType::I16, [2, 129, 1100]),
         (ElementType::F32, [3, 9, 5000]),
         (ElementType::F32, [3, 8, 5000]),
-        // 8-byte elements staged as lines in tiles of 4, 4 and 1 columns;
-        // then an axis too long for those lines and for the buffer, read in
-        // place one element at a time.
+        // 8-byte elements staged as lines in tiles of 8 columns and 1
+        // left over, on axes of 2100 and 4200 rows.
         (ElementType::U64, [2, 2100, 9]),
         (ElementType::U64, [2, 4200, 9]),
+        // 4-byte elements staged as lines where the gathers cannot stage
+        // the axis (over 2048 rows): a tile of 8 columns and 1 left over;
+        // tiles of 64, 64 and 16 columns, 6 left over. Then 2048 rows,
+        // which the gathers stage.
+        (ElementType::F32, [2, 2049, 9]),
+        (ElementType::I32, [1, 2100, 150]),
+        (ElementType::F32, [2, 2048, 20]),
         (ElementType::F16, [2, 3, 41]),
         (ElementType::U8, [2, 32, 200]),
         (ElementType::U8, [2, 16, 600]),
@@ -306,6 +312,8 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         (ElementType::I16, [2, 16, 600]),
         (ElementType::U8, [3, 2, 64]),
         (ElementType::U8, [2, 256, 40]),
+        // An axis whose blocks have too few columns for a group of lines,
+        // read in place one element at a time.
         (ElementType::U64, [2, 5000, 3]),
         (ElementType::U64, [2, 1024, 20]),
         (ElementType::U16, [2, 2048, 70]),

@@ -279,13 +279,14 @@ impl ReverseCopier {
     }
 
     /// Writes what [`ReverseCopier::subsequence_transposed`] writes, for
-    /// 8-byte elements on an axis of any length, through `lines`, scratch
-    /// of [`line_pitch`] bytes for each column: the columns are staged there
-    /// as lines, and each output row built from them. The columns it
-    /// writes, and returns, are a multiple of 4. Writes none without AVX2,
-    /// or when the arguments do not fit.
+    /// 4- and 8-byte elements on an axis of any length, through `lines`,
+    /// scratch of [`line_pitch`] bytes for each column: the columns are
+    /// staged there as lines, and each output row built from them. The
+    /// columns it writes, and returns, are a whole number of groups
+    /// ([`line_group`]). Writes none without AVX2, for other widths, or
+    /// when the arguments do not fit.
     #[allow(clippy::too_many_arguments)]
-    pub(super) fn subsequence_lines(
+    pub(super) fn subsequence_lines<const N: usize>(
         self,
         input: &[u8],
         (stride, size): (usize, usize),
@@ -298,7 +299,7 @@ impl ReverseCopier {
     ) -> usize {
         avx2_or!(
             self,
-            |isa| x86::subsequence_lines(isa, input, (stride, size), first, lens, lines, rows, out, out_stride),
+            |isa| x86::subsequence_lines::<N>(isa, input, (stride, size), first, lens, lines, rows, out, out_stride),
             else 0,
             uses (input, stride, size, first, lens, lines, rows, out, out_stride)
         )
@@ -390,18 +391,28 @@ impl ReverseCopier {
 /// rows its network turns into lines at once, a register each.
 pub(super) const TRANSPOSED_ROWS: usize = 8;
 
-/// Rows in a group of [`ReverseCopier::subsequence_lines`]: a 32-byte
-/// register of 8-byte elements.
-pub(super) const LINE_GROUP: usize = 4;
+/// Rows (and columns) in a group of [`ReverseCopier::subsequence_lines`]
+/// for `n`-byte elements: a 32-byte register of them.
+pub(super) const fn line_group(n: usize) -> usize {
+    match n {
+        0 => 0,
+        n => 32 / n,
+    }
+}
 
-/// The bytes one line of an axis of `size` 8-byte elements takes in the
+/// The bytes one line of an axis of `size` `N`-byte elements takes in the
 /// scratch of [`ReverseCopier::subsequence_lines`]: a group of elements in
 /// front, where a window of the reversed head may start, then the axis
-/// rounded up to whole groups; `None` past `usize`.
-pub(super) const fn line_pitch(size: usize) -> Option<usize> {
-    match size.div_ceil(LINE_GROUP).checked_mul(LINE_GROUP) {
-        Some(rows) => match rows.checked_add(LINE_GROUP) {
-            Some(elements) => elements.checked_mul(8),
+/// rounded up to whole groups; `None` past `usize`, or for widths it does
+/// not take.
+pub(super) const fn line_pitch<const N: usize>(size: usize) -> Option<usize> {
+    let group = line_group(N);
+    if group == 0 {
+        return None;
+    }
+    match size.div_ceil(group).checked_mul(group) {
+        Some(rows) => match rows.checked_add(group) {
+            Some(elements) => elements.checked_mul(N),
             None => None,
         },
         None => None,

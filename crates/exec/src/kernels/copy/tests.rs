@@ -890,28 +890,71 @@ fn subsequence_columns_transposed_match_the_rule_element_by_element() {
 #[test]
 fn subsequence_lines_match_the_rule_element_by_element() {
     let copier = ReverseCopier::detect();
-    let mut lines = vec![0u8; 23 * line_pitch(130).unwrap()];
+    // Axes from 2 rows up, on both sides of whole groups of 4 and 8, and
+    // past the rows staged ahead; column counts with and without columns
+    // left over.
+    let sizes = [2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 64, 129, 130, 200];
+    let mut lines = vec![0u8; 31 * line_pitch::<4>(200).unwrap().max(line_pitch::<8>(200).unwrap())];
     check_in_place::<8>(
-        &[2, 3, 5, 8, 9, 10, 11, 16, 17, 64, 129, 130],
+        &sizes,
         &[4, 9, 23],
         |count| if copier.transposes() { count / 4 * 4 } else { 0 },
         |input, shape, first, lens, rows, out, out_stride| {
-            let lines = &mut lines[..lens.len() * line_pitch(shape.1).unwrap()];
-            copier.subsequence_lines(input, shape, first, lens, lines, rows, out, out_stride)
+            let lines = &mut lines[..lens.len() * line_pitch::<8>(shape.1).unwrap()];
+            copier.subsequence_lines::<8>(input, shape, first, lens, lines, rows, out, out_stride)
         },
     );
-    // Arguments that do not fit write nothing: an axis of 1 row, an input
-    // a byte short of its last row, scratch a byte short, a row past the
-    // axis, rows out of order, an output a byte short.
+    check_in_place::<4>(
+        &sizes,
+        &[8, 11, 19, 31],
+        |count| if copier.transposes() { count / 8 * 8 } else { 0 },
+        |input, shape, first, lens, rows, out, out_stride| {
+            let lines = &mut lines[..lens.len() * line_pitch::<4>(shape.1).unwrap()];
+            copier.subsequence_lines::<4>(input, shape, first, lens, lines, rows, out, out_stride)
+        },
+    );
+    // Other widths write nothing.
+    let input = vec![1u8; 20 * 64];
+    let mut out = vec![0u8; 64];
+    let mut lines = vec![0u8; 1 << 12];
+    assert_eq!(
+        copier.subsequence_lines::<2>(&input, (64, 20), 0, &[2; 16], &mut lines, (0, 0), &mut out, 0),
+        0
+    );
+    assert_eq!(
+        copier.subsequence_lines::<1>(&input, (64, 20), 0, &[2; 32], &mut lines, (0, 0), &mut out, 0),
+        0
+    );
+    assert!(out.iter().all(|&b| b == 0));
+    lines_that_do_not_fit_write_nothing::<8>(copier);
+    lines_that_do_not_fit_write_nothing::<4>(copier);
+}
+
+/// [`ReverseCopier::subsequence_lines`] with `N`-byte elements writes
+/// nothing for arguments that do not fit: an axis of 1 row, an input a
+/// byte short of its last row, scratch a byte short, a row past the axis,
+/// rows out of order, an output a byte short, and an axis whose lines
+/// would not fit `usize`.
+fn lines_that_do_not_fit_write_nothing<const N: usize>(copier: ReverseCopier) {
+    let group = 32 / N;
     let (size, stride) = (20, 64);
     let input = vec![1u8; size * stride];
-    let lens = vec![2u32; 4];
-    let mut lines = vec![0u8; 4 * line_pitch(size).unwrap()];
+    let lens = vec![2u32; group];
+    let mut lines = vec![0u8; group * line_pitch::<N>(size).unwrap()];
     let mut out = vec![0u8; 32];
     let exact = (size - 1) * stride + 32;
-    let expect = if copier.transposes() { 4 } else { 0 };
+    let expect = if copier.transposes() { group } else { 0 };
     assert_eq!(
-        copier.subsequence_lines(&input[..exact], (stride, size), 0, &lens, &mut lines, (0, 0), &mut out, 0),
+        copier.subsequence_lines::<N>(
+            &input[..exact],
+            (stride, size),
+            0,
+            &lens,
+            &mut lines,
+            (0, 0),
+            &mut out,
+            0
+        ),
         expect
     );
     out.fill(0);
@@ -922,7 +965,7 @@ fn subsequence_lines_match_the_rule_element_by_element() {
         (20, (20, 20), exact, lines.len()),
         (20, (3, 2), exact, lines.len()),
     ] {
-        let done = copier.subsequence_lines(
+        let done = copier.subsequence_lines::<N>(
             &input[..input_len],
             (stride, size),
             0,
@@ -932,15 +975,23 @@ fn subsequence_lines_match_the_rule_element_by_element() {
             &mut out,
             0,
         );
-        assert_eq!(done, 0, "{size} {rows:?}");
+        assert_eq!(done, 0, "{N} bytes, {size} {rows:?}");
     }
     assert_eq!(
-        copier.subsequence_lines(&input, (stride, size), 0, &lens, &mut lines, (0, 0), &mut out[..31], 0),
+        copier.subsequence_lines::<N>(
+            &input,
+            (stride, size),
+            0,
+            &lens,
+            &mut lines,
+            (0, 0),
+            &mut out[..31],
+            0
+        ),
         0
     );
-    // An axis whose lines would not fit `usize`, on rows 0 bytes apart.
     assert_eq!(
-        copier.subsequence_lines(&input, (0, usize::MAX / 2), 0, &lens, &mut lines, (0, 0), &mut out, 0),
+        copier.subsequence_lines::<N>(&input, (0, usize::MAX / 2), 0, &lens, &mut lines, (0, 0), &mut out, 0),
         0
     );
     assert!(out.iter().all(|&b| b == 0));

@@ -6,8 +6,8 @@
 //! the line's length, reverses its head. It has one width because the
 //! 32-bit and 64-bit lines need AVX2's lane-crossing permutes. On 3 and 4
 //! rows of 1- and 2-byte elements, four registers make the network. On longer
-//! axes, 8-byte elements go through lines staged in a buffer, each output
-//! row built from windows of them (`subsequence_lines`).
+//! axes, 4- and 8-byte elements go through lines staged in a buffer, each
+//! output row built from windows of them (`subsequence_lines`).
 
 use std::arch::x86_64::{
     __m256i, _mm256_add_epi32, _mm256_add_epi8, _mm256_and_si256, _mm256_blendv_epi8,
@@ -24,7 +24,7 @@ use std::arch::x86_64::{
 };
 
 use super::{Avx2, Width};
-use crate::kernels::copy::{line_pitch, LINE_GROUP, TRANSPOSED_ROWS};
+use crate::kernels::copy::{line_group, line_pitch, TRANSPOSED_ROWS};
 use crate::kernels::counts::Count;
 
 /// Rows a group holds: the register count of the transposing network.
@@ -623,21 +623,25 @@ const _: () = {
 };
 
 /// Writes output rows `k0..=k1` of columns `first..first + count` of one
-/// block of ReverseSubsequences with 8-byte elements on an axis of any
-/// length, with the same arguments as [`subsequence_transposed`], and
+/// block of ReverseSubsequences with 4- or 8-byte elements on an axis of
+/// any length, with the same arguments as [`subsequence_transposed`], and
 /// `lines` as scratch of [`line_pitch`] bytes for each of the `count`
-/// columns. `count` is `lens.len()` rounded down to a multiple of 4.
+/// columns. `count` is `lens.len()` rounded down to a whole number of
+/// groups ([`line_group`]: 8 columns of 4 bytes, 4 of 8).
 ///
-/// The columns are staged as lines: every 4 rows of 4 columns are turned
-/// into 4 line segments by a 4×4 transpose in registers, the rows read in
-/// order across all the columns. Then every 4 output rows of 4 columns are
-/// built as lines and turned back into rows by the same transpose: inside
-/// its reversed head, a line is itself read backwards, one unaligned load of
-/// 4 elements and a lane-crossing permute, and elsewhere its own elements; a
-/// blend picks between the two by the length. That is about 18 instructions
-/// for 4 elements, against about 40 to move them one at a time.
+/// The columns are staged as lines: every group of rows of a group of
+/// columns is turned into line segments by a square transpose in
+/// registers, the rows read in order across all the columns, the next
+/// group's asked for ahead. Then every group of output rows is built
+/// as lines and turned back into rows by the same transpose: inside its
+/// reversed head, a line is itself read backwards, one unaligned load and
+/// a lane-crossing permute, and elsewhere its own elements; a blend picks
+/// between the two by the length. For 8-byte elements that is about 18
+/// instructions for 4 elements, against about 40 to move them one at a
+/// time; for 4-byte ones about 50 for 8, where the gathers of a staged
+/// tile spend a load of a far row on each.
 #[allow(clippy::too_many_arguments)]
-pub(in crate::kernels::copy) fn subsequence_lines(
+pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
     isa: Avx2,
     input: &[u8],
     (stride, size): (usize, usize),
@@ -648,15 +652,16 @@ pub(in crate::kernels::copy) fn subsequence_lines(
     out: &mut [u8],
     out_stride: usize,
 ) -> usize {
-    const N: usize = 8;
-    let count = lens.len() / LINE_GROUP * LINE_GROUP;
-    let Some(pitch) = line_pitch(size) else {
+    let group = line_group(N);
+    let count = lens.len() / group.max(1) * group;
+    let Some(pitch) = line_pitch::<N>(size) else {
         return 0;
     };
-    let groups = size.div_ceil(LINE_GROUP);
-    let fits = count > 0
+    let groups = size.div_ceil(group.max(1));
+    let fits = matches!(N, 4 | 8)
+        && count > 0
         && size >= 2
-        && i64::try_from(pitch).is_ok()
+        && i32::try_from(pitch).is_ok()
         && count.checked_mul(pitch).is_some_and(|bytes| bytes <= lines.len())
         && within(N, (input.len(), stride, size), first, count, (k0, k1), (out.len(), out_stride));
     if !fits {
@@ -667,88 +672,137 @@ pub(in crate::kernels::copy) fn subsequence_lines(
         || {
             // SAFETY: the token proves AVX2 (every intrinsic here). `in_end`
             // and `out_end` as in `subsequence_transposed`, checked by
-            // `within`. Input: row `r < size` of columns `j..j + 4`, with
-            // `j + 4 <= count`, ends at `r * stride + (first + j + 4) * N
-            // <= in_end`; the prefetches take any address. Lines: line `j +
-            // c` spans `(j + c) * pitch` to `(j + c + 1) * pitch`, inside
-            // `lines` as `count * pitch <= lines.len()`; its group `b <
-            // groups` lies at
-            // `(LINE_GROUP + 4 b) * N`, and a window at `(LINE_GROUP +
-            // from) * N` with `from` clamped to `-4..=4 (groups - 1)`. A
-            // length is read at `j + c < count <= lens.len()`. Output: row
-            // `k` in `k0..=k1` of columns `j..j + 4` ends at `(k - k0) *
-            // out_stride + (j + 4) * N <= out_end`.
+            // `within`. Input: row `r < size` of columns `j..j + group`,
+            // with `j + group <= count`, ends at `r * stride + (first + j +
+            // group) * N <= in_end`; the prefetches take any address. Lines:
+            // line `j + c` spans `(j + c) * pitch` to `(j + c + 1) *
+            // pitch`, inside `lines` as `count * pitch <= lines.len()`; its
+            // group `b < groups` lies at `(group + group b) * N`, and a
+            // window at `(group + from) * N` with `from` clamped to
+            // `-group..=group (groups - 1)`. A length is read at `j + c <
+            // count <= lens.len()`. Output: row `k` in `k0..=k1` of columns
+            // `j..j + group` ends at `(k - k0) * out_stride + (j + group) *
+            // N <= out_end`. `size`, and so every length and row, fits
+            // `i32`, as `pitch` does.
             unsafe {
+                // Known when compiled, which a value captured from outside
+                // the enabled function is not.
+                let group = const { line_group(N) };
                 let input = input.as_ptr();
                 let base = lines.as_mut_ptr();
                 let out = out.as_mut_ptr();
                 let zero = _mm256_setzero_si256();
-                let rank = _mm256_setr_epi64x(0, 1, 2, 3);
-                // A 4×4 transpose of 8-byte elements: interleaves of
-                // elements, then of lanes. Its own inverse.
+                let rank = if N == 8 {
+                    _mm256_setr_epi64x(0, 1, 2, 3)
+                } else {
+                    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
+                };
+                let backwards = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+                // A square transpose of a group: interleaves of elements
+                // (4-byte ones, then pairs of them), then of lanes. Its own
+                // inverse; the first `group` registers hold the rows, then
+                // the lines.
                 macro_rules! transpose {
                     ($v:ident) => {
-                        for x in [0, 2] {
-                            let (a, b) = ($v[x], $v[x + 1]);
-                            $v[x] = _mm256_unpacklo_epi64(a, b);
-                            $v[x + 1] = _mm256_unpackhi_epi64(a, b);
-                        }
-                        for x in [0, 1] {
-                            let (a, b) = ($v[x], $v[x + 2]);
-                            $v[x] = _mm256_permute2x128_si256::<0x20>(a, b);
-                            $v[x + 2] = _mm256_permute2x128_si256::<0x31>(a, b);
+                        if N == 8 {
+                            for x in [0, 2] {
+                                let (a, b) = ($v[x], $v[x + 1]);
+                                $v[x] = _mm256_unpacklo_epi64(a, b);
+                                $v[x + 1] = _mm256_unpackhi_epi64(a, b);
+                            }
+                            for x in [0, 1] {
+                                let (a, b) = ($v[x], $v[x + 2]);
+                                $v[x] = _mm256_permute2x128_si256::<0x20>(a, b);
+                                $v[x + 2] = _mm256_permute2x128_si256::<0x31>(a, b);
+                            }
+                        } else {
+                            let mut t = [zero; 8];
+                            for x in [0, 2, 4, 6] {
+                                t[x] = _mm256_unpacklo_epi32($v[x], $v[x + 1]);
+                                t[x + 1] = _mm256_unpackhi_epi32($v[x], $v[x + 1]);
+                            }
+                            // Pair `x` of each half: elements `x` and `x +
+                            // 2` of every row, then `x + 1` and `x + 3`.
+                            let mut u = [zero; 8];
+                            for (h, x) in [(0, 0), (4, 4)] {
+                                u[h] = _mm256_unpacklo_epi64(t[x], t[x + 2]);
+                                u[h + 1] = _mm256_unpackhi_epi64(t[x], t[x + 2]);
+                                u[h + 2] = _mm256_unpacklo_epi64(t[x + 1], t[x + 3]);
+                                u[h + 3] = _mm256_unpackhi_epi64(t[x + 1], t[x + 3]);
+                            }
+                            for x in 0..4 {
+                                $v[x] = _mm256_permute2x128_si256::<0x20>(u[x], u[x + 4]);
+                                $v[x + 4] = _mm256_permute2x128_si256::<0x31>(u[x], u[x + 4]);
+                            }
                         }
                     };
                 }
-                let line = |c: usize| base.add(c * pitch + LINE_GROUP * N);
-                // Stage the lines, 4 rows at a time across all the columns,
-                // so that each row is read in order, the next 4 rows asked
-                // for ahead.
+                let line = |c: usize| base.add(c * pitch + group * N);
+                // Stage the lines, a group of rows at a time across all the
+                // columns, so that each row is read in order, the next
+                // group's rows asked for ahead.
+                let ahead = group * stride;
                 for b in 0..groups {
-                    let rows = (size - b * LINE_GROUP).min(LINE_GROUP);
-                    let at = input.add(b * LINE_GROUP * stride + first * N);
-                    for j in (0..count).step_by(LINE_GROUP) {
-                        let mut v = [zero; LINE_GROUP];
-                        for (e, v) in v.iter_mut().enumerate().take(rows) {
-                            let row = at.add(e * stride + j * N);
+                    let rows = (size - b * group).min(group);
+                    let at = input.add(b * group * stride + first * N);
+                    for j in (0..count).step_by(group) {
+                        let mut v = [zero; 8];
+                        // The last group's rows past the axis repeat its
+                        // last row: no output row reads them.
+                        for (e, v) in v.iter_mut().enumerate().take(group) {
+                            let row = at.add(e.min(rows - 1) * stride + j * N);
                             *v = _mm256_loadu_si256(row.cast());
-                            super::prefetch(row.wrapping_add(LINE_GROUP * stride));
+                            super::prefetch(row.wrapping_add(ahead));
                         }
                         transpose!(v);
-                        for (c, v) in v.iter().enumerate() {
-                            _mm256_storeu_si256(line(j + c).add(b * LINE_GROUP * N).cast(), *v);
+                        for (c, v) in v.iter().enumerate().take(group) {
+                            _mm256_storeu_si256(line(j + c).add(b * group * N).cast(), *v);
                         }
                     }
                 }
-                // Every 4 output rows the part covers, as lines, across all
-                // the columns, so that each row is written in order.
-                let last = ((groups - 1) * LINE_GROUP) as i64;
-                for a in k0 / LINE_GROUP..=k1 / LINE_GROUP {
-                    let top = (a * LINE_GROUP) as i64;
-                    let whole = k0 <= a * LINE_GROUP && (a + 1) * LINE_GROUP <= k1 + 1;
-                    for j in (0..count).step_by(LINE_GROUP) {
-                        let mut v = [zero; LINE_GROUP];
-                        for (c, v) in v.iter_mut().enumerate() {
-                            let len = i64::from((*lens.get_unchecked(j + c)).min(size as u32));
+                // Every group of output rows the part covers, as lines,
+                // across all the columns, so that each row is written in
+                // order.
+                let last = ((groups - 1) * group) as isize;
+                let wide = group as isize;
+                for a in k0 / group..=k1 / group {
+                    let top = (a * group) as isize;
+                    let whole = k0 <= a * group && (a + 1) * group <= k1 + 1;
+                    for j in (0..count).step_by(group) {
+                        let mut v = [zero; 8];
+                        for (c, v) in v.iter_mut().enumerate().take(group) {
+                            let len = (*lens.get_unchecked(j + c)).min(size as u32) as isize;
                             let line = line(j + c);
-                            let straight = _mm256_loadu_si256(line.add(a * LINE_GROUP * N).cast());
-                            // Rows `top..top + 4` read rows `len - 1 - top`
-                            // down to `len - 4 - top` where inside the head.
-                            let from = (len - top - LINE_GROUP as i64).clamp(-(LINE_GROUP as i64), last);
-                            let window = _mm256_loadu_si256(line.offset(from as isize * N as isize).cast());
-                            let reversed = _mm256_permute4x64_epi64::<0b00_01_10_11>(window);
-                            let head = _mm256_cmpgt_epi64(_mm256_set1_epi64x(len - top), rank);
+                            let straight = _mm256_loadu_si256(line.add(a * group * N).cast());
+                            // Rows `top..top + group` read rows `len - 1 -
+                            // top` on down where inside the head.
+                            let from = (len - top - wide).clamp(-wide, last);
+                            let window = _mm256_loadu_si256(line.offset(from * N as isize).cast());
+                            let (reversed, head) = if N == 8 {
+                                (
+                                    _mm256_permute4x64_epi64::<0b00_01_10_11>(window),
+                                    _mm256_cmpgt_epi64(_mm256_set1_epi64x((len - top) as i64), rank),
+                                )
+                            } else {
+                                (
+                                    _mm256_permutevar8x32_epi32(window, backwards),
+                                    _mm256_cmpgt_epi32(
+                                        _mm256_set1_epi32((len - top).clamp(-1, wide) as i32),
+                                        rank,
+                                    ),
+                                )
+                            };
                             *v = _mm256_blendv_epi8(straight, reversed, head);
                         }
                         transpose!(v);
                         if whole {
-                            let at = out.add((a * LINE_GROUP - k0) * out_stride + j * N);
-                            for (e, v) in v.iter().enumerate() {
+                            let at = out.add((a * group - k0) * out_stride + j * N);
+                            for (e, v) in v.iter().enumerate().take(group) {
                                 _mm256_storeu_si256(at.add(e * out_stride).cast(), *v);
                             }
                         } else {
-                            for (e, v) in v.iter().enumerate() {
-                                let k = a * LINE_GROUP + e;
+                            for (e, v) in v.iter().enumerate().take(group) {
+                                let k = a * group + e;
                                 if k0 <= k && k <= k1 {
                                     _mm256_storeu_si256(out.add((k - k0) * out_stride + j * N).cast(), *v);
                                 }
