@@ -672,9 +672,10 @@ thread_local! {
 /// [`SubsequencePlan::lines`] reads, where its lines would fit the L2 cache
 /// with fewer: rows that lie far apart come from memory at a cost per
 /// access, and on time-major `[4096, 512]` `f32` tiles of 256 bytes took
-/// 4.3–6.7 ms where tiles of one cache line (64 bytes), whose lines fit
+/// 3.8–6.7 ms where tiles of one cache line (64 bytes), whose lines fit
 /// the L2 cache, took 6.8–8.9; 128 bytes took 5.1–6.3 ms, and 512 bytes
-/// measured level with 256.
+/// measured level with 256. Past 4096 rows, [`LINES_MAX_BYTES`] leaves
+/// fewer bytes of each row.
 const LINES_MIN_ROW_BYTES: usize = 256;
 
 /// The most bytes [`SubsequencePlan::lines`] stages at once: 256 bytes of
@@ -682,12 +683,28 @@ const LINES_MIN_ROW_BYTES: usize = 256;
 /// (4 MiB of lines) took 8.2–12.2 ms.
 const LINES_MAX_BYTES: usize = LINES_MIN_ROW_BYTES * (4096 + 8);
 
+/// Whether [`SubsequencePlan::lines`] beats the other kernels on an axis
+/// of `size` rows with `inner` columns of `n`-byte elements, as
+/// [`SubsequencePlan::takes_lines`] explains, and a tile fits
+/// ([`lines_tile`]).
+fn lines_win(n: usize, size: usize, inner: usize) -> bool {
+    let wins = match n {
+        // The gathers stage a tile of at least a cache line of columns.
+        4 => size.saturating_mul(LINE) > GATHER_TILE_BYTES,
+        8 => size.saturating_mul(inner).saturating_mul(n) > GATHER_TILE_BYTES,
+        _ => false,
+    };
+    wins && size > TRANSPOSED_ROWS && lines_tile(n, size, inner).is_some()
+}
+
 /// The columns per tile of [`SubsequencePlan::lines`] for `n`-byte
 /// elements (4 or 8) on an axis of `size` rows with `inner` columns, and
 /// the bytes of lines it stages: as many whole groups as
 /// [`GATHER_TILE_BYTES`] holds, but at least [`LINES_MIN_ROW_BYTES`] of
 /// each row, and no more than [`LINES_MAX_BYTES`] or the columns there
-/// are. `None` when not even one group of lines fits.
+/// are. `None` when not even one group of lines fits: fewer columns than a
+/// group (8 of 4 bytes, 4 of 8), an axis too long for a group's lines in
+/// [`LINES_MAX_BYTES`] (about 32,800 rows), or another width.
 fn lines_tile(n: usize, size: usize, inner: usize) -> Option<(usize, usize)> {
     let group = line_group(n);
     let pitch = match n {
@@ -1213,7 +1230,12 @@ impl<C: Count> SubsequencePlan<'_, C> {
     /// with a tile of at least a group of lines ([`lines_tile`]) and
     /// lengths kept in 32 bits, where the other kernels fall behind.
     /// - 8-byte elements where a block is larger than the buffer of
-    ///   [`SubsequencePlan::gather`]. Where it is not, that stages whole
+    ///   [`SubsequencePlan::gather`], on axes of up to about 32,800 rows.
+    ///   Time-major `[8192, 128]` `i64`, which the gathers read in place,
+    ///   went from 16–25 times a memcpy to 4.3–5.2 that way, and `[2048,
+    ///   512]`, whose tiles were 4 columns (32 bytes of each row) before
+    ///   [`LINES_MIN_ROW_BYTES`], from 7.7–10.8 to 3.8–4.9. Where it is
+    ///   not, that stages whole
     ///   blocks, one plain copy each, and moves their elements one at a
     ///   time faster: `[8, 64, 128, 128]` along axis 2 took 14.2–14.5 ms
     ///   that way and 16.2–17.5 through the lines. Along wider rows the
@@ -1222,20 +1244,14 @@ impl<C: Count> SubsequencePlan<'_, C> {
     ///   and `[2, 200, 20000]`, 3–16% on `[16, 32, 16384]`.
     /// - 4-byte elements where the gathers cannot stage a cache line of
     ///   columns over the whole axis, and would read it in place: an axis
-    ///   of more than 2048 rows. Time-major `[4096, 512]` `f32` took about
-    ///   a quarter of the time of the gathers that way. Where the gathers
-    ///   stage the axis, they were faster: on `[8, 64, 128, 128]` along
-    ///   axis 1 or 2, 10.1–14.0 ms against 12.2–20.7 through the lines.
+    ///   of more than 2048 rows. Time-major `[4096, 512]` `f32` took 12–27%
+    ///   of the time of the gathers that way. Where the gathers stage the
+    ///   axis, they were faster: on `[8, 64, 128, 128]` along axis 1 or 2,
+    ///   10.1–14.0 ms against 12.2–20.7 through the lines.
+    ///
+    /// The rule without the machine and the lengths is [`lines_win`].
     fn takes_lines(&self, copier: ReverseCopier, n: usize) -> bool {
-        let wins = match n {
-            4 => self.size.saturating_mul(LINE) > GATHER_TILE_BYTES,
-            _ => self.size.saturating_mul(self.inner).saturating_mul(n) > GATHER_TILE_BYTES,
-        };
-        copier.transposes()
-            && wins
-            && self.size > TRANSPOSED_ROWS
-            && lines_tile(n, self.size, self.inner).is_some()
-            && C::as_u32(self.lens).is_some()
+        copier.transposes() && lines_win(n, self.size, self.inner) && C::as_u32(self.lens).is_some()
     }
 
     /// Writes output elements `start..` into `dst`, which holds exactly
@@ -1698,6 +1714,46 @@ mod tests {
         reverse_subsequences_checked_into(&data, &checked, -2, &mut out, &options, &mut Scratch::new())
             .unwrap();
         assert_eq!(out.to_vec::<i32>().unwrap(), [0, 5, 2, 3, 4, 1, 6, 7]);
+    }
+
+    #[test]
+    fn lines_take_long_axes_in_tiles_of_at_least_256_bytes_of_each_row() {
+        // 4-byte elements: only past the 2048 rows the gathers stage, with
+        // a group of 8 columns at least, and while a group of lines fits
+        // 1 MiB and a group in front of each: (32,824 + 8) * 4 * 8 bytes.
+        for (size, inner, takes) in [
+            (2048, 512, false),
+            (2049, 9, true),
+            (2049, 7, false),
+            (4096, 512, true),
+            (32_824, 8, true),
+            (32_825, 8, false),
+        ] {
+            assert_eq!(lines_win(4, size, inner), takes, "4 bytes, {size} rows, {inner} columns");
+        }
+        // 8-byte elements: blocks past 128 KiB on axes of over 8 rows,
+        // with a group of 4 columns at least.
+        for (size, inner, takes) in
+            [(64, 16384, true), (128, 128, false), (8, 100_000, false), (4200, 9, true), (4200, 3, false)]
+        {
+            assert_eq!(lines_win(8, size, inner), takes, "8 bytes, {size} rows, {inner} columns");
+        }
+        // No other width.
+        assert!(!lines_win(2, 4096, 512) && !lines_win(1, 4096, 512));
+        assert_eq!(lines_tile(2, 100, 100), None);
+        // Lines of `(size rounded up to the group, plus a group) * n`
+        // bytes; tiles of 256 bytes of each row where 128 KiB holds fewer,
+        // capped at 1 MiB of lines and at the columns there are.
+        for (n, size, inner, tile, pitch) in [
+            (4, 4096, 512, 64, (4096 + 8) * 4),
+            (4, 2100, 150, 64, (2104 + 8) * 4),
+            (4, 8000, 512, 32, (8000 + 8) * 4),
+            (4, 2049, 9, 8, (2056 + 8) * 4),
+            (8, 64, 16384, 240, (64 + 4) * 8),
+            (8, 2048, 512, 32, (2048 + 4) * 8),
+        ] {
+            assert_eq!(lines_tile(n, size, inner), Some((tile, tile * pitch)), "{n} bytes, {size} rows");
+        }
     }
 
     #[test]

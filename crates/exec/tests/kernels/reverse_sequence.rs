@@ -531,7 +531,7 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[100, 30, 5], 1, 0),
         // Time-major with an element per batch index and position, on
         // axes too long for the gathers to stage: lines of 4 and 8 bytes,
-        // a group of columns left over.
+        // half a group of columns left over (4 and 2).
         (ElementType::F32, &[2100, 36], 1, 0),
         (ElementType::I64, &[2100, 14], 1, 0),
     ];

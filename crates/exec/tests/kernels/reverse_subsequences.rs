@@ -270,8 +270,9 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 
 /// Lengths that change from one line to the next go, with AVX2 on axes of
 /// up to 8 rows, through lines in registers (one blend of two rows on 2
-/// rows), with AVX2 and 8-byte elements in blocks larger than 128 KiB
-/// through lines staged in a buffer, else through strips or the row
+/// rows), with AVX2 and 8-byte elements in blocks larger than 128 KiB, or
+/// 4-byte ones on axes of over 2048 rows, through lines staged in a
+/// buffer, else through strips or the row
 /// shifter (1-byte elements, and
 /// 2-byte ones without AVX2) or through a 128 KiB buffer (wider ones, and axes too long for the shifter; 2- and
 /// 4-byte elements 8 at a time with AVX2, down the tile a cache line of

@@ -392,11 +392,12 @@ impl ReverseCopier {
 pub(super) const TRANSPOSED_ROWS: usize = 8;
 
 /// Rows (and columns) in a group of [`ReverseCopier::subsequence_lines`]
-/// for `n`-byte elements: a 32-byte register of them.
+/// for `n`-byte elements: a 32-byte register of them, for the 4- and
+/// 8-byte elements it takes; 0 for other widths.
 pub(super) const fn line_group(n: usize) -> usize {
     match n {
-        0 => 0,
-        n => 32 / n,
+        4 | 8 => 32 / n,
+        _ => 0,
     }
 }
 

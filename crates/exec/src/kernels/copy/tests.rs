@@ -936,7 +936,7 @@ fn subsequence_lines_match_the_rule_element_by_element() {
 /// rows out of order, an output a byte short, and an axis whose lines
 /// would not fit `usize`.
 fn lines_that_do_not_fit_write_nothing<const N: usize>(copier: ReverseCopier) {
-    let group = 32 / N;
+    let group = line_group(N);
     let (size, stride) = (20, 64);
     let input = vec![1u8; size * stride];
     let lens = vec![2u32; group];

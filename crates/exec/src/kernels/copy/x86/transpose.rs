@@ -638,8 +638,8 @@ const _: () = {
 /// a lane-crossing permute, and elsewhere its own elements; a blend picks
 /// between the two by the length. For 8-byte elements that is about 18
 /// instructions for 4 elements, against about 40 to move them one at a
-/// time; for 4-byte ones about 50 for 8, where the gathers of a staged
-/// tile spend a load of a far row on each.
+/// time; for 4-byte ones about 50 for 8, where a gather loads each element
+/// from a row of its own.
 #[allow(clippy::too_many_arguments)]
 pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
     isa: Avx2,
@@ -653,13 +653,14 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
     out_stride: usize,
 ) -> usize {
     let group = line_group(N);
-    let count = lens.len() / group.max(1) * group;
+    // `line_pitch` is `None` for widths other than 4 and 8, whose group
+    // is 0.
     let Some(pitch) = line_pitch::<N>(size) else {
         return 0;
     };
-    let groups = size.div_ceil(group.max(1));
-    let fits = matches!(N, 4 | 8)
-        && count > 0
+    let count = lens.len() / group * group;
+    let groups = size.div_ceil(group);
+    let fits = count > 0
         && size >= 2
         && i32::try_from(pitch).is_ok()
         && count.checked_mul(pitch).is_some_and(|bytes| bytes <= lines.len())
@@ -674,12 +675,16 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
             // and `out_end` as in `subsequence_transposed`, checked by
             // `within`. Input: row `r < size` of columns `j..j + group`,
             // with `j + group <= count`, ends at `r * stride + (first + j +
-            // group) * N <= in_end`; the prefetches take any address. Lines:
+            // group) * N <= in_end`; a staged row is `b group + min(e, rows
+            // - 1)` with `rows >= 1` the rows of group `b < groups` inside
+            // the axis, so below `size`; the prefetches take any address. Lines:
             // line `j + c` spans `(j + c) * pitch` to `(j + c + 1) *
             // pitch`, inside `lines` as `count * pitch <= lines.len()`; its
             // group `b < groups` lies at `(group + group b) * N`, and a
             // window at `(group + from) * N` with `from` clamped to
-            // `-group..=group (groups - 1)`. A length is read at `j + c <
+            // `-group..=group (groups - 1)` (the upper end never binds, as
+            // `len - top - group <= size - group`); a straight window at
+            // group `a <= k1 / group < groups`. A length is read at `j + c <
             // count <= lens.len()`. Output: row `k` in `k0..=k1` of columns
             // `j..j + group` ends at `(k - k0) * out_stride + (j + group) *
             // N <= out_end`. `size`, and so every length and row, fits
@@ -721,8 +726,10 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                                 t[x] = _mm256_unpacklo_epi32($v[x], $v[x + 1]);
                                 t[x + 1] = _mm256_unpackhi_epi32($v[x], $v[x + 1]);
                             }
-                            // Pair `x` of each half: elements `x` and `x +
-                            // 2` of every row, then `x + 1` and `x + 3`.
+                            // Per half of the rows (`h` = 0 or 4),
+                            // register `h + i` holds element `i` of those
+                            // 4 rows in its low lane and element `i + 4`
+                            // in its high one.
                             let mut u = [zero; 8];
                             for (h, x) in [(0, 0), (4, 4)] {
                                 u[h] = _mm256_unpacklo_epi64(t[x], t[x + 2]);
