@@ -6,7 +6,7 @@
 //! the line's length, reverses its head. It has one width because the
 //! 32-bit and 64-bit lines need AVX2's lane-crossing permutes. On 3 and 4
 //! rows of 1- and 2-byte elements, four registers make the network. On longer
-//! axes, 4- and 8-byte elements go through lines staged in a buffer, each
+//! axes, 2-, 4- and 8-byte elements go through lines staged in a buffer, each
 //! output row built from windows of them (`subsequence_lines`).
 
 use std::arch::x86_64::{
@@ -16,11 +16,11 @@ use std::arch::x86_64::{
     _mm256_loadu_si256, _mm256_min_epu32, _mm256_min_epu8, _mm256_packs_epi16, _mm256_packs_epi32,
     _mm256_packus_epi16, _mm256_packus_epi32, _mm256_permute2x128_si256, _mm256_permute4x64_epi64,
     _mm256_permutevar8x32_epi32, _mm256_set1_epi16, _mm256_set1_epi32, _mm256_set1_epi64x, _mm256_set1_epi8,
-    _mm256_setr_epi32, _mm256_setr_epi64x, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256,
-    _mm256_sub_epi32, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32, _mm256_unpackhi_epi64,
-    _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32, _mm256_unpacklo_epi64,
-    _mm256_unpacklo_epi8, _mm_cmpgt_epi32, _mm_cvtepu8_epi32, _mm_cvtsi32_si128, _mm_loadl_epi64,
-    _mm_loadu_si128, _mm_min_epu32, _mm_set1_epi32,
+    _mm256_setr_epi16, _mm256_setr_epi32, _mm256_setr_epi64x, _mm256_setr_epi8, _mm256_setzero_si256,
+    _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_sub_epi32, _mm256_unpackhi_epi16, _mm256_unpackhi_epi32,
+    _mm256_unpackhi_epi64, _mm256_unpackhi_epi8, _mm256_unpacklo_epi16, _mm256_unpacklo_epi32,
+    _mm256_unpacklo_epi64, _mm256_unpacklo_epi8, _mm_cmpgt_epi32, _mm_cvtepu8_epi32, _mm_cvtsi32_si128,
+    _mm_loadl_epi64, _mm_loadu_si128, _mm_min_epu32, _mm_set1_epi32,
 };
 
 use super::{Avx2, Width};
@@ -623,11 +623,11 @@ const _: () = {
 };
 
 /// Writes output rows `k0..=k1` of columns `first..first + count` of one
-/// block of ReverseSubsequences with 4- or 8-byte elements on an axis of
+/// block of ReverseSubsequences with 2-, 4- or 8-byte elements on an axis of
 /// any length, with the same arguments as [`subsequence_transposed`], and
 /// `lines` as scratch of [`line_pitch`] bytes for each of the `count`
 /// columns. `count` is `lens.len()` rounded down to a whole number of
-/// groups ([`line_group`]: 8 columns of 4 bytes, 4 of 8).
+/// groups ([`line_group`]: 16 columns of 2 bytes, 8 of 4, 4 of 8).
 ///
 /// The columns are staged as lines: every group of rows of a group of
 /// columns is turned into line segments by a square transpose in
@@ -638,8 +638,8 @@ const _: () = {
 /// a lane-crossing permute, and elsewhere its own elements; a blend picks
 /// between the two by the length. For 8-byte elements that is about 18
 /// instructions for 4 elements, against about 40 to move them one at a
-/// time; for 4-byte ones about 50 for 8, where a gather loads each element
-/// from a row of its own.
+/// time; for 4-byte ones about 50 for 8, and for 2-byte ones about 150
+/// for 16, where a gather loads each element from a row of its own.
 #[allow(clippy::too_many_arguments)]
 pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
     isa: Avx2,
@@ -697,19 +697,53 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                 let base = lines.as_mut_ptr();
                 let out = out.as_mut_ptr();
                 let zero = _mm256_setzero_si256();
-                let rank = if N == 8 {
-                    _mm256_setr_epi64x(0, 1, 2, 3)
-                } else {
-                    _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7)
+                let rank = match N {
+                    8 => _mm256_setr_epi64x(0, 1, 2, 3),
+                    4 => _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
+                    _ => _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                 };
                 let backwards = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
+                // The 2-byte elements of each lane in reverse order.
+                let backwards_in_lanes = _mm256_setr_epi8(
+                    14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1, 14, 15, 12, 13, 10, 11, 8, 9, 6, 7,
+                    4, 5, 2, 3, 0, 1,
+                );
                 // A square transpose of a group: interleaves of elements
-                // (4-byte ones, then pairs of them), then of lanes. Its own
-                // inverse; the first `group` registers hold the rows, then
-                // the lines.
+                // (2-byte ones, 4-byte ones, then pairs of them), then of
+                // lanes. Its own inverse; the first `group` registers hold
+                // the rows, then the lines.
                 macro_rules! transpose {
                     ($v:ident) => {
-                        if N == 8 {
+                        if N == 2 {
+                            // Within each lane, rows `8 h..8 h + 8` (`h`
+                            // = 0 or 1) become register `8 h + i` holding
+                            // element `i` of those rows in its low lane and
+                            // element `8 + i` in its high one.
+                            let mut t = [zero; 16];
+                            for x in (0..16).step_by(2) {
+                                t[x] = _mm256_unpacklo_epi16($v[x], $v[x + 1]);
+                                t[x + 1] = _mm256_unpackhi_epi16($v[x], $v[x + 1]);
+                            }
+                            let mut u = [zero; 16];
+                            for h in [0, 8] {
+                                for x in [0, 1] {
+                                    u[h + 2 * x] = _mm256_unpacklo_epi32(t[h + x], t[h + x + 2]);
+                                    u[h + 2 * x + 1] = _mm256_unpackhi_epi32(t[h + x], t[h + x + 2]);
+                                    u[h + 2 * x + 4] = _mm256_unpacklo_epi32(t[h + x + 4], t[h + x + 6]);
+                                    u[h + 2 * x + 5] = _mm256_unpackhi_epi32(t[h + x + 4], t[h + x + 6]);
+                                }
+                            }
+                            for h in [0, 8] {
+                                for x in 0..4 {
+                                    t[h + 2 * x] = _mm256_unpacklo_epi64(u[h + x], u[h + x + 4]);
+                                    t[h + 2 * x + 1] = _mm256_unpackhi_epi64(u[h + x], u[h + x + 4]);
+                                }
+                            }
+                            for x in 0..8 {
+                                $v[x] = _mm256_permute2x128_si256::<0x20>(t[x], t[x + 8]);
+                                $v[x + 8] = _mm256_permute2x128_si256::<0x31>(t[x], t[x + 8]);
+                            }
+                        } else if N == 8 {
                             for x in [0, 2] {
                                 let (a, b) = ($v[x], $v[x + 1]);
                                 $v[x] = _mm256_unpacklo_epi64(a, b);
@@ -753,7 +787,7 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                     let rows = (size - b * group).min(group);
                     let at = input.add(b * group * stride + first * N);
                     for j in (0..count).step_by(group) {
-                        let mut v = [zero; 8];
+                        let mut v = [zero; 16];
                         // The last group's rows past the axis repeat its
                         // last row: no output row reads them.
                         for (e, v) in v.iter_mut().enumerate().take(group) {
@@ -776,7 +810,7 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                     let top = (a * group) as isize;
                     let whole = k0 <= a * group && (a + 1) * group <= k1 + 1;
                     for j in (0..count).step_by(group) {
-                        let mut v = [zero; 8];
+                        let mut v = [zero; 16];
                         for (c, v) in v.iter_mut().enumerate().take(group) {
                             let len = (*lens.get_unchecked(j + c)).min(size as u32) as isize;
                             let line = line(j + c);
@@ -789,6 +823,17 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                                 (
                                     _mm256_permute4x64_epi64::<0b00_01_10_11>(window),
                                     _mm256_cmpgt_epi64(_mm256_set1_epi64x((len - top) as i64), rank),
+                                )
+                            } else if N == 2 {
+                                (
+                                    _mm256_permute4x64_epi64::<0b01_00_11_10>(_mm256_shuffle_epi8(
+                                        window,
+                                        backwards_in_lanes,
+                                    )),
+                                    _mm256_cmpgt_epi16(
+                                        _mm256_set1_epi16((len - top).clamp(-1, wide) as i16),
+                                        rank,
+                                    ),
                                 )
                             } else {
                                 (
