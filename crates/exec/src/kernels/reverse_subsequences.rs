@@ -11,8 +11,8 @@
 //! cache-sized tiles of columns instead. With AVX2, axes of up to 8 rows
 //! are turned into lines and back in registers, a register of columns at a
 //! time, each line's head reversed by one shuffle, and 8-byte elements on
-//! longer axes (2-byte ones on axes of over 255 rows, 4-byte ones on axes
-//! of over 2048) go through lines staged in a buffer; 1- and 2-byte elements
+//! longer axes (1- and 2-byte ones on axes of over 255 rows, 4-byte ones on
+//! axes of over 2048) go through lines staged in a buffer; 1- and 2-byte elements
 //! on axes of 16 to 255 rows are shifted by byte-wise selects, `log2(size)`
 //! per row, one register of columns at a time; other 1-byte elements are
 //! shifted a whole row at a time, and the rest are gathered from a buffer.
@@ -690,7 +690,7 @@ const LINES_MAX_BYTES: usize = LINES_MIN_ROW_BYTES * (4096 + 8);
 fn lines_win(n: usize, size: usize, inner: usize) -> bool {
     let wins = match n {
         // Where the strips do not take the axis.
-        2 => size > STRIP_MAX_SIZE,
+        1 | 2 => size > STRIP_MAX_SIZE,
         // The gathers stage a tile of at least a cache line of columns.
         4 => size.saturating_mul(LINE) > GATHER_TILE_BYTES,
         8 => size.saturating_mul(inner).saturating_mul(n) > GATHER_TILE_BYTES,
@@ -700,16 +700,17 @@ fn lines_win(n: usize, size: usize, inner: usize) -> bool {
 }
 
 /// The columns per tile of [`SubsequencePlan::lines`] for `n`-byte
-/// elements (2, 4 or 8) on an axis of `size` rows with `inner` columns, and
+/// elements (1, 2, 4 or 8) on an axis of `size` rows with `inner` columns, and
 /// the bytes of lines it stages: as many whole groups as
 /// [`GATHER_TILE_BYTES`] holds, but at least [`LINES_MIN_ROW_BYTES`] of
 /// each row, and no more than [`LINES_MAX_BYTES`] or the columns there
 /// are. `None` when not even one group of lines fits: fewer columns than a
-/// group (16 of 2 bytes, 8 of 4, 4 of 8), an axis too long for a group's lines in
+/// group (32 of 1 byte, 16 of 2 bytes, 8 of 4, 4 of 8), an axis too long for a group's lines in
 /// [`LINES_MAX_BYTES`] (about 32,800 rows), or another width.
 fn lines_tile(n: usize, size: usize, inner: usize) -> Option<(usize, usize)> {
     let group = line_group(n);
     let pitch = match n {
+        1 => line_pitch::<1>(size),
         2 => line_pitch::<2>(size),
         4 => line_pitch::<4>(size),
         8 => line_pitch::<8>(size),
@@ -1245,6 +1246,15 @@ impl<C: Count> SubsequencePlan<'_, C> {
     ///   lines took 3–23% less time than the one-by-one moves: 11–12% on
     ///   `[8, 64, 128, 128]` along axis 1, 19–23% on `[4, 16, 4096, 32]`
     ///   and `[2, 200, 20000]`, 3–16% on `[16, 32, 16384]`.
+    /// - 1-byte elements on axes longer than the strips take (over
+    ///   [`STRIP_MAX_SIZE`] rows), where the shifter (256 rows) and the
+    ///   gathers come next. Time-major `u8` took 8.1–9.5 ms through the
+    ///   lines against 9.2–12.4 through the shifter on `[256, 32768]`,
+    ///   4.1–4.7 against 6.2–6.7 through the gathers on `[300, 16384]`,
+    ///   7.4–7.8 against 12.0–12.2 on `[1024, 8192]` and 6.3–6.7 against
+    ///   23.8–24.6 on `[4096, 2048]`. The strips took 3.6–3.8 ms against
+    ///   5.7–6.6 on `[200, 32768]`, and 3.7–3.8 against 5.6–6.2 on `[8, 64,
+    ///   128, 128]` along axis 1.
     /// - 2-byte elements on axes longer than the strips take (over
     ///   [`STRIP_MAX_SIZE`] rows). Time-major `f16` took 4.0–6.5 ms through
     ///   the lines against 5.0–5.5 through the gathers on `[256, 16384]`,
@@ -1265,7 +1275,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
     }
 
     /// Writes output elements `start..` into `dst`, which holds exactly
-    /// those elements of `N` bytes (2, 4 or 8), through lines staged in this
+    /// those elements of `N` bytes (1, 2, 4 or 8), through lines staged in this
     /// thread's buffer ([`ReverseCopier::subsequence_lines`]): the columns
     /// go in tiles of [`lines_tile`], each written at every output row the
     /// chunk covers before the next. The columns left over at the end of a
@@ -1748,15 +1758,19 @@ mod tests {
         {
             assert_eq!(lines_win(8, size, inner), takes, "8 bytes, {size} rows, {inner} columns");
         }
-        // 2-byte elements: past the 255 rows the strips take, with a
-        // group of 16 columns at least.
+        // 1- and 2-byte elements: past the 255 rows the strips take, with a
+        // group of 32 or 16 columns at least.
         for (size, inner, takes) in [(255, 512, false), (256, 16, true), (256, 15, false), (4096, 512, true)]
         {
             assert_eq!(lines_win(2, size, inner), takes, "2 bytes, {size} rows, {inner} columns");
         }
+        for (size, inner, takes) in [(255, 512, false), (256, 32, true), (256, 31, false), (4096, 2048, true)]
+        {
+            assert_eq!(lines_win(1, size, inner), takes, "1 byte, {size} rows, {inner} columns");
+        }
         // No other width.
-        assert!(!lines_win(1, 4096, 512) && !lines_win(16, 4096, 512));
-        assert_eq!(lines_tile(1, 100, 100), None);
+        assert!(!lines_win(3, 4096, 512) && !lines_win(16, 4096, 512));
+        assert_eq!(lines_tile(3, 100, 100), None);
         // Lines of `(size rounded up to the group, plus a group) * n`
         // bytes; tiles of 256 bytes of each row where 128 KiB holds fewer,
         // capped at 1 MiB of lines and at the columns there are.
@@ -1767,6 +1781,8 @@ mod tests {
             (4, 2049, 9, 8, (2056 + 8) * 4),
             (2, 4096, 512, 112, (4096 + 16) * 2),
             (2, 300, 40, 32, (304 + 16) * 2),
+            (1, 4096, 2048, 224, 4096 + 32),
+            (1, 300, 64, 64, 320 + 32),
             (8, 64, 16384, 240, (64 + 4) * 8),
             (8, 2048, 512, 32, (2048 + 4) * 8),
         ] {

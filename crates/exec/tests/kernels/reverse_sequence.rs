@@ -491,7 +491,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   and with 2, 4 or 8 bytes after it, which move as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 35] = [
+    let cases: [(ElementType, &[usize], usize, usize); 36] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -531,10 +531,12 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[100, 30, 5], 1, 0),
         // Time-major with an element per batch index and position, on
         // axes too long for the gathers (or the strips) to stage: lines of
-        // 4, 8 and 2 bytes, half a group of columns left over (4, 2 and 8).
+        // 4, 8, 2 and 1 bytes, half a group of columns left over (4, 2, 8
+        // and 16).
         (ElementType::F32, &[2100, 36], 1, 0),
         (ElementType::I64, &[2100, 14], 1, 0),
         (ElementType::F16, &[300, 40], 1, 0),
+        (ElementType::U8, &[300, 80], 1, 0),
     ];
     // One scratch for every call that reads its lengths, as a plan keeps
     // one: shapes larger and smaller, and lengths of every kind, after

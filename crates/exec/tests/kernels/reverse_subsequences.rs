@@ -271,8 +271,8 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 /// Lengths that change from one line to the next go, with AVX2 on axes of
 /// up to 8 rows, through lines in registers (one blend of two rows on 2
 /// rows), with AVX2 and 8-byte elements in blocks larger than 128 KiB,
-/// 2-byte ones on axes of over 255 rows or 4-byte ones on axes of over
-/// 2048, through lines staged in a buffer, else through strips or the row
+/// 1- and 2-byte ones on axes of over 255 rows or 4-byte ones on axes of
+/// over 2048, through lines staged in a buffer, else through strips or the row
 /// shifter (1-byte elements, and
 /// 2-byte ones without AVX2) or through a 128 KiB buffer (wider ones, and axes too long for the shifter; 2- and
 /// 4-byte elements 8 at a time with AVX2, down the tile a cache line of
@@ -285,7 +285,7 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 /// of three threads start inside a tile and inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 43] = [
+    let cases: [(ElementType, [usize; 3]); 44] = [
         // Strips: the longest axis they take, and a last strip of a block
         // narrower than a register.
         (ElementType::U8, [2, 255, 70]),
@@ -310,6 +310,8 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         // columns, 8 left over; 2048 rows (below) in a tile of 64, 6 left
         // over.
         (ElementType::F16, [2, 300, 40]),
+        // And 1-byte ones: a tile of 64 columns, 6 left over.
+        (ElementType::U8, [2, 300, 70]),
         (ElementType::F16, [2, 3, 41]),
         (ElementType::U8, [2, 32, 200]),
         (ElementType::U8, [2, 16, 600]),

@@ -279,7 +279,7 @@ impl ReverseCopier {
     }
 
     /// Writes what [`ReverseCopier::subsequence_transposed`] writes, for
-    /// 2-, 4- and 8-byte elements on an axis of any length, through `lines`,
+    /// 1-, 2-, 4- and 8-byte elements on an axis of any length, through `lines`,
     /// scratch of [`line_pitch`] bytes for each column: the columns are
     /// staged there as lines, and each output row built from them. The
     /// columns it writes, and returns, are a whole number of groups
@@ -392,11 +392,11 @@ impl ReverseCopier {
 pub(super) const TRANSPOSED_ROWS: usize = 8;
 
 /// Rows (and columns) in a group of [`ReverseCopier::subsequence_lines`]
-/// for `n`-byte elements: a 32-byte register of them, for the 2-, 4- and
-/// 8-byte elements it takes; 0 for other widths.
+/// for `n`-byte elements: a 32-byte register of them, for the 1-, 2-, 4-
+/// and 8-byte elements it takes; 0 for other widths.
 pub(super) const fn line_group(n: usize) -> usize {
     match n {
-        2 | 4 | 8 => 32 / n,
+        1 | 2 | 4 | 8 => 32 / n,
         _ => 0,
     }
 }

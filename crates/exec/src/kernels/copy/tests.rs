@@ -890,11 +890,11 @@ fn subsequence_columns_transposed_match_the_rule_element_by_element() {
 #[test]
 fn subsequence_lines_match_the_rule_element_by_element() {
     let copier = ReverseCopier::detect();
-    // Axes from 2 rows up, on both sides of whole groups of 4, 8 and 16, and
+    // Axes from 2 rows up, on both sides of whole groups of 4, 8, 16 and 32, and
     // past the rows staged ahead; column counts with and without columns
     // left over.
     let sizes = [2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 64, 129, 130, 200];
-    let mut lines = vec![0u8; 47 * line_pitch::<2>(200).unwrap().max(line_pitch::<8>(200).unwrap())];
+    let mut lines = vec![0u8; 95 * line_pitch::<8>(200).unwrap()];
     check_in_place::<8>(
         &sizes,
         &[4, 9, 23],
@@ -922,12 +922,21 @@ fn subsequence_lines_match_the_rule_element_by_element() {
             copier.subsequence_lines::<2>(input, shape, first, lens, lines, rows, out, out_stride)
         },
     );
+    check_in_place::<1>(
+        &sizes,
+        &[32, 35, 64, 95],
+        |count| if copier.transposes() { count / 32 * 32 } else { 0 },
+        |input, shape, first, lens, rows, out, out_stride| {
+            let lines = &mut lines[..lens.len() * line_pitch::<1>(shape.1).unwrap()];
+            copier.subsequence_lines::<1>(input, shape, first, lens, lines, rows, out, out_stride)
+        },
+    );
     // Other widths write nothing.
     let input = vec![1u8; 20 * 64];
     let mut out = vec![0u8; 64];
     let mut lines = vec![0u8; 1 << 12];
     assert_eq!(
-        copier.subsequence_lines::<1>(&input, (64, 20), 0, &[2; 32], &mut lines, (0, 0), &mut out, 0),
+        copier.subsequence_lines::<3>(&input, (64, 20), 0, &[2; 10], &mut lines, (0, 0), &mut out, 0),
         0
     );
     assert_eq!(
@@ -938,6 +947,7 @@ fn subsequence_lines_match_the_rule_element_by_element() {
     lines_that_do_not_fit_write_nothing::<8>(copier);
     lines_that_do_not_fit_write_nothing::<4>(copier);
     lines_that_do_not_fit_write_nothing::<2>(copier);
+    lines_that_do_not_fit_write_nothing::<1>(copier);
 }
 
 /// [`ReverseCopier::subsequence_lines`] with `N`-byte elements writes

@@ -6,7 +6,7 @@
 //! the line's length, reverses its head. It has one width because the
 //! 32-bit and 64-bit lines need AVX2's lane-crossing permutes. On 3 and 4
 //! rows of 1- and 2-byte elements, four registers make the network. On longer
-//! axes, 2-, 4- and 8-byte elements go through lines staged in a buffer, each
+//! axes, every width goes through lines staged in a buffer, each
 //! output row built from windows of them (`subsequence_lines`).
 
 use std::arch::x86_64::{
@@ -623,11 +623,12 @@ const _: () = {
 };
 
 /// Writes output rows `k0..=k1` of columns `first..first + count` of one
-/// block of ReverseSubsequences with 2-, 4- or 8-byte elements on an axis of
+/// block of ReverseSubsequences with 1-, 2-, 4- or 8-byte elements on an axis of
 /// any length, with the same arguments as [`subsequence_transposed`], and
 /// `lines` as scratch of [`line_pitch`] bytes for each of the `count`
 /// columns. `count` is `lens.len()` rounded down to a whole number of
-/// groups ([`line_group`]: 16 columns of 2 bytes, 8 of 4, 4 of 8).
+/// groups ([`line_group`]: 32 columns of 1 byte, 16 of 2 bytes, 8 of 4, 4
+/// of 8).
 ///
 /// The columns are staged as lines: every group of rows of a group of
 /// columns is turned into line segments by a square transpose in
@@ -638,8 +639,9 @@ const _: () = {
 /// a lane-crossing permute, and elsewhere its own elements; a blend picks
 /// between the two by the length. For 8-byte elements that is about 18
 /// instructions for 4 elements, against about 40 to move them one at a
-/// time; for 4-byte ones about 50 for 8, and for 2-byte ones about 150
-/// for 16, where a gather loads each element from a row of its own.
+/// time; for 4-byte ones about 50 for 8, for 2-byte ones about 150 for 16
+/// and for 1-byte ones about 400 for 32, where a gather loads each element
+/// from a row of its own.
 #[allow(clippy::too_many_arguments)]
 pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
     isa: Avx2,
@@ -700,8 +702,17 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                 let rank = match N {
                     8 => _mm256_setr_epi64x(0, 1, 2, 3),
                     4 => _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7),
-                    _ => _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                    2 => _mm256_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                    _ => _mm256_setr_epi8(
+                        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23,
+                        24, 25, 26, 27, 28, 29, 30, 31,
+                    ),
                 };
+                // The bytes of each lane in reverse order.
+                let bytes_backwards_in_lanes = _mm256_setr_epi8(
+                    15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
+                    5, 4, 3, 2, 1, 0,
+                );
                 let backwards = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
                 // The 2-byte elements of each lane in reverse order.
                 let backwards_in_lanes = _mm256_setr_epi8(
@@ -709,12 +720,38 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                     4, 5, 2, 3, 0, 1,
                 );
                 // A square transpose of a group: interleaves of elements
-                // (2-byte ones, 4-byte ones, then pairs of them), then of
-                // lanes. Its own inverse; the first `group` registers hold
+                // (bytes, 2-byte ones, 4-byte ones, then pairs of them),
+                // then of lanes. Its own inverse; the first `group` registers hold
                 // the rows, then the lines.
                 macro_rules! transpose {
                     ($v:ident) => {
-                        if N == 2 {
+                        if N == 1 {
+                            // Each half of the rows (`h` = 0 or 16) is
+                            // transposed within each lane by four rounds
+                            // of interleaving the bytes of register `x`
+                            // with those of `x + 8` into `2 x` and `2 x +
+                            // 1`: register `h + i` then holds byte `i` of
+                            // those rows in its low lane and byte `16 + i`
+                            // in its high one.
+                            for h in [0, 16] {
+                                for _ in 0..4 {
+                                    let mut t = [zero; 16];
+                                    for x in 0..8 {
+                                        t[2 * x] = _mm256_unpacklo_epi8($v[h + x], $v[h + x + 8]);
+                                        t[2 * x + 1] = _mm256_unpackhi_epi8($v[h + x], $v[h + x + 8]);
+                                    }
+                                    for (x, t) in t.into_iter().enumerate() {
+                                        $v[h + x] = t;
+                                    }
+                                }
+                            }
+                            let mut t = [zero; 32];
+                            for x in 0..16 {
+                                t[x] = _mm256_permute2x128_si256::<0x20>($v[x], $v[x + 16]);
+                                t[x + 16] = _mm256_permute2x128_si256::<0x31>($v[x], $v[x + 16]);
+                            }
+                            $v = t;
+                        } else if N == 2 {
                             // Within each lane, rows `8 h..8 h + 8` (`h`
                             // = 0 or 1) become register `8 h + i` holding
                             // element `i` of those rows in its low lane and
@@ -787,7 +824,7 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                     let rows = (size - b * group).min(group);
                     let at = input.add(b * group * stride + first * N);
                     for j in (0..count).step_by(group) {
-                        let mut v = [zero; 16];
+                        let mut v = [zero; 32];
                         // The last group's rows past the axis repeat its
                         // last row: no output row reads them.
                         for (e, v) in v.iter_mut().enumerate().take(group) {
@@ -810,7 +847,7 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                     let top = (a * group) as isize;
                     let whole = k0 <= a * group && (a + 1) * group <= k1 + 1;
                     for j in (0..count).step_by(group) {
-                        let mut v = [zero; 16];
+                        let mut v = [zero; 32];
                         for (c, v) in v.iter_mut().enumerate().take(group) {
                             let len = (*lens.get_unchecked(j + c)).min(size as u32) as isize;
                             let line = line(j + c);
@@ -823,6 +860,17 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                                 (
                                     _mm256_permute4x64_epi64::<0b00_01_10_11>(window),
                                     _mm256_cmpgt_epi64(_mm256_set1_epi64x((len - top) as i64), rank),
+                                )
+                            } else if N == 1 {
+                                (
+                                    _mm256_permute4x64_epi64::<0b01_00_11_10>(_mm256_shuffle_epi8(
+                                        window,
+                                        bytes_backwards_in_lanes,
+                                    )),
+                                    _mm256_cmpgt_epi8(
+                                        _mm256_set1_epi8((len - top).clamp(-1, wide) as i8),
+                                        rank,
+                                    ),
                                 )
                             } else if N == 2 {
                                 (
