@@ -11,9 +11,10 @@
 //! cache-sized tiles of columns instead. With AVX2, axes of up to 8 rows
 //! are turned into lines and back in registers, a register of columns at a
 //! time, each line's head reversed by one shuffle, and 8-byte elements on
-//! longer axes (1- and 2-byte ones on axes of over 255 rows, 4-byte ones on
-//! axes of over 2048) go through lines staged in a buffer; 1- and 2-byte elements
-//! on axes of 16 to 255 rows are shifted by byte-wise selects, `log2(size)`
+//! longer axes (1- and 2-byte ones on axes of over 255 rows, 4-byte ones
+//! on axes of over 2048) go through lines staged in a buffer; 1- and
+//! 2-byte elements on axes of 16 to 255 rows are shifted by byte-wise
+//! selects, `log2(size)`
 //! per row, one register of columns at a time; other 1-byte elements are
 //! shifted a whole row at a time, and the rest are gathered from a buffer.
 
@@ -705,8 +706,9 @@ fn lines_win(n: usize, size: usize, inner: usize) -> bool {
 /// [`GATHER_TILE_BYTES`] holds, but at least [`LINES_MIN_ROW_BYTES`] of
 /// each row, and no more than [`LINES_MAX_BYTES`] or the columns there
 /// are. `None` when not even one group of lines fits: fewer columns than a
-/// group (32 of 1 byte, 16 of 2 bytes, 8 of 4, 4 of 8), an axis too long for a group's lines in
-/// [`LINES_MAX_BYTES`] (about 32,800 rows), or another width.
+/// group (32 of 1 byte, 16 of 2 bytes, 8 of 4, 4 of 8), an axis too long
+/// for a group's lines in [`LINES_MAX_BYTES`] (about 32,800 rows), or
+/// another width.
 fn lines_tile(n: usize, size: usize, inner: usize) -> Option<(usize, usize)> {
     let group = line_group(n);
     let pitch = match n {

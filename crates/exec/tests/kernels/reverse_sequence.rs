@@ -530,9 +530,9 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[100, 30, 4], 1, 0),
         (ElementType::F32, &[100, 30, 5], 1, 0),
         // Time-major with an element per batch index and position, on
-        // axes too long for the gathers (or the strips) to stage: lines of
-        // 4, 8, 2 and 1 bytes, half a group of columns left over (4, 2, 8
-        // and 16).
+        // axes the staged lines take: 4 and 8 bytes where the gathers
+        // cannot stage the axis, 2 and 1 past the strips; half a group of
+        // columns left over (4, 2, 8 and 16).
         (ElementType::F32, &[2100, 36], 1, 0),
         (ElementType::I64, &[2100, 14], 1, 0),
         (ElementType::F16, &[300, 40], 1, 0),

@@ -281,11 +281,12 @@ fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
 /// shapes make several tiles per block, the last one partial and not a
 /// whole number of vectors; axes of 2 and 3 rows, of a power of two and one
 /// past it, and of 256 rows (where the shifter recounts how far each line's
-/// reversed part reaches); rows narrower than a register; and the chunks
+/// reversed part reaches, on lines too few for a group of staged lines);
+/// rows narrower than a register; and the chunks
 /// of three threads start inside a tile and inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 44] = [
+    let cases: [(ElementType, [usize; 3]); 45] = [
         // Strips: the longest axis they take, and a last strip of a block
         // narrower than a register.
         (ElementType::U8, [2, 255, 70]),
@@ -307,8 +308,7 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         (ElementType::I32, [1, 2100, 150]),
         (ElementType::F32, [2, 2048, 20]),
         // 2-byte elements past the axes the strips take: tiles of 32
-        // columns, 8 left over; 2048 rows (below) in a tile of 64, 6 left
-        // over.
+        // columns, 8 left over.
         (ElementType::F16, [2, 300, 40]),
         // And 1-byte ones: a tile of 64 columns, 6 left over.
         (ElementType::U8, [2, 300, 70]),
@@ -318,11 +318,15 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         (ElementType::U8, [2, 8, 1100]),
         (ElementType::I16, [2, 16, 600]),
         (ElementType::U8, [3, 2, 64]),
+        // 256 rows of 1-byte elements: lines with 32 columns or more, the
+        // shifter with fewer.
         (ElementType::U8, [2, 256, 40]),
+        (ElementType::U8, [2, 256, 20]),
         // An axis whose blocks have too few columns for a group of lines,
         // read in place one element at a time.
         (ElementType::U64, [2, 5000, 3]),
         (ElementType::U64, [2, 1024, 20]),
+        // 2-byte lines in a tile of 64 columns, 6 left over.
         (ElementType::U16, [2, 2048, 70]),
         (ElementType::U8, [3, 5, 7]),
         (ElementType::U8, [3, 200, 100]),

@@ -639,9 +639,9 @@ const _: () = {
 /// a lane-crossing permute, and elsewhere its own elements; a blend picks
 /// between the two by the length. For 8-byte elements that is about 18
 /// instructions for 4 elements, against about 40 to move them one at a
-/// time; for 4-byte ones about 50 for 8, for 2-byte ones about 150 for 16
-/// and for 1-byte ones about 400 for 32, where a gather loads each element
-/// from a row of its own.
+/// time; narrower elements take about as many per register, which holds 8,
+/// 16 or 32 of them, where a gather loads each element from a row of its
+/// own.
 #[allow(clippy::too_many_arguments)]
 pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
     isa: Avx2,
@@ -655,8 +655,8 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
     out_stride: usize,
 ) -> usize {
     let group = line_group(N);
-    // `line_pitch` is `None` for widths other than 4 and 8, whose group
-    // is 0.
+    // `line_pitch` is `None` for widths other than 1, 2, 4 and 8, whose
+    // group is 0.
     let Some(pitch) = line_pitch::<N>(size) else {
         return 0;
     };
