@@ -690,8 +690,10 @@ const LINES_MAX_BYTES: usize = LINES_MIN_ROW_BYTES * (4096 + 8);
 /// ([`lines_tile`]).
 fn lines_win(n: usize, size: usize, inner: usize) -> bool {
     let wins = match n {
-        // Where the strips do not take the axis.
-        1 | 2 => size > STRIP_MAX_SIZE,
+        // Where the strips do not take the axis; 2-byte elements also
+        // where the gathers cannot stage whole blocks.
+        1 => size > STRIP_MAX_SIZE,
+        2 => size > STRIP_MAX_SIZE && size.saturating_mul(inner).saturating_mul(n) > GATHER_TILE_BYTES,
         // The gathers stage a tile of at least a cache line of columns.
         4 => size.saturating_mul(LINE) > GATHER_TILE_BYTES,
         8 => size.saturating_mul(inner).saturating_mul(n) > GATHER_TILE_BYTES,
@@ -1254,11 +1256,15 @@ impl<C: Count> SubsequencePlan<'_, C> {
     ///   lines against 9.2–12.4 through the shifter on `[256, 32768]`,
     ///   4.1–4.7 against 6.2–6.7 through the gathers on `[300, 16384]`,
     ///   7.4–7.8 against 12.0–12.2 on `[1024, 8192]` and 6.3–6.7 against
-    ///   23.8–24.6 on `[4096, 2048]`. The strips took 3.6–3.8 ms against
+    ///   23.8–24.6 on `[4096, 2048]`; along axis 1 of `[512, 300, 64]`,
+    ///   5.2–6.4 against 15.8–16.5, where the gathers stage whole blocks. The strips took 3.6–3.8 ms against
     ///   5.7–6.6 on `[200, 32768]`, and 3.7–3.8 against 5.6–6.2 on `[8, 64,
     ///   128, 128]` along axis 1.
     /// - 2-byte elements on axes longer than the strips take (over
-    ///   [`STRIP_MAX_SIZE`] rows). Time-major `f16` took 4.0–6.5 ms through
+    ///   [`STRIP_MAX_SIZE`] rows) where a block is larger than the buffer of
+    ///   [`SubsequencePlan::gather`]: on `[512, 300, 64]` along axis 1,
+    ///   blocks of 38 KiB, the gathers took 8.2–8.5 ms against 10.0–12.9
+    ///   through the lines. Time-major `f16` took 4.0–6.5 ms through
     ///   the lines against 5.0–5.5 through the gathers on `[256, 16384]`,
     ///   5.1–5.7 against 5.7–8.5 on `[512, 8192]`, 6.8–8.9 against
     ///   9.3–11.4 on `[1024, 4096]`, and 6.2–8.6 against 58–61 on `[4096,
@@ -1761,8 +1767,10 @@ mod tests {
             assert_eq!(lines_win(8, size, inner), takes, "8 bytes, {size} rows, {inner} columns");
         }
         // 1- and 2-byte elements: past the 255 rows the strips take, with a
-        // group of 32 or 16 columns at least.
-        for (size, inner, takes) in [(255, 512, false), (256, 16, true), (256, 15, false), (4096, 512, true)]
+        // group of 32 or 16 columns at least; 2-byte ones only where a
+        // block is past 128 KiB as well.
+        for (size, inner, takes) in
+            [(255, 512, false), (256, 512, true), (300, 64, false), (4096, 17, true), (5000, 15, false)]
         {
             assert_eq!(lines_win(2, size, inner), takes, "2 bytes, {size} rows, {inner} columns");
         }

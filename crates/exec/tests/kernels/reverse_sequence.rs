@@ -532,10 +532,11 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         // Time-major with an element per batch index and position, on
         // axes the staged lines take: 4 and 8 bytes where the gathers
         // cannot stage the axis, 2 and 1 past the strips; half a group of
-        // columns left over (4, 2, 8 and 16).
+        // columns left over (4, 2, 8 and 16), and tiles of 192 and 64
+        // columns of 2 bytes.
         (ElementType::F32, &[2100, 36], 1, 0),
         (ElementType::I64, &[2100, 14], 1, 0),
-        (ElementType::F16, &[300, 40], 1, 0),
+        (ElementType::F16, &[300, 264], 1, 0),
         (ElementType::U8, &[300, 80], 1, 0),
     ];
     // One scratch for every call that reads its lengths, as a plan keeps
