@@ -708,17 +708,20 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                         24, 25, 26, 27, 28, 29, 30, 31,
                     ),
                 };
-                // The bytes of each lane in reverse order.
-                let bytes_backwards_in_lanes = _mm256_setr_epi8(
-                    15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6,
-                    5, 4, 3, 2, 1, 0,
-                );
                 let backwards = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
-                // The 2-byte elements of each lane in reverse order.
-                let backwards_in_lanes = _mm256_setr_epi8(
-                    14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1, 14, 15, 12, 13, 10, 11, 8, 9, 6, 7,
-                    4, 5, 2, 3, 0, 1,
-                );
+                // The elements of each lane in reverse order, for 1- and
+                // 2-byte ones.
+                let backwards_in_lanes = if N == 1 {
+                    _mm256_setr_epi8(
+                        15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
+                        7, 6, 5, 4, 3, 2, 1, 0,
+                    )
+                } else {
+                    _mm256_setr_epi8(
+                        14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1, 14, 15, 12, 13, 10, 11, 8, 9,
+                        6, 7, 4, 5, 2, 3, 0, 1,
+                    )
+                };
                 // A square transpose of a group: interleaves of elements
                 // (bytes, 2-byte ones, 4-byte ones, then pairs of them),
                 // then of lanes. Its own inverse; the first `group` registers hold
@@ -856,41 +859,24 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                             // top` on down where inside the head.
                             let from = (len - top - wide).clamp(-wide, last);
                             let window = _mm256_loadu_si256(line.offset(from * N as isize).cast());
-                            let (reversed, head) = if N == 8 {
-                                (
-                                    _mm256_permute4x64_epi64::<0b00_01_10_11>(window),
-                                    _mm256_cmpgt_epi64(_mm256_set1_epi64x((len - top) as i64), rank),
-                                )
-                            } else if N == 1 {
-                                (
-                                    _mm256_permute4x64_epi64::<0b01_00_11_10>(_mm256_shuffle_epi8(
-                                        window,
-                                        bytes_backwards_in_lanes,
-                                    )),
-                                    _mm256_cmpgt_epi8(
-                                        _mm256_set1_epi8((len - top).clamp(-1, wide) as i8),
-                                        rank,
-                                    ),
-                                )
-                            } else if N == 2 {
-                                (
-                                    _mm256_permute4x64_epi64::<0b01_00_11_10>(_mm256_shuffle_epi8(
-                                        window,
-                                        backwards_in_lanes,
-                                    )),
-                                    _mm256_cmpgt_epi16(
-                                        _mm256_set1_epi16((len - top).clamp(-1, wide) as i16),
-                                        rank,
-                                    ),
-                                )
-                            } else {
-                                (
-                                    _mm256_permutevar8x32_epi32(window, backwards),
-                                    _mm256_cmpgt_epi32(
-                                        _mm256_set1_epi32((len - top).clamp(-1, wide) as i32),
-                                        rank,
-                                    ),
-                                )
+                            let reversed = match N {
+                                8 => _mm256_permute4x64_epi64::<0b00_01_10_11>(window),
+                                4 => _mm256_permutevar8x32_epi32(window, backwards),
+                                // Reversed within each lane, then the
+                                // lanes swapped.
+                                _ => _mm256_permute4x64_epi64::<0b01_00_11_10>(_mm256_shuffle_epi8(
+                                    window,
+                                    backwards_in_lanes,
+                                )),
+                            };
+                            // The group's rows inside the head: those whose
+                            // rank is below `len - top`.
+                            let inside = (len - top).clamp(-1, wide);
+                            let head = match N {
+                                8 => _mm256_cmpgt_epi64(_mm256_set1_epi64x(inside as i64), rank),
+                                4 => _mm256_cmpgt_epi32(_mm256_set1_epi32(inside as i32), rank),
+                                2 => _mm256_cmpgt_epi16(_mm256_set1_epi16(inside as i16), rank),
+                                _ => _mm256_cmpgt_epi8(_mm256_set1_epi8(inside as i8), rank),
                             };
                             *v = _mm256_blendv_epi8(straight, reversed, head);
                         }
