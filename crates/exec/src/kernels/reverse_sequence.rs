@@ -124,14 +124,14 @@ fn into(
                             data,
                             out,
                             options,
-                            &mut scratch.row_heads,
+                            scratch.row_heads.from(Some(checked.id)),
                         ),
                         None => play_or_copy(
                             finish(data, (batch, seq), checked.read, counts)?,
                             data,
                             out,
                             options,
-                            &mut scratch.row_heads,
+                            scratch.row_heads.from(Some(checked.id)),
                         ),
                     };
                 }
@@ -142,7 +142,15 @@ fn into(
     };
     let axes = (batch_axis, seq_axis);
     if narrow_counts(seq_size(data, seq_axis)) {
-        reverse_sequence_in(data, lengths, axes, out, options, &mut scratch.lengths, &mut scratch.row_heads)
+        reverse_sequence_in(
+            data,
+            lengths,
+            axes,
+            out,
+            options,
+            &mut scratch.lengths,
+            scratch.row_heads.from(None),
+        )
     } else {
         reverse_sequence_in(
             data,
@@ -151,7 +159,7 @@ fn into(
             out,
             options,
             &mut scratch.wide_lengths,
-            &mut scratch.row_heads,
+            scratch.row_heads.from(None),
         )
     }
 }
@@ -202,10 +210,13 @@ fn play_or_copy<C: Count>(
         // Axes of up to 8 rows are turned into lines in registers, which
         // read the lengths a byte each.
         let view = (lines.outer, lines.size, lines.inner);
+        let key = Expansion::Lines(lines);
         return if lines.size <= TRANSPOSED_ROWS {
-            play_lines(data, out, options, view, lines.lengths(&plan, &mut row_heads.bytes)?)
+            let lens = row_heads.bytes.keep(row_heads.from, key, |lens| lines.lengths(&plan, lens))?;
+            play_lines(data, out, options, view, lens)
         } else {
-            play_lines(data, out, options, view, lines.lengths(&plan, &mut row_heads.each)?)
+            let lens = row_heads.each.keep(row_heads.from, key, |lens| lines.lengths(&plan, lens))?;
+            play_lines(data, out, options, view, lens)
         };
     }
     if !plan.runs_short(width) {
@@ -213,10 +224,13 @@ fn play_or_copy<C: Count>(
     }
     // Rows of 2 to 16 bytes, a power of two, read their heads a byte
     // each (a sequence that short has lengths that fit one).
+    let key = Expansion::Rows { mid: plan.mid };
     if matches!(plan.hi * width, 2 | 4 | 8 | 16) {
-        play_as(OP, &plan.flattened(&mut row_heads.bytes)?, data, out, options, Some(width))
+        let heads = row_heads.bytes.keep(row_heads.from, key, |heads| plan.heads(heads))?;
+        play_as(OP, &plan.flattened(heads)?, data, out, options, Some(width))
     } else {
-        play_as(OP, &plan.flattened(&mut row_heads.each)?, data, out, options, Some(width))
+        let heads = row_heads.each.keep(row_heads.from, key, |heads| plan.heads(heads))?;
+        play_as(OP, &plan.flattened(heads)?, data, out, options, Some(width))
     }
 }
 
@@ -225,20 +239,79 @@ fn play_or_copy<C: Count>(
 /// ([`SequencePlan::flattened`]), or a length per line, for blocks played
 /// as ReverseSubsequences' lines ([`Lines::lengths`]); kept in a
 /// [`Scratch`] so that a model run again and again allocates them once.
+///
+/// Heads written from checked lengths are kept for the next call with the
+/// same lengths and the same layout: a model whose lengths are a constant
+/// writes them once, not on every run.
 #[derive(Clone, Debug, Default)]
 pub(super) struct RowHeads {
     /// 32-bit heads or line lengths.
-    each: Vec<u32>,
+    each: Kept<u32>,
     /// Heads a byte each, for the rows of 2 to 16 bytes that the short
     /// rows' loop reads that way, or line lengths a byte each on up to 8
     /// rows.
-    bytes: Vec<u8>,
+    bytes: Kept<u8>,
+    /// The [`CheckedLengths`] this call's lengths are, if any.
+    from: Option<u64>,
 }
 
 impl RowHeads {
     /// Nothing allocated yet.
     pub(super) const fn new() -> RowHeads {
-        RowHeads { each: Vec::new(), bytes: Vec::new() }
+        RowHeads { each: Kept::new(), bytes: Kept::new(), from: None }
+    }
+
+    /// The heads for a call whose lengths are the [`CheckedLengths`]
+    /// numbered `checked`, or lengths read on this call (`None`).
+    fn from(&mut self, checked: Option<u64>) -> &mut RowHeads {
+        self.from = checked;
+        self
+    }
+}
+
+/// Heads or line lengths, with what they were written from when that was
+/// a [`CheckedLengths`].
+#[derive(Clone, Debug, Default)]
+struct Kept<H> {
+    values: Vec<H>,
+    /// The checked lengths and the layout `values` were written for;
+    /// `None` when they were written from lengths read on one call, or
+    /// not all written.
+    held: Option<(u64, Expansion)>,
+}
+
+/// How lengths are laid out as heads or line lengths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Expansion {
+    /// A head per row, each batch index's length for its `mid` rows
+    /// ([`SequencePlan::heads`]).
+    Rows { mid: usize },
+    /// A length per line ([`Lines::lengths`]).
+    Lines(Lines),
+}
+
+impl<H> Kept<H> {
+    const fn new() -> Kept<H> {
+        Kept { values: Vec::new(), held: None }
+    }
+
+    /// The values `write` writes for `layout`, from the checked lengths
+    /// numbered `from` (when `Some`); written again unless they are what
+    /// was kept from an earlier call with the same lengths and layout.
+    fn keep(
+        &mut self,
+        from: Option<u64>,
+        layout: Expansion,
+        write: impl FnOnce(&mut Vec<H>) -> Result<(), KernelError>,
+    ) -> Result<&[H], KernelError> {
+        let key = from.map(|id| (id, layout));
+        if key.is_none() || self.held != key {
+            // Not kept while half written, should `write` fail.
+            self.held = None;
+            write(&mut self.values)?;
+            self.held = key;
+        }
+        Ok(&self.values)
     }
 }
 
@@ -246,7 +319,7 @@ impl RowHeads {
 /// inner]`, a length per line): each batch index's length repeated for
 /// `each` lines in turn, the batch indices taken `groups` times over, and
 /// all that `repeats` times (once per index before both axes).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Lines {
     outer: usize,
     size: usize,
@@ -258,11 +331,11 @@ struct Lines {
 
 impl Lines {
     /// Every line's length, written to `lens` from `plan`'s, as `H`.
-    fn lengths<'h, C: Count, H: Count>(
+    fn lengths<C: Count, H: Count>(
         self,
         plan: &SequencePlan<'_, C>,
-        lens: &'h mut Vec<H>,
-    ) -> Result<&'h [H], KernelError> {
+        lens: &mut Vec<H>,
+    ) -> Result<(), KernelError> {
         let internal = |what| KernelError::Internal { op: OP, what };
         if H::new(self.size).is_none() {
             return Err(internal("the sequence is too long for the line lengths chosen"));
@@ -276,7 +349,7 @@ impl Lines {
         if lens.len() != self.outer * self.inner {
             return Err(internal("the line lengths do not match the lines"));
         }
-        Ok(lens)
+        Ok(())
     }
 }
 
@@ -363,7 +436,14 @@ pub struct CheckedLengths {
     /// [`BYTE_HEADS_MAX_SEQ`] elements: rows that short read them a
     /// quarter as wide ([`CheckedLengths::byte_heads`]).
     bytes: Option<Vec<u8>>,
+    /// A number no other lengths checked in this process have (a clone
+    /// shares it, and the values): a [`Scratch`] keeps the heads it writes
+    /// from these lengths under it, for the next run.
+    id: u64,
 }
+
+/// The number the next [`CheckedLengths`] takes.
+static NEXT_CHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// The longest sequence whose checked lengths are also kept a byte each:
 /// rows of 16 bytes of 1-byte elements, the longest that the short rows'
@@ -391,7 +471,8 @@ impl CheckedLengths {
         let bytes = (seq_size <= BYTE_HEADS_MAX_SEQ)
             .then(|| stored.unwrap_or(&lens).iter().map(|&n| n as u8).collect());
         let counts = stored.is_none().then_some(lens);
-        Ok(Some(CheckedLengths { lengths: lengths.clone(), batch, seq_size, read, counts, bytes }))
+        let id = NEXT_CHECKED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(Some(CheckedLengths { lengths: lengths.clone(), batch, seq_size, read, counts, bytes, id }))
     }
 
     /// The counts a byte each, where `data` (whose batch and sequence axes
@@ -856,27 +937,37 @@ impl<C: Count> SequencePlan<'_, C> {
         self.seq_is_hi && self.inner == 1 && self.mid > 1 && run <= SHORT_RUN_MAX_BYTES
     }
 
-    /// The same copy seen as rows with a head each: `[outer, lo * mid, 1,
-    /// hi]`, with every batch index's length written to `heads` once for
-    /// each of its `mid` rows (once in all when every length is the same).
-    /// For a plan whose [`SequencePlan::runs_short`] holds, whose
-    /// sequences are then short enough for any count type.
-    fn flattened<'h, H: Count>(&self, heads: &'h mut Vec<H>) -> Result<SequencePlan<'h, H>, KernelError> {
+    /// Writes the heads of [`SequencePlan::flattened`] to `heads`: every
+    /// batch index's length once for each of its `mid` rows, or once in
+    /// all when every length is the same. For a plan whose
+    /// [`SequencePlan::runs_short`] holds, whose sequences are then short
+    /// enough for any count type.
+    fn heads<H: Count>(&self, heads: &mut Vec<H>) -> Result<(), KernelError> {
         let internal = |what| KernelError::Internal { op: OP, what };
         // Every length is at most `hi`, so the heads hold them all when
         // they hold `hi`.
         if H::new(self.hi).is_none() {
             return Err(internal("the sequence is too long for the heads chosen for its rows"));
         }
-        let rows = self.lo.checked_mul(self.mid).ok_or_else(|| internal("the rows overflow"))?;
         if self.lens.len() != self.lo {
             return Err(internal("the lengths do not match the batch size"));
         }
         if self.uniform {
             heads.clear();
             heads.push(H::narrow(self.len_at(0) as u64));
+            Ok(())
         } else {
-            repeat_lengths(self.lens, (1, self.mid, 1), heads, "a sequence length per row")?;
+            repeat_lengths(self.lens, (1, self.mid, 1), heads, "a sequence length per row")
+        }
+    }
+
+    /// The same copy seen as rows with a head each, `[outer, lo * mid, 1,
+    /// hi]`, with the heads [`SequencePlan::heads`] wrote.
+    fn flattened<'h, H: Count>(&self, heads: &'h [H]) -> Result<SequencePlan<'h, H>, KernelError> {
+        let internal = |what| KernelError::Internal { op: OP, what };
+        let rows = self.lo.checked_mul(self.mid).ok_or_else(|| internal("the rows overflow"))?;
+        if heads.len() != if self.uniform { 1 } else { rows } {
+            return Err(internal("the heads do not match the rows"));
         }
         Ok(SequencePlan {
             outer: self.outer,
@@ -1017,6 +1108,90 @@ impl<C: Count> RunPlan for SequencePlan<'_, C> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// ReverseSequence element by element on `i64` values, as its
+    /// definition reads: a reference for the kernel.
+    fn naive(data: &[i64], shape: &[usize], (batch, seq): (usize, usize), lens: &[i64]) -> Vec<i64> {
+        let strides: Vec<usize> = (0..shape.len()).map(|a| shape[a + 1..].iter().product()).collect();
+        (0..data.len())
+            .map(|flat| {
+                let at = |axis: usize| flat / strides[axis] % shape[axis];
+                let (t, len) = (at(seq), lens[at(batch)] as usize);
+                let from = if t < len { len - 1 - t } else { t };
+                data[flat - t * strides[seq] + from * strides[seq]]
+            })
+            .collect()
+    }
+
+    #[test]
+    fn heads_written_from_checked_lengths_are_kept_only_for_those_lengths_and_that_layout() {
+        // Each case is run with the first lengths twice, then on data with
+        // more rows or more elements per batch index and position (the
+        // lengths checked once for all, as a model's constant is), then
+        // with the second lengths and the first again, all with one
+        // scratch: short runs of rows with a byte head each
+        // (8-byte rows) and with a 32-bit one (24-byte rows), and
+        // time-major data as lines.
+        // (type, shape, the larger shape, batch and sequence axes, the
+        // two lengths)
+        type Case = (ElementType, [usize; 3], [usize; 3], (usize, usize), [&'static [i64]; 2]);
+        let cases: [Case; 3] = [
+            (ElementType::U8, [5, 2, 8], [5, 3, 8], (0, 2), [&[3, 0, 8, 2, 5], &[8, 1, 4, 4, 6]]),
+            (ElementType::F32, [5, 2, 6], [5, 4, 6], (0, 2), [&[6, 2, 0, 5, 3], &[1, 6, 6, 2, 4]]),
+            (
+                ElementType::U8,
+                [6, 40, 3],
+                [6, 40, 5],
+                (1, 0),
+                [
+                    &[
+                        6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 6, 1,
+                        6, 1, 6, 1, 6, 1, 6, 1, 6, 1, 6, 1,
+                    ],
+                    &[
+                        2, 5, 6, 0, 2, 5, 6, 0, 2, 5, 6, 0, 2, 5, 6, 0, 2, 5, 6, 0, 2, 5, 6, 0, 2, 5, 6, 0,
+                        2, 5, 6, 0, 2, 5, 6, 0, 2, 5, 6, 0,
+                    ],
+                ],
+            ),
+        ];
+        for (ty, shape, longer, axes, [first, second]) in cases {
+            let mut scratch = Scratch::new();
+            let check = |lens: &[i64]| {
+                let lengths = Tensor::from_vec(&[lens.len()], lens.to_vec()).unwrap();
+                CheckedLengths::new(&lengths, shape[axes.0], shape[axes.1]).unwrap().unwrap()
+            };
+            let (one, other) = (check(first), check(second));
+            let runs = [
+                (shape, &one, first),
+                (shape, &one, first),
+                (longer, &one, first),
+                (shape, &other, second),
+                (shape, &one, first),
+            ];
+            for (at, (shape, checked, lens)) in runs.into_iter().enumerate() {
+                let data = super::super::distinct(ty, &shape);
+                let mut out = Tensor::zeros(ty, &shape).unwrap();
+                let options = ExecOptions::single_thread();
+                reverse_sequence_checked_into(
+                    &data,
+                    checked,
+                    axes.0 as i64,
+                    axes.1 as i64,
+                    &mut out,
+                    &options,
+                    &mut scratch,
+                )
+                .unwrap();
+                let values =
+                    |t: &Tensor| super::super::convert(t, ElementType::I64).unwrap().to_vec::<i64>().unwrap();
+                let expected = naive(&values(&data), &shape, axes, lens);
+                assert_eq!(values(&out), expected, "{ty:?} {shape:?}, run {at}");
+                let kept = (scratch.row_heads.bytes.held, scratch.row_heads.each.held);
+                assert!(kept.0.is_some() || kept.1.is_some(), "{ty:?} {shape:?}: no heads kept");
+            }
+        }
+    }
 
     #[test]
     fn checked_lengths_are_played_as_checked_without_reading_the_lengths_again() {
