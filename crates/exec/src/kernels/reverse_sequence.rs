@@ -141,26 +141,13 @@ fn into(
         }
     };
     let axes = (batch_axis, seq_axis);
+    // Lengths read on this call: any heads kept from checked ones are
+    // written over.
+    let heads = scratch.row_heads.from(None);
     if narrow_counts(seq_size(data, seq_axis)) {
-        reverse_sequence_in(
-            data,
-            lengths,
-            axes,
-            out,
-            options,
-            &mut scratch.lengths,
-            scratch.row_heads.from(None),
-        )
+        reverse_sequence_in(data, lengths, axes, out, options, &mut scratch.lengths, heads)
     } else {
-        reverse_sequence_in(
-            data,
-            lengths,
-            axes,
-            out,
-            options,
-            &mut scratch.wide_lengths,
-            scratch.row_heads.from(None),
-        )
+        reverse_sequence_in(data, lengths, axes, out, options, &mut scratch.wide_lengths, heads)
     }
 }
 
