@@ -76,6 +76,9 @@ impl<K> Copy for Lengths<'_, K> {}
 /// inputs of the same size allocates nothing: the lengths of
 /// ReverseSequence and ReverseSubsequences, read once per call, and packed
 /// sub-byte data unpacked to a byte per element. A plan keeps one per step.
+/// ReverseSequence also keeps there the heads it writes from lengths
+/// checked ahead, for the next call with the same lengths; what a call
+/// writes never depends on what the scratch held before.
 #[derive(Clone, Debug, Default)]
 pub struct Scratch {
     /// Elements to reverse per batch index (or per line), as
@@ -92,7 +95,9 @@ pub struct Scratch {
     /// Gather's indices, as read.
     indices: Vec<i128>,
     /// ReverseSequence's heads, one per row, for rows that share a length
-    /// in short runs.
+    /// in short runs, or its lengths per line for data played as
+    /// ReverseSubsequences' lines; kept between calls where they were
+    /// written from checked lengths.
     row_heads: reverse_sequence::RowHeads,
 }
 

@@ -72,7 +72,7 @@ fn reverse_sequence_with<C: Count>(
         return Ok(data.clone());
     };
     let mut out = Tensor::zeros(data.element_type(), data.shape())?;
-    play_or_copy(Some(plan), data, &mut out, &ExecOptions::single_thread(), &mut RowHeads::new())?;
+    play_or_copy(Some(plan), data, &mut out, &ExecOptions::single_thread(), &mut RowHeads::new(), None)?;
     Ok(out)
 }
 
@@ -124,14 +124,16 @@ fn into(
                             data,
                             out,
                             options,
-                            scratch.row_heads.from(Some(checked.id)),
+                            &mut scratch.row_heads,
+                            Some(checked.id),
                         ),
                         None => play_or_copy(
                             finish(data, (batch, seq), checked.read, counts)?,
                             data,
                             out,
                             options,
-                            scratch.row_heads.from(Some(checked.id)),
+                            &mut scratch.row_heads,
+                            Some(checked.id),
                         ),
                     };
                 }
@@ -141,9 +143,7 @@ fn into(
         }
     };
     let axes = (batch_axis, seq_axis);
-    // Lengths read on this call: any heads kept from checked ones are
-    // written over.
-    let heads = scratch.row_heads.from(None);
+    let heads = &mut scratch.row_heads;
     if narrow_counts(seq_size(data, seq_axis)) {
         reverse_sequence_in(data, lengths, axes, out, options, &mut scratch.lengths, heads)
     } else {
@@ -161,12 +161,15 @@ fn reverse_sequence_in<C: Count>(
     lens: &mut Vec<C>,
     row_heads: &mut RowHeads,
 ) -> Result<(), KernelError> {
-    play_or_copy(prepare(data, lengths, batch_axis, seq_axis, lens)?, data, out, options, row_heads)
+    play_or_copy(prepare(data, lengths, batch_axis, seq_axis, lens)?, data, out, options, row_heads, None)
 }
 
 /// Plays `plan` from `data` into `out`, or copies `data` whole where there
 /// is no plan (nothing moves). Where the plan's runs would be short, it is
-/// played otherwise, with lengths written to `row_heads`: 2, 4 or 8 bytes
+/// played otherwise, with lengths written to `row_heads` (or kept there
+/// from the last call, when `checked` numbers the [`CheckedLengths`] the
+/// plan's lengths are, and they were written from the same ones for the
+/// same layout; `None` for lengths read on this call): 2, 4 or 8 bytes
 /// after the sequence axis as one element; short blocks as
 /// ReverseSubsequences' lines ([`SequencePlan::as_lines`]); rows that
 /// share a length in short runs with a head per row
@@ -177,6 +180,7 @@ fn play_or_copy<C: Count>(
     out: &mut Tensor,
     options: &ExecOptions,
     row_heads: &mut RowHeads,
+    checked: Option<u64>,
 ) -> Result<(), KernelError> {
     let Some(plan) = plan else {
         return copy_all(OP, data, out, options);
@@ -199,10 +203,10 @@ fn play_or_copy<C: Count>(
         let view = (lines.outer, lines.size, lines.inner);
         let key = Expansion::Lines(lines);
         return if lines.size <= TRANSPOSED_ROWS {
-            let lens = row_heads.bytes.keep(row_heads.from, key, |lens| lines.lengths(&plan, lens))?;
+            let lens = row_heads.bytes.keep(checked, key, |lens| lines.lengths(&plan, lens))?;
             play_lines(data, out, options, view, lens)
         } else {
-            let lens = row_heads.each.keep(row_heads.from, key, |lens| lines.lengths(&plan, lens))?;
+            let lens = row_heads.each.keep(checked, key, |lens| lines.lengths(&plan, lens))?;
             play_lines(data, out, options, view, lens)
         };
     }
@@ -213,10 +217,10 @@ fn play_or_copy<C: Count>(
     // each (a sequence that short has lengths that fit one).
     let key = Expansion::Rows { mid: plan.mid };
     if matches!(plan.hi * width, 2 | 4 | 8 | 16) {
-        let heads = row_heads.bytes.keep(row_heads.from, key, |heads| plan.heads(heads))?;
+        let heads = row_heads.bytes.keep(checked, key, |heads| plan.heads(heads))?;
         play_as(OP, &plan.flattened(heads)?, data, out, options, Some(width))
     } else {
-        let heads = row_heads.each.keep(row_heads.from, key, |heads| plan.heads(heads))?;
+        let heads = row_heads.each.keep(checked, key, |heads| plan.heads(heads))?;
         play_as(OP, &plan.flattened(heads)?, data, out, options, Some(width))
     }
 }
@@ -238,21 +242,12 @@ pub(super) struct RowHeads {
     /// rows' loop reads that way, or line lengths a byte each on up to 8
     /// rows.
     bytes: Kept<u8>,
-    /// The [`CheckedLengths`] this call's lengths are, if any.
-    from: Option<u64>,
 }
 
 impl RowHeads {
     /// Nothing allocated yet.
     pub(super) const fn new() -> RowHeads {
-        RowHeads { each: Kept::new(), bytes: Kept::new(), from: None }
-    }
-
-    /// The heads for a call whose lengths are the [`CheckedLengths`]
-    /// numbered `checked`, or lengths read on this call (`None`).
-    fn from(&mut self, checked: Option<u64>) -> &mut RowHeads {
-        self.from = checked;
-        self
+        RowHeads { each: Kept::new(), bytes: Kept::new() }
     }
 }
 
@@ -260,6 +255,7 @@ impl RowHeads {
 /// a [`CheckedLengths`].
 #[derive(Clone, Debug, Default)]
 struct Kept<H> {
+    /// The heads or line lengths last written.
     values: Vec<H>,
     /// The checked lengths and the layout `values` were written for;
     /// `None` when they were written from lengths read on one call, or
@@ -270,14 +266,17 @@ struct Kept<H> {
 /// How lengths are laid out as heads or line lengths.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Expansion {
-    /// A head per row, each batch index's length for its `mid` rows
-    /// ([`SequencePlan::heads`]).
-    Rows { mid: usize },
+    /// A head per row ([`SequencePlan::heads`]).
+    Rows {
+        /// The rows of each batch index, which take its length in turn.
+        mid: usize,
+    },
     /// A length per line ([`Lines::lengths`]).
     Lines(Lines),
 }
 
 impl<H> Kept<H> {
+    /// Nothing written yet.
     const fn new() -> Kept<H> {
         Kept { values: Vec::new(), held: None }
     }
@@ -834,19 +833,22 @@ fn repeat_lengths<C: Count, H: Count>(
 ///
 /// Sixteen lengths at a time go through a block of their heads whose
 /// layout is fixed when compiled, which the compiler turns into a few
-/// vector shuffles: a million lengths repeated twice as bytes took a third
-/// or less of the time of a loop writing each length's heads in turn.
+/// vector shuffles: half a million lengths repeated twice as byte heads
+/// took a third to a half of the time of a loop writing each length's
+/// heads in turn (0.10–0.36 ms against 0.30–0.77 in three rounds of a
+/// standalone program, on a busy host).
 fn repeat_each<C: Count, H: Count, const M: usize>(lens: &[C], heads: &mut [H]) {
+    /// The lengths written together.
     const BLOCK: usize = 16;
     let (groups, _) = heads.as_chunks_mut::<M>();
     let (blocks, groups_left) = groups.as_chunks_mut::<BLOCK>();
     let (lens_blocks, lens_left) = lens.as_chunks::<BLOCK>();
-    for (block, lens) in blocks.iter_mut().zip(lens_blocks) {
-        let mut heads = [[H::narrow(0); M]; BLOCK];
+    for (block, block_lens) in blocks.iter_mut().zip(lens_blocks) {
+        let mut block_heads = [[H::narrow(0); M]; BLOCK];
         for i in 0..BLOCK * M {
-            heads[i / M][i % M] = head(lens[i / M]);
+            block_heads[i / M][i % M] = head(block_lens[i / M]);
         }
-        *block = heads;
+        *block = block_heads;
     }
     for (group, &n) in groups_left.iter_mut().zip(lens_left) {
         *group = [head(n); M];
@@ -1133,13 +1135,15 @@ mod tests {
         // with the second lengths and the first again, all with one
         // scratch: short runs of rows with a byte head each
         // (8-byte rows) and with a 32-bit one (24-byte rows), and
-        // time-major data as lines.
+        // time-major data as lines (a byte each on 6 positions). Then the
+        // kept heads are swapped for zeros, and one more run with the
+        // first lengths must play those.
         // (type, shape, the larger shape, batch and sequence axes, the
-        // two lengths)
-        type Case = (ElementType, [usize; 3], [usize; 3], (usize, usize), [&'static [i64]; 2]);
+        // two lengths, whether the heads are 32-bit)
+        type Case = (ElementType, [usize; 3], [usize; 3], (usize, usize), [&'static [i64]; 2], bool);
         let cases: [Case; 3] = [
-            (ElementType::U8, [5, 2, 8], [5, 3, 8], (0, 2), [&[3, 0, 8, 2, 5], &[8, 1, 4, 4, 6]]),
-            (ElementType::F32, [5, 2, 6], [5, 4, 6], (0, 2), [&[6, 2, 0, 5, 3], &[1, 6, 6, 2, 4]]),
+            (ElementType::U8, [5, 2, 8], [5, 3, 8], (0, 2), [&[3, 0, 8, 2, 5], &[8, 1, 4, 4, 6]], false),
+            (ElementType::F32, [5, 2, 6], [5, 4, 6], (0, 2), [&[6, 2, 0, 5, 3], &[1, 6, 6, 2, 4]], true),
             (
                 ElementType::U8,
                 [6, 40, 3],
@@ -1155,9 +1159,10 @@ mod tests {
                         2, 5, 6, 0, 2, 5, 6, 0, 2, 5, 6, 0,
                     ],
                 ],
+                false,
             ),
         ];
-        for (ty, shape, longer, axes, [first, second]) in cases {
+        for (ty, shape, longer, axes, [first, second], wide) in cases {
             let mut scratch = Scratch::new();
             let check = |lens: &[i64]| {
                 let lengths = Tensor::from_vec(&[lens.len()], lens.to_vec()).unwrap();
@@ -1171,9 +1176,9 @@ mod tests {
                 (shape, &other, second),
                 (shape, &one, first),
             ];
-            for (at, (shape, checked, lens)) in runs.into_iter().enumerate() {
-                let data = super::super::distinct(ty, &shape);
-                let mut out = Tensor::zeros(ty, &shape).unwrap();
+            let run = |shape: &[usize], checked: &CheckedLengths, scratch: &mut Scratch| {
+                let data = super::super::distinct(ty, shape);
+                let mut out = Tensor::zeros(ty, shape).unwrap();
                 let options = ExecOptions::single_thread();
                 reverse_sequence_checked_into(
                     &data,
@@ -1182,16 +1187,35 @@ mod tests {
                     axes.1 as i64,
                     &mut out,
                     &options,
-                    &mut scratch,
+                    scratch,
                 )
                 .unwrap();
                 let values =
                     |t: &Tensor| super::super::convert(t, ElementType::I64).unwrap().to_vec::<i64>().unwrap();
-                let expected = naive(&values(&data), &shape, axes, lens);
-                assert_eq!(values(&out), expected, "{ty:?} {shape:?}, run {at}");
-                let kept = (scratch.row_heads.bytes.held, scratch.row_heads.each.held);
-                assert!(kept.0.is_some() || kept.1.is_some(), "{ty:?} {shape:?}: no heads kept");
+                (values(&data), values(&out))
+            };
+            let held = |scratch: &Scratch| match wide {
+                true => scratch.row_heads.each.held,
+                false => scratch.row_heads.bytes.held,
+            };
+            let mut layouts = Vec::new();
+            for (at, (shape, checked, lens)) in runs.into_iter().enumerate() {
+                let (data, out) = run(&shape, checked, &mut scratch);
+                assert_eq!(out, naive(&data, &shape, axes, lens), "{ty:?} {shape:?}, run {at}");
+                let (id, layout) = held(&scratch).expect("heads kept");
+                assert_eq!(id, checked.id, "{ty:?} {shape:?}, run {at}");
+                layouts.push(layout);
             }
+            assert_eq!(layouts[1], layouts[0]);
+            assert_ne!(layouts[2], layouts[0]);
+            assert_eq!(layouts[4], layouts[0]);
+            // Heads of 0 move nothing: played as kept, the output is the
+            // input.
+            scratch.row_heads.bytes.values.fill(0);
+            scratch.row_heads.each.values.fill(0);
+            let (data, out) = run(&shape, &one, &mut scratch);
+            assert_eq!(out, data, "{ty:?} {shape:?}: the kept heads were not played");
+            assert_eq!(held(&scratch), Some((one.id, layouts[0])));
         }
     }
 
