@@ -403,6 +403,30 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
     }
 }
 
+/// Outputs of 4 MiB and more go through the strips with streaming stores
+/// (1- and 2-byte elements with AVX2, on axes of 16 to 255 rows): rows
+/// whose stretches start on and off a cache line, a last strip narrower
+/// than a register, and the chunks of three threads starting inside a
+/// row.
+#[test]
+fn strips_that_stream_their_stores_match_the_reference() {
+    for (ty, shape) in [(ElementType::U8, [1, 64, 65_576]), (ElementType::F16, [2, 20, 53_003])] {
+        let bytes = shape.iter().product::<usize>() * ty.byte_width().unwrap_or(1);
+        assert!(bytes >= 4 << 20, "{ty:?} {shape:?} is below the size that streams");
+        let data = scrambled(ty, &shape);
+        let size = shape[1] as u64;
+        let lens: Vec<u64> = (0..(shape[0] * shape[2]) as u64).map(|l| (l * 2_654_435_761) % (size + 2)).collect();
+        let expected = naive(&data, &lens, 1);
+        let lengths = tensor(&lengths_shape(&shape, 1), lens);
+        for threads in [1, 3] {
+            let options = ExecOptions { threads, min_bytes_per_thread: 1 };
+            let mut out = zeros_like(&data);
+            ok(reverse_subsequences_into(&data, &lengths, 1, &mut out, &options, &mut Scratch::new()));
+            assert!(out == expected, "{ty:?} {shape:?}, {threads} threads");
+        }
+    }
+}
+
 /// Data of rank 1 to 5 with arbitrary bytes of one of the four widths, an
 /// axis, and lengths from 0 to two past the axis size.
 fn subsequence_case() -> impl Strategy<Value = (Tensor, usize, Vec<u64>)> {
