@@ -179,6 +179,19 @@ impl ReverseCopier {
         }
     }
 
+    /// Copies the whole 64-byte lines of `src` to the start of `dst` with
+    /// streaming stores as wide as the copier's registers, and returns how
+    /// many bytes it copied: none when `dst` does not start on a
+    /// register's boundary, or without SSSE3.
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+    fn stream_forward(self, stream: x86::Streaming, src: &[u8], dst: &mut [u8]) -> usize {
+        match self.level {
+            Level::Avx2(isa) => x86::stream_forward(isa, stream, src, dst),
+            Level::Ssse3(isa) => x86::stream_forward(isa, stream, src, dst),
+            Level::Portable => 0,
+        }
+    }
+
     /// The AVX2 token, when the copier may use AVX2.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     fn avx2(self) -> Option<x86::Avx2> {
@@ -602,7 +615,7 @@ impl RunWriter<'_> {
             let (dst_head, dst_body) = dst.split_at_mut_checked(head)?;
             let (src_head, src_body) = src.split_at_checked(head)?;
             dst_head.copy_from_slice(src_head);
-            let done = x86::stream_forward(stream, src_body, dst_body);
+            let done = self.copier.stream_forward(stream, src_body, dst_body);
             dst_body.get_mut(done..)?.copy_from_slice(src_body.get(done..)?);
             return Some(());
         }
@@ -677,9 +690,17 @@ impl RunWriter<'_> {
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
         {
             if let (Some(stream), true) = (self.stream, src.len() >= STREAM_MIN_RUN) {
-                // Rows of whole 16-byte blocks from a 16-byte boundary on.
-                if x86::stream_descending_rows(stream, src, dst, row, block) {
-                    return Some(());
+                // Rows of whole registers from a register's boundary on, at
+                // 32 bytes where they fit, else at 16.
+                if let Some(isa) = self.copier.avx2() {
+                    if x86::stream_descending_rows(isa, stream, src, dst, row, block) {
+                        return Some(());
+                    }
+                }
+                if let Some(isa) = self.copier.ssse3() {
+                    if x86::stream_descending_rows(isa, stream, src, dst, row, block) {
+                        return Some(());
+                    }
                 }
             }
             if let (Some(isa), true) = (self.copier.avx2(), row <= INLINE_MAX_ROW) {

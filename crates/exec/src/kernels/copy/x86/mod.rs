@@ -1,5 +1,5 @@
 //! The x86_64 copy routines: 16-byte (SSSE3) and 32-byte (AVX2) shuffle
-//! loops, and streaming copies (SSE2, which every x86_64 CPU has).
+//! loops, and streaming copies at either width.
 //!
 //! A routine that uses SSSE3 or AVX2 takes a token, [`Ssse3`] or
 //! [`Avx2`]: a zero-sized value that only its `detect` makes, after the
@@ -25,7 +25,8 @@
 //!   register at a time, with AVX2.
 //! - `mirror`: rows shorter than a register in descending order, a
 //!   register at a time, with AVX2.
-//! - `sse2`: streaming copies that keep the bytes in order.
+//! - `stream`: streaming copies that keep the bytes of each row in order,
+//!   at either width.
 //! - `gather`: ReverseSubsequences' columns, each element from the row
 //!   its length picks, with AVX2's gathers (which have no 16-byte form in
 //!   SSSE3).
@@ -35,7 +36,7 @@
 //!   of columns turned into lines and back in registers, and 8-byte
 //!   elements on longer axes through lines staged in a buffer, with AVX2.
 //!
-//! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `sse2`, `gather` and
+//! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `gather` and
 //! `transpose` says why it has one width.
 
 mod avx2;
@@ -43,8 +44,8 @@ mod gather;
 mod mirror;
 mod periodic;
 mod reverse;
-mod sse2;
 mod ssse3;
+mod stream;
 mod strips;
 mod transpose;
 
@@ -58,7 +59,7 @@ pub(super) use gather::subsequence_columns;
 pub(super) use mirror::mirrored_rows;
 pub(super) use periodic::Patterns;
 pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
-pub(super) use sse2::{stream_descending_rows, stream_forward};
+pub(super) use stream::{stream_descending_rows, stream_forward};
 pub(super) use ssse3::{rows_with_heads, Ssse3};
 pub(super) use strips::subsequence_strip;
 pub(super) use transpose::{subsequence_lines, subsequence_transposed};
@@ -186,9 +187,8 @@ impl Streaming {
     }
 }
 
-// Every x86_64 target enables SSE and SSE2 for all code: the streaming
-// stores, the fence and the prefetch need no token, and their `unsafe`
-// blocks rest on this.
+// Every x86_64 target enables SSE and SSE2 for all code: the fence and
+// the prefetch need no token, and their `unsafe` blocks rest on this.
 const _: () = assert!(cfg!(target_feature = "sse2"));
 
 /// Asks for the 64-byte line at `p` to be brought into the cache. A
