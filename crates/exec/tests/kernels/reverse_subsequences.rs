@@ -415,7 +415,8 @@ fn strips_that_stream_their_stores_match_the_reference() {
         assert!(bytes >= 4 << 20, "{ty:?} {shape:?} is below the size that streams");
         let data = scrambled(ty, &shape);
         let size = shape[1] as u64;
-        let lens: Vec<u64> = (0..(shape[0] * shape[2]) as u64).map(|l| (l * 2_654_435_761) % (size + 2)).collect();
+        let lens: Vec<u64> =
+            (0..(shape[0] * shape[2]) as u64).map(|l| (l * 2_654_435_761) % (size + 2)).collect();
         let expected = naive(&data, &lens, 1);
         let lengths = tensor(&lengths_shape(&shape, 1), lens);
         for threads in [1, 3] {

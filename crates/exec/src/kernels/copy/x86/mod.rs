@@ -59,8 +59,8 @@ pub(super) use gather::subsequence_columns;
 pub(super) use mirror::mirrored_rows;
 pub(super) use periodic::Patterns;
 pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
-pub(super) use stream::{stream_descending_rows, stream_forward};
 pub(super) use ssse3::{rows_with_heads, Ssse3};
+pub(super) use stream::{stream_descending_rows, stream_forward};
 pub(super) use strips::subsequence_strip;
 pub(super) use transpose::{subsequence_lines, subsequence_transposed};
 
