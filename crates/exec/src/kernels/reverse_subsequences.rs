@@ -1628,8 +1628,10 @@ const STAGE_BYTES: usize = 64 << 10;
 /// a standalone test (1.5–1.8 ms for 8 MiB against 0.4–0.5), and half
 /// that streamed. In `ovir bench` the 8 MiB `u8` case above went from
 /// 4.6 to 3.4 ms (median of four rounds) and `f16` `[8, 64, 128, 64]`
-/// from 3.2 to 2.7; at 4 MiB the gain was 10–12%, and at 2 MiB there was
-/// none to measure.
+/// from 3.2 to 2.7 (three); at 4 MiB the gain was 10–12%, and at 2 MiB
+/// there was none to measure. The cost is that an output of 4 to 16 MiB,
+/// which the L3 cache might have held for the op that reads it next, goes
+/// to memory; a whole model was not measured.
 const STRIPS_STREAM_MIN_BYTES: usize = 4 << 20;
 
 /// `row[i] = far[i]` where `mask[i]` is all ones, else unchanged.

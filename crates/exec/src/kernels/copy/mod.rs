@@ -555,8 +555,9 @@ impl<'s> Ahead<'s> {
 
 impl RunWriter<'_> {
     /// Lends `write` a writer over `dst` and returns what it returns;
-    /// `stream` asks for streaming stores, used only where the CPU has them
-    /// (every x86_64 one).
+    /// `stream` asks for streaming stores, used only where the copier has
+    /// a token for them (SSSE3 or AVX2); a CPU with neither copies with
+    /// ordinary stores.
     ///
     /// The streaming stores are fenced here, after `write` returns or
     /// unwinds, so whoever touches `dst` next sees them all. A destructor

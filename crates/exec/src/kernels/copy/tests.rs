@@ -619,12 +619,14 @@ fn simd_descending_rows_match_the_portable_ones_on_every_row_length() {
     let line = buf.as_ptr().align_offset(64);
     for row in 1..=300 {
         // One row a block, a few, and a whole group of the 32-byte loop and
-        // one more; then two blocks.
-        for (per_block, blocks) in [(1, 2), (3, 1), (9, 2)] {
+        // one more; then two blocks. An even number of rows a block too:
+        // streamed 32-byte rows go in pairs, with or without a row before
+        // the first line boundary (skews 0 and 32) and after the last pair.
+        for (per_block, blocks) in [(1, 2), (3, 1), (9, 2), (4, 2)] {
             let block = row * per_block;
             let count = (STREAM_MIN.div_ceil(block)).max(blocks);
             let src = &pool[5..5 + block * count];
-            for skew in [0, 16, 3] {
+            for skew in [0, 16, 32, 3] {
                 let at = line + skew;
                 let what = || format!("row {row}, {per_block} rows a block, skew {skew}");
                 agree(&mut buf, what, |w| w.descending_rows(at, src, row, block));

@@ -5,7 +5,8 @@
 //! traffic either way. On the Zen 3 machine of `docs/performance.md`, a
 //! standalone copy of 256 MiB took 32–38 ms with 16-byte streaming stores
 //! and 26–30 ms with 32-byte ones, level with the library's memcpy
-//! (23–27 ms), over four rounds. So the caller passes the widest token it
+//! (23–27 ms), so within about 10% of it, over four rounds. So the caller
+//! passes the widest token it
 //! has, and a CPU without SSSE3 (which makes no token) copies with
 //! ordinary stores.
 
@@ -55,6 +56,7 @@ unsafe fn stream_lines<W: Width>(isa: W, stream: Streaming, src: &[u8], dst: &mu
 /// long as `o`.
 #[inline(always)]
 unsafe fn stream_registers<W: Width>(isa: W, stream: Streaming, i: &[u8], o: &mut [u8]) {
+    debug_assert!(o.len().is_multiple_of(W::BYTES) && i.len() >= o.len());
     let mut q = 0;
     while q + W::BYTES <= o.len() {
         // SAFETY: the register at `q` lies inside both slices, which the
@@ -76,8 +78,10 @@ unsafe fn stream_registers<W: Width>(isa: W, stream: Streaming, i: &[u8], o: &mu
 ///
 /// Rows of 32 bytes go two at a time, so that each cache line of the
 /// output is written whole and upwards (the higher row of the pair is
-/// stored first, into the lower half). Written a row at a time, each line
-/// got its upper half before its lower one. In a standalone copy of
+/// stored first, into the lower half) when `dst` lies on a 32-byte
+/// boundary, as it does at 32 bytes wide; at 16 bytes a pair may straddle
+/// two lines. Written a row at a time, each line got its upper half before
+/// its lower one. In a standalone copy of
 /// 256 MiB of such rows with 32-byte stores, pairs took 25–26.5 ms and
 /// single rows 28–30.5 (the library's memcpy 27–30), over four rounds.
 pub(in crate::kernels::copy) fn stream_descending_rows<W: Width>(
@@ -133,9 +137,11 @@ pub(in crate::kernels::copy) fn stream_descending_rows<W: Width>(
 unsafe fn descending_pairs<W: Width>(isa: W, stream: Streaming, i: &[u8], o: &mut [u8]) {
     let len = o.len();
     // Output row 0 (the input's last row) is alone when the block starts in
-    // the middle of a line; `o` lies on a 32-byte boundary at least when
-    // `W` is 32 bytes wide, and rows are 32 bytes.
-    let lead = o.as_ptr().align_offset(64).min(len) / 32 * 32;
+    // the middle of a line: 32 bytes before the next line boundary, where
+    // `o` lies on a 32-byte boundary as it does when `W` is 32 bytes wide.
+    // Rounded down to whole rows, and never past the block.
+    let to_line = (o.as_ptr() as usize).wrapping_neg() % 64;
+    let lead = to_line.min(len) / 32 * 32;
     let pairs = (len - lead) / 64;
     let tail = len - lead - 64 * pairs;
     let (o_lead, o_rest) = o.split_at_mut(lead);
