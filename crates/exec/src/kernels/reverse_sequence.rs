@@ -6,12 +6,12 @@ use ovir_tensor::{ElementType, Tensor};
 
 use std::ops::Range;
 
-use super::copy::TRANSPOSED_ROWS;
+use super::copy::{prefetch_lines, TRANSPOSED_ROWS};
 use super::counts::{read_integers, scan_integers};
 use super::reverse_subsequences::play_lines;
 use super::{
-    check_movable, check_output, copy_all, narrow_counts, packed, play, play_as, product, Count, ExecOptions,
-    Joiner, KernelError, Lengths, Rows, Run, RunPlan, Scratch,
+    check_movable, check_output, copy_all, narrow_counts, packed, parallel, play, play_as, product, Count,
+    ExecOptions, Joiner, KernelError, Lengths, Rows, Run, RunPlan, Scratch,
 };
 
 const OP: &str = "ReverseSequence";
@@ -210,6 +210,9 @@ fn play_or_copy<C: Count>(
             play_lines(data, out, options, view, lens)
         };
     }
+    if plan.takes_blocks(width) {
+        return play_blocks(&plan, data, out, options, width);
+    }
     if !plan.runs_short(width) {
         return play_as(OP, &plan, data, out, options, Some(width));
     }
@@ -343,26 +346,35 @@ impl Lines {
 /// bytes, with which ReverseSequence with the sequence axis before the
 /// batch axis is played as ReverseSubsequences' lines
 /// ([`SequencePlan::as_lines`]) on an axis of at most
-/// [`LINES_SHORT_AXIS`] positions: its own runs would be one such stretch
-/// each. On time-major `[T, B, k]` with a length per batch index (8 MiB of
-/// `u8` or `f32`, runs fetched ahead), lines took a tenth to a half of the
-/// time of the runs on 8 positions and stretches of 8–64 bytes, a third
-/// to two thirds on 64 positions and 16–32 bytes, and about as long
-/// either way on 64 positions and 64 bytes, or 8 positions and 128 bytes.
+/// [`LINES_FEW_POSITIONS`] positions; longer stretches go a block at a
+/// time ([`play_blocks`]) or as runs. On time-major `[8, B, k]` with a
+/// length per batch index (8 MiB), the lines took 1.5–1.6 ms against
+/// 3.5–3.7 for the blocks on `u8` and `k` of 16 bytes, 1.6–1.7 against
+/// 2.1 on `f32` and 32, and 1.4–1.7 against 1.5–1.6 on `u8` and 64.
 const LINES_MAX_BLOCK: usize = 64;
 
 /// The longest sequence axis on which stretches of up to
-/// [`LINES_MAX_BLOCK`] bytes go to the lines; on longer ones, up to
-/// [`LINES_MAX_BLOCK_LONG_AXIS`]. The lines along a long axis are gathered
-/// an element at a time: on 1024 positions they took 1.3–2.8 times as
-/// long as the runs on stretches of 32 bytes, and 3.4–5 times on 64 bytes
-/// or more.
+/// [`LINES_MAX_BLOCK`] bytes go to the lines.
+const LINES_FEW_POSITIONS: usize = 8;
+
+/// The longest sequence axis on which stretches of up to
+/// [`LINES_MAX_BLOCK_SHORT_AXIS`] bytes go to the lines; on longer ones,
+/// up to [`LINES_MAX_BLOCK_LONG_AXIS`]. The lines along a longer axis are
+/// gathered an element at a time.
 const LINES_SHORT_AXIS: usize = 64;
 
-/// See [`LINES_SHORT_AXIS`]: on 1024 positions and stretches of 16 bytes
-/// the lines took two thirds of the time of the runs on `f32`, and about
-/// as long on `u8`.
-const LINES_MAX_BLOCK_LONG_AXIS: usize = 16;
+/// See [`LINES_SHORT_AXIS`]. On `[64, B, k]` the lines took 4.5–4.6 ms
+/// against 6.8–7.9 for the blocks on `f32` and 16 bytes, and 4.3–4.4
+/// against 14.8–15.3 on `u8` and 8; the blocks took 3.0–3.6 against
+/// 4.1–4.4 on `u8` and 32, and 1.7–2.1 against 1.9–2.1 on `f32` and 64.
+const LINES_MAX_BLOCK_SHORT_AXIS: usize = 16;
+
+/// See [`LINES_SHORT_AXIS`]. On `[1024, B, k]` the lines took 8.3–8.7 ms
+/// against 11.4–12.0 for the blocks on `u8` and 8 bytes, and 9.7–11.0
+/// against 15–30 on `f32` and 4; the blocks took 5.9–7.2 against 8.5–9.0
+/// on `u8` and 16, and 5.9–6.3 against 9.3–9.6 on `f32` and 16. On
+/// `[256, B, 16]` `u8` they were level (7.3–8.6 ms against 8.1–8.5).
+const LINES_MAX_BLOCK_LONG_AXIS: usize = 8;
 
 /// The longest sequence with what follows it, in bytes, with which
 /// ReverseSequence with the batch axis before the sequence axis, and
@@ -376,6 +388,79 @@ const LINES_MAX_SEQUENCE: usize = 256;
 /// bytes) its runs measured faster, and on `[B, 8, 4]` and `[B, 16, 4]`
 /// (16 bytes) the lines took half their time or less.
 const LINES_MAX_INNER: usize = 16;
+
+/// The longest average stretch of batch indices that share a length, in
+/// bytes, with which ReverseSequence with the sequence axis before the
+/// batch axis is played a block at a time ([`play_blocks`]) rather than
+/// as runs, where the lines do not take it.
+const BLOCKS_MAX_STRETCH: usize = 256;
+
+/// How far ahead [`SequencePlan::blocks`] asks for the blocks it will
+/// read, in bytes of output: each block comes from a position of its own,
+/// which the hardware prefetcher cannot guess.
+const BLOCKS_AHEAD_BYTES: usize = 4096;
+
+/// The most bytes per position with which [`SequencePlan::blocks`] asks
+/// for whole positions ahead; past it, a position ahead lies too far for
+/// what it asks for to stay in the cache, and it asks for blocks further
+/// along the same row instead.
+const BLOCKS_AHEAD_MAX_STEP: usize = 64 << 10;
+
+/// How many times a memcpy of its output a block-at-a-time copy takes, for
+/// the threads: short blocks, each from its own place.
+const BLOCKS_COST: usize = 4;
+
+/// Plays a time-major plan ([`SequencePlan::takes_blocks`]) a block at a
+/// time: for every position, `mid` index and batch index, the elements
+/// after the batch axis as one block from the position the batch index's
+/// length picks. Runs cost tens of nanoseconds each to plan, join and hand
+/// to a loop; a block costs a few.
+fn play_blocks<C: Count>(
+    plan: &SequencePlan<'_, C>,
+    data: &Tensor,
+    out: &mut Tensor,
+    options: &ExecOptions,
+    width: usize,
+) -> Result<(), KernelError> {
+    let ty = data.element_type();
+    let internal = KernelError::Internal { op: OP, what: "a block left the data or the output" };
+    let src = data.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
+    let dst = out.bytes_mut().ok_or_else(|| internal.clone())?;
+    let block = plan.inner.checked_mul(width).ok_or_else(|| internal.clone())?;
+    if block == 0 || !dst.len().is_multiple_of(block) || src.len() != dst.len() {
+        return Err(internal);
+    }
+    macro_rules! sized {
+        ($($k:literal)*) => {
+            match block {
+                $($k => parallel::for_each_costly_chunk(options, dst, block, BLOCKS_COST, |first, part| {
+                    plan.blocks::<$k>(src, first, part, block)
+                }),)*
+                _ => parallel::for_each_costly_chunk(options, dst, block, BLOCKS_COST, |first, part| {
+                    plan.blocks::<0>(src, first, part, block)
+                }),
+            }
+        };
+    }
+    sized!(1 2 4 8 12 16 24 32 48 64 128 256).ok_or(internal)
+}
+
+/// Copies `from` into `to`: as a copy of a size known when compiling when
+/// both are `K` bytes long (`K` not 0), else with the library's copy, of
+/// the shorter of the two.
+#[inline(always)]
+fn copy_block<const K: usize>(from: &[u8], to: &mut [u8]) {
+    if K > 0 {
+        if let (Ok(from), Ok(to)) = (<&[u8; K]>::try_from(from), <&mut [u8; K]>::try_from(&mut *to)) {
+            *to = *from;
+            return;
+        }
+    }
+    let n = from.len().min(to.len());
+    if let (Some(to), Some(from)) = (to.get_mut(..n), from.get(..n)) {
+        to.copy_from_slice(from);
+    }
+}
 
 /// The longest run, in bytes, of rows sharing a length that is played
 /// with a head per row instead of one run. A run costs some 60 ns to plan,
@@ -891,8 +976,9 @@ impl<C: Count> SequencePlan<'_, C> {
     /// The plan as ReverseSubsequences' lines, where its runs would be
     /// short: with the sequence axis before the batch axis, stretches of
     /// batch indices with one length (a run each at every position) of at
-    /// most [`LINES_MAX_BLOCK`] bytes on average ([`LINES_MAX_BLOCK_LONG_AXIS`]
-    /// past [`LINES_SHORT_AXIS`] positions); with the batch axis
+    /// most [`LINES_MAX_BLOCK`] bytes on average on up to
+    /// [`LINES_FEW_POSITIONS`] positions ([`LINES_MAX_BLOCK_SHORT_AXIS`] up
+    /// to [`LINES_SHORT_AXIS`], [`LINES_MAX_BLOCK_LONG_AXIS`] past it); with the batch axis
     /// before the sequence axis and at most
     /// [`LINES_MAX_INNER`] bytes after the sequence axis, sequences of at
     /// most [`LINES_MAX_SEQUENCE`] bytes with what follows them (two runs
@@ -920,16 +1006,107 @@ impl<C: Count> SequencePlan<'_, C> {
             // Neighbouring batch indices of one length make one run at
             // each position: the lines take the data where such stretches
             // are short.
-            let moved = |n: &C| if n.get() <= 1 { 0 } else { n.get() };
-            let stretches =
-                1 + self.lens.windows(2).filter(|w| w.first().map(moved) != w.get(1).map(moved)).count();
-            let max = if lo <= LINES_SHORT_AXIS { LINES_MAX_BLOCK } else { LINES_MAX_BLOCK_LONG_AXIS };
-            let short = !uniform && bytes(hi * inner)? / stretches <= max;
+            let max = if lo <= LINES_FEW_POSITIONS {
+                LINES_MAX_BLOCK
+            } else if lo <= LINES_SHORT_AXIS {
+                LINES_MAX_BLOCK_SHORT_AXIS
+            } else {
+                LINES_MAX_BLOCK_LONG_AXIS
+            };
+            let short = !uniform && self.stretch_bytes(width)? <= max;
             let lines = mid * hi * inner;
             short.then_some(Lines { outer, size: lo, inner: lines, groups: mid, each: inner, repeats: outer })
         };
         // Line lengths are kept in 32 bits at most.
         lines.filter(|lines| lines.inner > 1 && lines.size > 1 && u32::try_from(lines.size).is_ok())
+    }
+
+    /// The average stretch of neighbouring batch indices that share a
+    /// length (lengths of 0 and 1 alike), in bytes of what follows the
+    /// batch axis, for elements of `width` bytes: with the sequence axis
+    /// before the batch axis, one run each at every position.
+    fn stretch_bytes(&self, width: usize) -> Option<usize> {
+        let moved = |n: &C| if n.get() <= 1 { 0 } else { n.get() };
+        let stretches =
+            1 + self.lens.windows(2).filter(|w| w.first().map(moved) != w.get(1).map(moved)).count();
+        Some(self.hi.checked_mul(self.inner)?.checked_mul(width)? / stretches)
+    }
+
+    /// Whether [`play_blocks`] takes the plan, for elements of `width`
+    /// bytes: the sequence axis before the batch axis, lengths that are not
+    /// all the same, and stretches of batch indices with one length of at
+    /// most [`BLOCKS_MAX_STRETCH`] bytes on average, whose runs would cost
+    /// more to hand out than to copy.
+    fn takes_blocks(&self, width: usize) -> bool {
+        !self.seq_is_hi
+            && !self.uniform
+            && self.hi > 1
+            && self.inner.checked_mul(width).is_some_and(|block| block > 0)
+            && self.stretch_bytes(width).is_some_and(|bytes| bytes <= BLOCKS_MAX_STRETCH)
+    }
+
+    /// Writes the blocks `first..` of the output (`block` bytes each, the
+    /// elements after the batch axis of one position, `mid` index and batch
+    /// index) into `dst`, which holds whole blocks, each from the position
+    /// its batch index's length picks; `K` is `block` when it is one of the
+    /// sizes compiled in, else 0. `None` when a block lies outside `src`.
+    ///
+    /// It goes a row (the blocks of one position and `mid` index) at a
+    /// time, and asks for blocks it will read later, which the hardware
+    /// prefetcher cannot guess: where a position holds at most
+    /// [`BLOCKS_AHEAD_MAX_STEP`] bytes, the blocks of the same row
+    /// [`BLOCKS_AHEAD_BYTES`] of positions further on (at least the next),
+    /// before the row; past that, the block [`BLOCKS_AHEAD_BYTES`] further
+    /// along the row, as it goes.
+    fn blocks<const K: usize>(&self, src: &[u8], first: usize, dst: &mut [u8], block: usize) -> Option<()> {
+        if K > 0 && block != K {
+            return None;
+        }
+        // A constant where it can be, for the arithmetic and the copies.
+        let block = if K > 0 { K } else { block };
+        let SequencePlan { lo: steps, mid, hi: batch, .. } = *self;
+        let row = batch.checked_mul(block)?;
+        let step = mid.checked_mul(row)?;
+        let per_outer = steps.checked_mul(step)?;
+        let (positions, along) = if step <= BLOCKS_AHEAD_MAX_STEP {
+            ((BLOCKS_AHEAD_BYTES / step.max(1)).max(1), 0)
+        } else {
+            (0, (BLOCKS_AHEAD_BYTES / block).max(1))
+        };
+        let count = dst.len() / block;
+        let mut done = 0;
+        while done < count {
+            let q = first + done;
+            // The block's batch index, and its row `(outer, position, mid)`.
+            let (b0, r) = (q % batch, q / batch);
+            let (m, t, o) = (r % mid, (r / mid) % steps, r / mid / steps);
+            let n = (batch - b0).min(count - done);
+            let base = o * per_outer + m * row;
+            let source = |t: usize, b: usize| {
+                let len = self.len_at(b);
+                let s = if t < len { len - 1 - t } else { t };
+                base + s * step + b * block
+            };
+            if positions > 0 && t + positions < steps {
+                for b in b0..b0 + n {
+                    if let Some(later) = src.get(source(t + positions, b)..) {
+                        prefetch_lines(later, block);
+                    }
+                }
+            }
+            let out = dst.get_mut(done * block..(done + n) * block)?;
+            for (b, to) in (b0..).zip(out.chunks_exact_mut(block)) {
+                if along > 0 && b + along < batch {
+                    if let Some(later) = src.get(source(t, b + along)..) {
+                        prefetch_lines(later, block);
+                    }
+                }
+                let from = source(t, b);
+                copy_block::<K>(src.get(from..from + block)?, to);
+            }
+            done += n;
+        }
+        Some(())
     }
 
     /// Whether the data is rows along the sequence axis (the batch axis

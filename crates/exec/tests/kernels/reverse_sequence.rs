@@ -486,12 +486,12 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   runs (which keep one run a batch index);
 /// - the sequence axis first (a length per block of a few elements),
 ///   with axes before, between and after, on up to 8 rows (line lengths
-///   kept a byte each) and more;
+///   kept a byte each) and more, as lines and a block at a time;
 /// - the batch axis before the sequence axis with a few elements after it,
 ///   and with 2, 4 or 8 bytes after it, which move as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 36] = [
+    let cases: [(ElementType, &[usize], usize, usize); 42] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -522,13 +522,22 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[70, 30, 20], 1, 0),
         (ElementType::U8, &[9, 50, 100], 1, 0),
         (ElementType::I16, &[3, 80, 4, 5, 12], 3, 1),
-        // Either side of the lines' limits: 64-byte stretches on 64
-        // positions (lines) and on 65 (runs); 16-byte stretches on 100
-        // positions (lines) and 20-byte ones (runs).
-        (ElementType::U8, &[64, 40, 64], 1, 0),
-        (ElementType::U8, &[65, 40, 64], 1, 0),
-        (ElementType::F32, &[100, 30, 4], 1, 0),
+        // Either side of the lines' limits, the rest a block at a time:
+        // 64-byte stretches on 8 positions (lines) and on 9 (blocks);
+        // 16-byte ones on 64 (lines) and 65 (blocks); 8-byte ones on 100
+        // (lines) and 12- and 20-byte ones (blocks).
+        (ElementType::U8, &[8, 40, 64], 1, 0),
+        (ElementType::U8, &[9, 40, 64], 1, 0),
+        (ElementType::F32, &[64, 30, 4], 1, 0),
+        (ElementType::F32, &[65, 30, 4], 1, 0),
+        (ElementType::F32, &[100, 30, 2], 1, 0),
+        (ElementType::F32, &[100, 30, 3], 1, 0),
         (ElementType::F32, &[100, 30, 5], 1, 0),
+        // Blocks of 32 and 256 bytes; and positions of over 64 KiB, whose
+        // blocks are asked for further along the same position.
+        (ElementType::F32, &[300, 20, 8], 1, 0),
+        (ElementType::F32, &[20, 9, 64], 1, 0),
+        (ElementType::U8, &[3, 1100, 64], 1, 0),
         // Time-major with an element per batch index and position, on
         // axes the staged lines take: 4 and 8 bytes where the gathers
         // cannot stage the axis, 2 and 1 past the strips; half a group of

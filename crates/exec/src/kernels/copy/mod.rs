@@ -404,6 +404,16 @@ impl ReverseCopier {
 /// rows its network turns into lines at once, a register each.
 pub(super) const TRANSPOSED_ROWS: usize = 8;
 
+/// Asks for the first `max` bytes of `src` (all of it when shorter) to be
+/// brought into the cache, a line at a time. A hint: it does nothing
+/// without the x86 loops.
+pub(super) fn prefetch_lines(src: &[u8], max: usize) {
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+    x86::prefetch_lines(src, max);
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
+    let _ = (src, max);
+}
+
 /// Rows (and columns) in a group of [`ReverseCopier::subsequence_lines`]
 /// for `n`-byte elements: a 32-byte register of them, for the 1-, 2-, 4-
 /// and 8-byte elements it takes; 0 for other widths.
