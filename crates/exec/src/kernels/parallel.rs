@@ -91,8 +91,8 @@ impl Default for ExecOptions {
 }
 
 /// Cuts `dst` into at most `options.threads` contiguous chunks whose
-/// lengths are multiples of `width` (the output element's byte width, a
-/// power of two up to 64) and calls `fill(first_element, chunk)` for each,
+/// lengths are multiples of `width` (the output element's byte width, or
+/// any unit the caller moves whole) and calls `fill(first_element, chunk)` for each,
 /// on its own thread for all but the first. `None` when any call returns
 /// `None` or a thread panicked.
 pub(super) fn for_each_chunk<F>(options: &ExecOptions, dst: &mut [u8], width: usize, fill: F) -> Option<()>

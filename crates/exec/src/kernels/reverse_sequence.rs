@@ -171,8 +171,9 @@ fn reverse_sequence_in<C: Count>(
 /// plan's lengths are, and they were written from the same ones for the
 /// same layout; `None` for lengths read on this call): 2, 4 or 8 bytes
 /// after the sequence axis as one element; short blocks as
-/// ReverseSubsequences' lines ([`SequencePlan::as_lines`]); rows that
-/// share a length in short runs with a head per row
+/// ReverseSubsequences' lines ([`SequencePlan::as_lines`]); time-major
+/// blocks a little longer one at a time ([`SequencePlan::takes_blocks`]);
+/// rows that share a length in short runs with a head per row
 /// ([`SequencePlan::runs_short`]).
 fn play_or_copy<C: Count>(
     plan: Option<SequencePlan<'_, C>>,
@@ -1049,7 +1050,8 @@ impl<C: Count> SequencePlan<'_, C> {
     /// elements after the batch axis of one position, `mid` index and batch
     /// index) into `dst`, which holds whole blocks, each from the position
     /// its batch index's length picks; `K` is `block` when it is one of the
-    /// sizes compiled in, else 0. `None` when a block lies outside `src`.
+    /// sizes compiled in, else 0. `None` when a block lies outside `src`,
+    /// or `K` is not 0 and not `block`.
     ///
     /// It goes a row (the blocks of one position and `mid` index) at a
     /// time, and asks for blocks it will read later, which the hardware

@@ -491,7 +491,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   and with 2, 4 or 8 bytes after it, which move as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 42] = [
+    let cases: [(ElementType, &[usize], usize, usize); 43] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -517,16 +517,19 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[40, 1, 3], 1, 0),
         (ElementType::I32, &[2, 7, 3, 40, 2], 3, 1),
         (ElementType::F32, &[9, 1000], 1, 0),
-        // The sequence axis first with longer stretches: runs fetched
-        // ahead, with more runs than the writer holds back.
+        // The sequence axis first with longer stretches: a block at a
+        // time, with axes before and between (80, 100 and 24 bytes); and
+        // runs fetched ahead, with more runs than the writer holds back
+        // (stretches of 300 bytes, axes before and between).
         (ElementType::F32, &[70, 30, 20], 1, 0),
         (ElementType::U8, &[9, 50, 100], 1, 0),
         (ElementType::I16, &[3, 80, 4, 5, 12], 3, 1),
+        (ElementType::I16, &[2, 30, 3, 5, 150], 3, 1),
         // Either side of the lines' limits, the rest a block at a time:
         // 64-byte stretches on 8 positions (lines) and on 9 (blocks);
         // 16-byte ones on 64 (lines) and 65 (blocks); 8-byte ones on 100
         // (lines) and 12- and 20-byte ones (blocks).
-        (ElementType::U8, &[8, 40, 64], 1, 0),
+        (ElementType::U8, &[8, 40, 63], 1, 0),
         (ElementType::U8, &[9, 40, 64], 1, 0),
         (ElementType::F32, &[64, 30, 4], 1, 0),
         (ElementType::F32, &[65, 30, 4], 1, 0),

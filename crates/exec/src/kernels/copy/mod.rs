@@ -404,8 +404,8 @@ impl ReverseCopier {
 /// rows its network turns into lines at once, a register each.
 pub(super) const TRANSPOSED_ROWS: usize = 8;
 
-/// Asks for the first `max` bytes of `src` (all of it when shorter) to be
-/// brought into the cache, a line at a time. A hint: it does nothing
+/// Asks for the lines that hold the first `max` bytes of `src` (all of it
+/// when shorter) to be brought into the cache. A hint: it does nothing
 /// without the x86 loops.
 pub(super) fn prefetch_lines(src: &[u8], max: usize) {
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]

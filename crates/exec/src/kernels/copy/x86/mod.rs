@@ -201,12 +201,14 @@ fn prefetch(p: *const u8) {
     unsafe { std::arch::x86_64::_mm_prefetch::<{ std::arch::x86_64::_MM_HINT_T0 }>(p.cast()) };
 }
 
-/// Asks for the first `max` bytes of `src` (all of it when shorter) to be
-/// brought into the cache, a line at a time.
+/// Asks for the lines that hold the first `max` bytes of `src` (all of
+/// it when shorter) to be brought into the cache, one at a time, from the
+/// line of the first byte to that of the last.
 pub(super) fn prefetch_lines(src: &[u8], max: usize) {
-    let p = src.as_ptr();
-    for k in (0..src.len().min(max)).step_by(64) {
-        prefetch(p.wrapping_add(k));
+    let skew = src.as_ptr() as usize % 64;
+    let line = src.as_ptr().wrapping_sub(skew);
+    for k in (0..src.len().min(max) + skew).step_by(64) {
+        prefetch(line.wrapping_add(k));
     }
 }
 
