@@ -54,9 +54,9 @@ use counts::{narrow_counts, Count};
 /// Outputs of at least this many bytes are written with streaming stores,
 /// which skip the cache. Below it the output, and the input beside it,
 /// may well stay in the cache for whatever reads them next, and streaming
-/// would send them to memory for nothing. ReverseSubsequences' strips,
-/// whose writes through the cache cost twice as much, start lower
-/// (`STRIPS_STREAM_MIN_BYTES` in `reverse_subsequences`).
+/// would send them to memory for nothing. ReverseSubsequences' strips and
+/// vector gathers, whose writes through the cache cost twice as much,
+/// start lower (`SCATTERED_STREAM_MIN_BYTES` in `reverse_subsequences`).
 const STREAM_MIN_BYTES: usize = 16 << 20;
 
 /// The lengths input of ReverseSequence or ReverseSubsequences: given

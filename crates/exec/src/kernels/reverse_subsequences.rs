@@ -752,8 +752,9 @@ impl<C: Count> SubsequencePlan<'_, C> {
         let src = data.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
         let dst = out.bytes_mut().ok_or_else(|| internal.clone())?;
         let copier = ReverseCopier::detect();
-        // Of these loops only the strips stream their stores.
-        let stream = dst.len() >= STRIPS_STREAM_MIN_BYTES;
+        // Of these loops the strips and the vector gathers stream their
+        // stores.
+        let stream = dst.len() >= SCATTERED_STREAM_MIN_BYTES;
         macro_rules! each_chunk {
             ($n:literal, $t:ty) => {
                 parallel::for_each_costly_chunk(options, dst, $n, scattered_cost($n), |at, part| {
@@ -768,7 +769,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
                     }
                     match self.shift_row(copier, $n) {
                         Some(row) => self.shift_any(copier, row, $n, src, at, part),
-                        None => self.gather::<$t>(copier, src, at, part),
+                        None => self.gather::<$t>(copier, stream, src, at, part),
                     }
                 })
             };
@@ -1138,7 +1139,12 @@ impl<C: Count> SubsequencePlan<'_, C> {
     ///   ([`SubsequencePlan::columns`]), from rows an odd number of lines
     ///   apart. Measured on `[8, 64, 128, 128]` `f32` with a length per
     ///   line, this took 17% less time than gathering the tile row by row
-    ///   on axes 0 and 1, and as long on axis 2.
+    ///   on axes 0 and 1, and as long on axis 2. From
+    ///   [`SCATTERED_STREAM_MIN_BYTES`] of output they stream their
+    ///   stores, and while they work on a tile they ask for the next tile
+    ///   of the block, a line per output row, so that copying it into the
+    ///   buffer reads the L2 cache instead of waiting on memory row by
+    ///   row.
     /// - Other elements go one at a time, the tile row by row, which
     ///   writes the output in order; its rows lie next to one another, and
     ///   an index into it is masked into range instead of checked
@@ -1149,6 +1155,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
     fn gather<T: bytemuck::Pod>(
         &self,
         copier: ReverseCopier,
+        stream: bool,
         src: &[u8],
         start: usize,
         dst: &mut [u8],
@@ -1227,9 +1234,11 @@ impl<C: Count> SubsequencePlan<'_, C> {
                 }
                 return Some(());
             }
+            // Streamed only where the output's rows lie close together.
+            let stream = stream && out_stride <= GATHER_STREAM_MAX_STRIDE;
             part.by_rows(t0, t1, inner, |(c0, c1), (k0, k1)| {
                 let out = dst.get_mut(at(k0, c0)..at(k1, c1))?;
-                self.columns::<T>(copier, &stage, (c0, c1), line, (k0, k1), out, out_stride)
+                self.columns::<T>(copier, &stage, (c0, c1), line, (k0, k1), (out, out_stride), stream)
             })
         })
     }
@@ -1419,20 +1428,21 @@ impl<C: Count> SubsequencePlan<'_, C> {
         (c0, c1): (usize, usize),
         line: &[C],
         (k0, k1): (usize, usize),
-        out: &mut [u8],
-        out_stride: usize,
+        (out, out_stride): (&mut [u8], usize),
+        stream: bool,
     ) -> Option<()> {
         let n = std::mem::size_of::<T>();
         let lengths = line.get(c0..c1)?;
         let tile = (stage.pitch, self.size);
         let first = c0.checked_sub(stage.t0)?;
         let rows = (k0, k1);
+        let to = (&mut *out, out_stride);
         let done = match (n, C::as_u32(lengths)) {
             (2, Some(lens)) => {
-                copier.subsequence_columns::<2>(stage.bytes, tile, first, lens, rows, out, out_stride)
+                copier.subsequence_columns::<2>(stage.bytes, tile, first, lens, rows, to, stream)
             }
             (4, Some(lens)) => {
-                copier.subsequence_columns::<4>(stage.bytes, tile, first, lens, rows, out, out_stride)
+                copier.subsequence_columns::<4>(stage.bytes, tile, first, lens, rows, to, stream)
             }
             _ => 0,
         };
@@ -1620,19 +1630,35 @@ const STRIP_MAX_SIZE: usize = 255;
 const STAGE_BYTES: usize = 64 << 10;
 
 /// Outputs of at least this many bytes are written by
-/// [`SubsequencePlan::strips`] with streaming stores, a lower bar than the
-/// other loops' 16 MiB. A tile writes a short stretch of each of its rows
-/// (1 KiB of each of 64 rows on `[8, 64, 128, 128]` `u8` along axis 1),
-/// rows that lie far apart and often a power of two apart. Through the
-/// cache such writes took 3–4 times as long as a memcpy of their bytes in
-/// a standalone test (1.5–1.8 ms for 8 MiB against 0.4–0.5), and half
-/// that streamed. In `ovir bench` the 8 MiB `u8` case above went from
-/// 4.6 to 3.4 ms (median of four rounds) and `f16` `[8, 64, 128, 64]`
-/// from 3.2 to 2.7 (three); at 4 MiB the gain was 10–12%, and at 2 MiB
-/// there was none to measure. The cost is that an output of 4 to 16 MiB,
-/// which the L3 cache might have held for the op that reads it next, goes
-/// to memory; a whole model was not measured.
-const STRIPS_STREAM_MIN_BYTES: usize = 4 << 20;
+/// [`SubsequencePlan::strips`] and the vector gathers
+/// ([`SubsequencePlan::columns`]) with streaming stores, a lower bar than
+/// the other loops' 16 MiB. Both write a short stretch of each row of a
+/// tile before going down to the next: the strips 1 KiB of each of 64 rows
+/// on `[8, 64, 128, 128]` `u8` along axis 1, the gathers one cache line of
+/// each row, rows that lie far apart and often a power of two apart.
+/// Through the cache such writes took 3–4 times as long as a memcpy of
+/// their bytes in a standalone test (1.5–1.8 ms for 8 MiB against
+/// 0.4–0.5), and half that streamed. In `ovir bench` the 8 MiB `u8` case
+/// above went from 4.6 to 3.4 ms (median of four rounds) and `f16` `[8,
+/// 64, 128, 64]` from 3.2 to 2.7 (three); at 4 MiB the gain was 10–12%,
+/// and at 2 MiB there was none to measure. The cost is that an output of 4
+/// to 16 MiB, which the L3 cache might have held for the op that reads it
+/// next, goes to memory; a whole model was not measured.
+const SCATTERED_STREAM_MIN_BYTES: usize = 4 << 20;
+
+/// The widest output rows, in bytes, whose vector gathers
+/// ([`SubsequencePlan::columns`]) stream their stores from
+/// [`SCATTERED_STREAM_MIN_BYTES`]: a column group writes one cache line of
+/// each row, and where the rows lie further apart, streaming those lines
+/// made the gathers slower. `f32` along axis 1 with a length per line, 5
+/// to 7 rounds of `ovir bench`, median ratio to a memcpy through the
+/// cache against streamed: rows of 512 bytes (`[8, 64, 128, 128]` along
+/// axis 2) 2.12 against 1.91, 1 KiB (`[128, 64, 256]`) 4.73 against 4.40,
+/// 2 KiB (`[64, 64, 512]`) 7.47 against 4.90; but 4 KiB (`[32, 64,
+/// 1024]`) 6.86 against 8.98, 16 KiB 5.15 against 8.42, 32 KiB 3.32
+/// against 6.34, 64 KiB (`[8, 64, 128, 128]`) 2.16 against 3.57, and 128
+/// KiB 2.75 against 3.59.
+const GATHER_STREAM_MAX_STRIDE: usize = 2 << 10;
 
 /// `row[i] = far[i]` where `mask[i]` is all ones, else unchanged.
 #[inline(always)]

@@ -242,6 +242,10 @@ impl ReverseCopier {
     /// It writes none without AVX2, for widths other than 2 and 4 bytes,
     /// or when the arguments do not fit: 2-byte elements are read 4 bytes
     /// at a time, so `tile` must hold 2 bytes past the last element.
+    ///
+    /// With `stream`, the stores are streaming ones where `out` and
+    /// `out_stride` are multiples of 32 bytes (ordinary ones otherwise),
+    /// fenced before it returns.
     #[allow(clippy::too_many_arguments)]
     pub(super) fn subsequence_columns<const N: usize>(
         self,
@@ -250,14 +254,14 @@ impl ReverseCopier {
         first: usize,
         lens: &[u32],
         rows: (usize, usize),
-        out: &mut [u8],
-        out_stride: usize,
+        (out, out_stride): (&mut [u8], usize),
+        stream: bool,
     ) -> usize {
         avx2_or!(
             self,
-            |isa| x86::subsequence_columns::<N>(isa, tile, (pitch, size), first, lens, rows, out, out_stride),
+            |isa| x86::subsequence_columns::<N>(isa, stream, tile, (pitch, size), first, lens, rows, (out, out_stride)),
             else 0,
-            uses (tile, pitch, size, first, lens, rows, out, out_stride)
+            uses (tile, pitch, size, first, lens, rows, out, out_stride, stream)
         )
     }
 

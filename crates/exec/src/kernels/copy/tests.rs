@@ -670,20 +670,28 @@ fn check_subsequence_columns<const N: usize>() {
             let count = width - first;
             // Every length from 0 to the axis size, scrambled.
             let lens: Vec<u32> = (0..count).map(|j| ((j * 7 + j / 3) % (size + 1)) as u32).collect();
-            for (k0, k1) in [(0, size - 1), (size / 2, size / 2), (size / 3, size - 1)] {
+            // Streamed, rows 32-byte aligned, and not: with a stride that no
+            // streaming store could take.
+            let rows = [(0, size - 1), (size / 2, size / 2), (size / 3, size - 1)];
+            for ((k0, k1), stream) in rows.into_iter().flat_map(|rows| [(rows, false), (rows, true)]) {
                 let what = || {
-                    format!("width {N}, tile {width}x{size}, pitch {pitch}, first {first}, rows {k0}..={k1}")
+                    format!(
+                        "width {N}, tile {width}x{size}, pitch {pitch}, first {first}, rows {k0}..={k1}, stream {stream}"
+                    )
                 };
-                let stride = count * N + 5;
-                let mut out = vec![0xab; (k1 - k0) * stride + count * N];
+                let stride = if stream { (count * N).next_multiple_of(32) + 32 } else { count * N + 5 };
+                let len = (k1 - k0) * stride + count * N;
+                let mut storage = vec![0xab; len + 32];
+                let skew = storage.as_ptr().align_offset(32);
+                let out = &mut storage[skew..skew + len];
                 let done = copier.subsequence_columns::<N>(
                     &tile,
                     (pitch, size),
                     first,
                     &lens,
                     (k0, k1),
-                    &mut out,
-                    stride,
+                    (&mut *out, stride),
+                    stream,
                 );
                 let expect = if copier.gathers() { count / 8 * 8 } else { 0 };
                 assert_eq!(done, expect, "{}", what());
@@ -695,14 +703,21 @@ fn check_subsequence_columns<const N: usize>() {
                     let want = naive_subsequence_columns::<N>(&tile, pitch, k, first, &lens);
                     expected[(k - k0) * stride..][..done * N].copy_from_slice(&want[..done * N]);
                 }
-                assert!(out == expected, "{}", what());
+                assert!(*out == expected, "{}", what());
             }
             // Lengths past the axis, or past `i32::MAX`, still read rows of
             // the tile, from the same column.
             let wild: Vec<u32> = (0..count).map(|j| [size as u32 + 2, u32::MAX, 1 << 31][j % 3]).collect();
             let mut out = vec![0; count * N];
-            let done =
-                copier.subsequence_columns::<N>(&tile, (pitch, size), first, &wild, (0, 0), &mut out, 0);
+            let done = copier.subsequence_columns::<N>(
+                &tile,
+                (pitch, size),
+                first,
+                &wild,
+                (0, 0),
+                (&mut out, 0),
+                false,
+            );
             for (j, got) in out.chunks_exact(N).enumerate().take(done) {
                 let column = (0..size).map(|r| &tile[r * pitch + (first + j) * N..][..N]).collect::<Vec<_>>();
                 assert!(column.contains(&got), "width {N}, element {j}");
@@ -716,35 +731,19 @@ fn check_subsequence_columns<const N: usize>() {
         let read = if N == 2 { 4 } else { N };
         let short = (size - 1) * pitch + (whole - 1) * N + read - 1;
         let mut out = vec![0; whole * N];
+        // The columns written from column 0 of `tile` at `rows` into `out`.
+        let columns = |tile: &[u8], rows, out: &mut [u8]| {
+            copier.subsequence_columns::<N>(tile, (pitch, size), 0, &lens, rows, (out, 0), false)
+        };
         // The same arguments fit with the byte back.
         let mut fits = out.clone();
-        let tile_exact = &tile[..short + 1];
-        assert_eq!(
-            copier.subsequence_columns::<N>(tile_exact, (pitch, size), 0, &lens, (0, 0), &mut fits, 0),
-            if copier.gathers() { whole } else { 0 }
-        );
-        let tile_short = &tile[..short];
-        assert_eq!(
-            copier.subsequence_columns::<N>(tile_short, (pitch, size), 0, &lens, (0, 0), &mut out, 0),
-            0
-        );
-        assert_eq!(
-            copier.subsequence_columns::<N>(&tile, (pitch, size), 0, &lens, (size, size), &mut out, 0),
-            0
-        );
+        assert_eq!(columns(&tile[..short + 1], (0, 0), &mut fits), if copier.gathers() { whole } else { 0 });
+        assert_eq!(columns(&tile[..short], (0, 0), &mut out), 0);
+        assert_eq!(columns(&tile, (size, size), &mut out), 0);
         if size > 1 {
-            assert_eq!(
-                copier.subsequence_columns::<N>(&tile, (pitch, size), 0, &lens, (1, 0), &mut out, 0),
-                0
-            );
+            assert_eq!(columns(&tile, (1, 0), &mut out), 0);
         }
-        let out_short = &mut out[..whole * N - 1];
-        {
-            assert_eq!(
-                copier.subsequence_columns::<N>(&tile, (pitch, size), 0, &lens, (0, 0), out_short, 0),
-                0
-            );
-        }
+        assert_eq!(columns(&tile, (0, 0), &mut out[..whole * N - 1]), 0);
     }
 }
 
@@ -756,8 +755,8 @@ fn subsequence_columns_gathered_match_the_rule_element_by_element() {
     let copier = ReverseCopier::detect();
     let tile = vec![0u8; 1024];
     let mut out = vec![0u8; 64];
-    assert_eq!(copier.subsequence_columns::<1>(&tile, (64, 8), 0, &[2; 64], (0, 0), &mut out, 0), 0);
-    assert_eq!(copier.subsequence_columns::<8>(&tile, (64, 8), 0, &[2; 8], (0, 0), &mut out, 0), 0);
+    assert_eq!(copier.subsequence_columns::<1>(&tile, (64, 8), 0, &[2; 64], (0, 0), (&mut out, 0), false), 0);
+    assert_eq!(copier.subsequence_columns::<8>(&tile, (64, 8), 0, &[2; 8], (0, 0), (&mut out, 0), false), 0);
 }
 
 /// Checks an in-place ReverseSubsequences kernel on `n`-byte elements
@@ -811,7 +810,7 @@ fn check_in_place<const N: usize>(
                             let want = naive_subsequence_columns::<N>(&input, stride, k, first, rule);
                             expected[(k - k0) * out_stride..][..done * N].copy_from_slice(&want[..done * N]);
                         }
-                        assert!(out == expected, "{}", what());
+                        assert!(*out == expected, "{}", what());
                     }
                 }
             }

@@ -5,11 +5,11 @@
 use std::arch::x86_64::{
     __m256i, _mm256_add_epi32, _mm256_and_si256, _mm256_blendv_epi8, _mm256_castsi256_si128,
     _mm256_cmpgt_epi32, _mm256_i32gather_epi32, _mm256_loadu_si256, _mm256_min_epu32, _mm256_mullo_epi32,
-    _mm256_packus_epi32, _mm256_permute4x64_epi64, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_storeu_si256,
-    _mm256_sub_epi32, _mm_storeu_si128,
+    _mm256_packus_epi32, _mm256_permute4x64_epi64, _mm256_set1_epi32, _mm256_setr_epi32, _mm256_sub_epi32,
+    _mm_storeu_si128,
 };
 
-use super::{Avx2, Width};
+use super::{Avx2, Plain, Stores, Streaming, Width};
 
 /// Columns per index register: eight 32-bit indices.
 const LANES: usize = 8;
@@ -36,9 +36,44 @@ const LANES: usize = 8;
 /// reversed one up a row and the straight one down a row per output row,
 /// and every length is first capped at `size`, so the indices stay inside
 /// the tile whatever the lengths are.
+///
+/// With `stream`, where `out` and `out_stride` are multiples of 32 bytes,
+/// the stores are streaming ones, fenced before it returns: each row of a
+/// column group is one whole line, sent to memory without being read
+/// first (the 16-byte stores of a last single register of 2-byte elements
+/// go through the cache). Elsewhere they are ordinary stores.
 #[allow(clippy::too_many_arguments)]
 pub(in crate::kernels::copy) fn subsequence_columns<const N: usize>(
     isa: Avx2,
+    stream: bool,
+    tile: &[u8],
+    shape: (usize, usize),
+    first: usize,
+    lens: &[u32],
+    rows: (usize, usize),
+    (out, out_stride): (&mut [u8], usize),
+) -> usize {
+    if stream && super::aligned(out.as_ptr(), 32) && out_stride.is_multiple_of(32) {
+        // SAFETY: the fence follows the only call that stores with this
+        // witness, which does not unwind: a misfit returns 0, and its only
+        // indices are loop counters below the lengths of fixed arrays.
+        let stores = unsafe { Streaming::new() };
+        let done = columns_with::<N, _>(isa, stores, tile, shape, first, lens, rows, out, out_stride);
+        stores.fence();
+        done
+    } else {
+        columns_with::<N, _>(isa, Plain, tile, shape, first, lens, rows, out, out_stride)
+    }
+}
+
+/// [`subsequence_columns`] with the stores `S`; with
+/// [`Streaming`](super::Streaming) ones, `out` and `out_stride` must be
+/// multiples of 32 bytes, or nothing is written.
+#[allow(clippy::too_many_arguments)]
+#[inline(always)]
+fn columns_with<const N: usize, S: Stores>(
+    isa: Avx2,
+    stores: S,
     tile: &[u8],
     (pitch, size): (usize, usize),
     first: usize,
@@ -61,7 +96,8 @@ pub(in crate::kernels::copy) fn subsequence_columns<const N: usize>(
         && k0 <= k1
         && k1 < size
         && tile_end.is_some_and(|end| end <= tile.len() && i32::try_from(end).is_ok())
-        && out_end.is_some_and(|end| end <= out.len());
+        && out_end.is_some_and(|end| end <= out.len())
+        && (!S::STREAMING || (super::aligned(out.as_ptr(), 32) && out_stride.is_multiple_of(32)));
     if !fits {
         return 0;
     }
@@ -81,7 +117,13 @@ pub(in crate::kernels::copy) fn subsequence_columns<const N: usize>(
             // `(k - k0) * out_stride + j * N` up to `(k - k0) * out_stride
             // + (j + 8 * regs) * N`, with `j + 8 * regs <= count`: at most
             // `out_end <= out.len()`. The row's pointer is made for the
-            // rows `k0..=k1` only.
+            // rows `k0..=k1` only. Streaming stores: `out` and
+            // `out_stride` are multiples of 32, and so is every 32-byte
+            // store's offset: `j * N + 32 * r` for 4-byte elements, with
+            // `j` a multiple of 8, and `j * N + 16 * r` with `r` even for
+            // 2-byte ones, where `j` is a multiple of 32 while there are
+            // two registers or more (the one-register tail stores 16
+            // bytes, through the cache).
             unsafe {
                 let base = tile.as_ptr();
                 let out = out.as_mut_ptr();
@@ -130,7 +172,7 @@ pub(in crate::kernels::copy) fn subsequence_columns<const N: usize>(
                                 4 => {
                                     for r in 0..$regs {
                                         let v = _mm256_i32gather_epi32::<1>(base.cast(), index[r]);
-                                        _mm256_storeu_si256(o.add(32 * r).cast(), v);
+                                        isa.store(stores, o.add(32 * r), v);
                                     }
                                 }
                                 _ => {
@@ -152,7 +194,7 @@ pub(in crate::kernels::copy) fn subsequence_columns<const N: usize>(
                                         let v = _mm256_permute4x64_epi64::<0b11_01_10_00>(
                                             _mm256_packus_epi32(a, b),
                                         );
-                                        _mm256_storeu_si256(o.add(16 * r).cast(), v);
+                                        isa.store(stores, o.add(16 * r), v);
                                         r += 2;
                                     }
                                     if r < $regs {
