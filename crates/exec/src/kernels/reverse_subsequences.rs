@@ -1141,10 +1141,8 @@ impl<C: Count> SubsequencePlan<'_, C> {
     ///   line, this took 17% less time than gathering the tile row by row
     ///   on axes 0 and 1, and as long on axis 2. From
     ///   [`SCATTERED_STREAM_MIN_BYTES`] of output they stream their
-    ///   stores, and while they work on a tile they ask for the next tile
-    ///   of the block, a line per output row, so that copying it into the
-    ///   buffer reads the L2 cache instead of waiting on memory row by
-    ///   row.
+    ///   stores where the output's rows lie at most
+    ///   [`GATHER_STREAM_MAX_STRIDE`] apart.
     /// - Other elements go one at a time, the tile row by row, which
     ///   writes the output in order; its rows lie next to one another, and
     ///   an index into it is masked into range instead of checked
@@ -1635,7 +1633,9 @@ const STAGE_BYTES: usize = 64 << 10;
 /// the other loops' 16 MiB. Both write a short stretch of each row of a
 /// tile before going down to the next: the strips 1 KiB of each of 64 rows
 /// on `[8, 64, 128, 128]` `u8` along axis 1, the gathers one cache line of
-/// each row, rows that lie far apart and often a power of two apart.
+/// each row (and stream only where rows lie close:
+/// [`GATHER_STREAM_MAX_STRIDE`]), rows that lie far apart and often a
+/// power of two apart.
 /// Through the cache such writes took 3–4 times as long as a memcpy of
 /// their bytes in a standalone test (1.5–1.8 ms for 8 MiB against
 /// 0.4–0.5), and half that streamed. In `ovir bench` the 8 MiB `u8` case
