@@ -896,42 +896,25 @@ fn subsequence_lines_match_the_rule_element_by_element() {
     // left over.
     let sizes = [2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 64, 129, 130, 200];
     let mut lines = vec![0u8; 95 * line_pitch::<8>(200).unwrap()];
-    check_in_place::<8>(
-        &sizes,
-        &[4, 9, 23],
-        |count| if copier.transposes() { count / 4 * 4 } else { 0 },
-        |input, shape, first, lens, rows, out, out_stride| {
-            let lines = &mut lines[..lens.len() * line_pitch::<8>(shape.1).unwrap()];
-            copier.subsequence_lines::<8>(input, shape, first, lens, lines, rows, out, out_stride)
-        },
-    );
-    check_in_place::<4>(
-        &sizes,
-        &[8, 11, 19, 31],
-        |count| if copier.transposes() { count / 8 * 8 } else { 0 },
-        |input, shape, first, lens, rows, out, out_stride| {
-            let lines = &mut lines[..lens.len() * line_pitch::<4>(shape.1).unwrap()];
-            copier.subsequence_lines::<4>(input, shape, first, lens, lines, rows, out, out_stride)
-        },
-    );
-    check_in_place::<2>(
-        &sizes,
-        &[16, 19, 33, 47],
-        |count| if copier.transposes() { count / 16 * 16 } else { 0 },
-        |input, shape, first, lens, rows, out, out_stride| {
-            let lines = &mut lines[..lens.len() * line_pitch::<2>(shape.1).unwrap()];
-            copier.subsequence_lines::<2>(input, shape, first, lens, lines, rows, out, out_stride)
-        },
-    );
-    check_in_place::<1>(
-        &sizes,
-        &[32, 35, 64, 95],
-        |count| if copier.transposes() { count / 32 * 32 } else { 0 },
-        |input, shape, first, lens, rows, out, out_stride| {
-            let lines = &mut lines[..lens.len() * line_pitch::<1>(shape.1).unwrap()];
-            copier.subsequence_lines::<1>(input, shape, first, lens, lines, rows, out, out_stride)
-        },
-    );
+    // `N`-byte elements on `widths` columns, written in whole groups of
+    // `group` columns with AVX2 and not at all without.
+    macro_rules! lines_of {
+        ($n:literal, $group:literal, $widths:expr) => {
+            check_in_place::<$n>(
+                &sizes,
+                &$widths,
+                |count| if copier.transposes() { count / $group * $group } else { 0 },
+                |input, shape, first, lens, rows, out, out_stride| {
+                    let lines = &mut lines[..lens.len() * line_pitch::<$n>(shape.1).unwrap()];
+                    copier.subsequence_lines::<$n>(input, shape, first, lens, lines, rows, out, out_stride)
+                },
+            )
+        };
+    }
+    lines_of!(8, 4, [4, 9, 23]);
+    lines_of!(4, 8, [8, 11, 19, 31]);
+    lines_of!(2, 16, [16, 19, 33, 47]);
+    lines_of!(1, 32, [32, 35, 64, 95]);
     // Other widths write nothing.
     let input = vec![1u8; 20 * 64];
     let mut out = vec![0u8; 64];
