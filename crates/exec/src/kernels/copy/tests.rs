@@ -893,9 +893,10 @@ fn subsequence_lines_match_the_rule_element_by_element() {
     let copier = ReverseCopier::detect();
     // Axes from 2 rows up, on both sides of whole groups of 4, 8, 16 and 32, and
     // past the rows staged ahead; column counts with and without columns
-    // left over.
+    // left over, and (300) more than the 256 columns a group of rows is
+    // staged in at a time.
     let sizes = [2, 3, 5, 7, 8, 9, 10, 11, 16, 17, 64, 129, 130, 200];
-    let mut lines = vec![0u8; 95 * line_pitch::<8>(200).unwrap()];
+    let mut lines = vec![0u8; 300 * line_pitch::<8>(200).unwrap()];
     // `N`-byte elements on `widths` columns, written in whole groups of
     // `group` columns with AVX2 and not at all without.
     macro_rules! lines_of {
@@ -911,10 +912,10 @@ fn subsequence_lines_match_the_rule_element_by_element() {
             )
         };
     }
-    lines_of!(8, 4, [4, 9, 23]);
-    lines_of!(4, 8, [8, 11, 19, 31]);
-    lines_of!(2, 16, [16, 19, 33, 47]);
-    lines_of!(1, 32, [32, 35, 64, 95]);
+    lines_of!(8, 4, [4, 9, 23, 300]);
+    lines_of!(4, 8, [8, 11, 19, 31, 300]);
+    lines_of!(2, 16, [16, 19, 33, 47, 300]);
+    lines_of!(1, 32, [32, 35, 64, 95, 300]);
     // Other widths write nothing.
     let input = vec![1u8; 20 * 64];
     let mut out = vec![0u8; 64];

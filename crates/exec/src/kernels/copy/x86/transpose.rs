@@ -30,6 +30,10 @@ use crate::kernels::counts::Count;
 /// Rows a group holds: the register count of the transposing network.
 const ROWS: usize = TRANSPOSED_ROWS;
 
+/// Registers of the buffer [`subsequence_lines`] copies a group of rows
+/// into before turning them into lines (8 KiB).
+const STAGE_REGISTERS: usize = 256;
+
 /// Row `r`'s register once the network has turned the lines back into
 /// rows: its three bits in reverse order.
 const fn reversed_bits(r: usize) -> usize {
@@ -630,18 +634,23 @@ const _: () = {
 /// groups ([`line_group`]: 32 columns of 1 byte, 16 of 2 bytes, 8 of 4, 4
 /// of 8).
 ///
-/// The columns are staged as lines: every group of rows of a group of
-/// columns is turned into line segments by a square transpose in
-/// registers, the rows read in order across all the columns, the next
-/// group's asked for ahead. Then every group of output rows is built
-/// as lines and turned back into rows by the same transpose: inside its
-/// reversed head, a line is itself read backwards, one unaligned load and
-/// a lane-crossing permute, and elsewhere its own elements; a blend picks
-/// between the two by the length. For 8-byte elements that is about 18
-/// instructions for 4 elements, against about 40 to move them one at a
-/// time; narrower elements take about as many per register, which holds 8,
-/// 16 or 32 of them, where a gather loads each element from a row of its
-/// own.
+/// The columns are staged as lines: the rows of each group of rows are
+/// copied in order into a buffer on the stack ([`STAGE_REGISTERS`]), up to
+/// 256 columns at a time, the next group's rows asked for ahead, and every
+/// group of columns there is turned into line segments by a square
+/// transpose in registers. Read in place, a group's rows often lie a power
+/// of two apart and fall into the same few sets of the L1 cache, which
+/// the buffer's contiguous rows do not. Then every group of output rows is
+/// built as lines and turned back into rows by the same transpose. Where
+/// no line's head ends inside the group, each line is one window: inside
+/// its reversed head, the line itself read backwards (one unaligned load
+/// and a lane-crossing permute), and past it its own elements, the two
+/// told apart by the length without a branch. The one group of rows
+/// where a line's head ends loads both windows and blends them by the
+/// length. For 8-byte elements that is about 18 instructions for 4
+/// elements, against about 40 to move them one at a time; narrower
+/// elements take about as many per register, which holds 8, 16 or 32 of
+/// them, where a gather loads each element from a row of its own.
 #[allow(clippy::too_many_arguments)]
 pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
     isa: Avx2,
@@ -675,9 +684,11 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
         || {
             // SAFETY: the token proves AVX2 (every intrinsic here). `in_end`
             // and `out_end` as in `subsequence_transposed`, checked by
-            // `within`. Input: row `r < size` of columns `j..j + group`,
-            // with `j + group <= count`, ends at `r * stride + (first + j +
-            // group) * N <= in_end`; a staged row is `b group + min(e, rows
+            // `within`. Input: row `r < size` of the bytes `j0..j0 + w` of
+            // the columns, with `j0 + w <= count * N`, ends at `r * stride +
+            // first * N + j0 + w <= in_end`. Stage: row `e < group` of it
+            // ends at `e * stage_row + w <= group * stage_row`, its
+            // `STAGE_REGISTERS * 32` bytes; a staged row is `b group + min(e, rows
             // - 1)` with `rows >= 1` the rows of group `b < groups` inside
             // the axis, so below `size`; the prefetches take any address. Lines:
             // line `j + c` spans `(j + c) * pitch` to `(j + c + 1) *
@@ -708,20 +719,44 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                         24, 25, 26, 27, 28, 29, 30, 31,
                     ),
                 };
-                let backwards = _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0);
-                // The elements of each lane in reverse order, for 1- and
-                // 2-byte ones.
-                let backwards_in_lanes = if N == 1 {
-                    _mm256_setr_epi8(
-                        15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9, 8,
-                        7, 6, 5, 4, 3, 2, 1, 0,
-                    )
+                // Element orders for the windows, straight (0) or turned
+                // round (1): for 4- and 8-byte elements a permute across
+                // the register; for 1- and 2-byte ones each lane's
+                // elements in reverse, then the lanes swapped.
+                let across = if N == 8 {
+                    [_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_setr_epi32(6, 7, 4, 5, 2, 3, 0, 1)]
+                } else if N == 4 {
+                    [_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_setr_epi32(7, 6, 5, 4, 3, 2, 1, 0)]
                 } else {
-                    _mm256_setr_epi8(
-                        14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1, 14, 15, 12, 13, 10, 11, 8, 9,
-                        6, 7, 4, 5, 2, 3, 0, 1,
-                    )
+                    [_mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7), _mm256_setr_epi32(4, 5, 6, 7, 0, 1, 2, 3)]
                 };
+                let in_lanes = [
+                    _mm256_setr_epi8(
+                        0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9,
+                        10, 11, 12, 13, 14, 15,
+                    ),
+                    if N == 1 {
+                        _mm256_setr_epi8(
+                            15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, 15, 14, 13, 12, 11, 10, 9,
+                            8, 7, 6, 5, 4, 3, 2, 1, 0,
+                        )
+                    } else {
+                        _mm256_setr_epi8(
+                            14, 15, 12, 13, 10, 11, 8, 9, 6, 7, 4, 5, 2, 3, 0, 1, 14, 15, 12, 13, 10, 11, 8,
+                            9, 6, 7, 4, 5, 2, 3, 0, 1,
+                        )
+                    },
+                ];
+                macro_rules! reverse {
+                    ($window:expr, $flip:expr) => {{
+                        let window = if N >= 4 {
+                            $window
+                        } else {
+                            _mm256_shuffle_epi8($window, *in_lanes.get_unchecked($flip))
+                        };
+                        _mm256_permutevar8x32_epi32(window, *across.get_unchecked($flip))
+                    }};
+                }
                 // A square transpose of a group: interleaves of elements
                 // (bytes, 2-byte ones, 4-byte ones, then pairs of them),
                 // then of lanes. Its own inverse; the first `group` registers hold
@@ -823,21 +858,41 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                 // columns, so that each row is read in order, the next
                 // group's rows asked for ahead.
                 let ahead = group * stride;
+                // A group's registers, as rows and then as lines, kept from
+                // one group to the next: each fills the first `group` of
+                // them before it reads them.
+                let mut v = [zero; 32];
+                let mut stage = [zero; STAGE_REGISTERS];
+                let stage = stage.as_mut_ptr().cast::<u8>();
+                // Bytes of each row a pass copies into `stage`.
+                let stage_row = STAGE_REGISTERS * 32 / group;
+                let width = count * N;
                 for b in 0..groups {
                     let rows = (size - b * group).min(group);
                     let at = input.add(b * group * stride + first * N);
-                    for j in (0..count).step_by(group) {
-                        let mut v = [zero; 32];
+                    for j0 in (0..width).step_by(stage_row) {
+                        let w = (width - j0).min(stage_row);
                         // The last group's rows past the axis repeat its
                         // last row: no output row reads them.
-                        for (e, v) in v.iter_mut().enumerate().take(group) {
-                            let row = at.add(e.min(rows - 1) * stride + j * N);
-                            *v = _mm256_loadu_si256(row.cast());
-                            super::prefetch(row.wrapping_add(ahead));
+                        for e in 0..group {
+                            let row = at.add(e.min(rows - 1) * stride + j0);
+                            let to = stage.add(e * stage_row);
+                            for k in (0..w).step_by(32) {
+                                _mm256_storeu_si256(to.add(k).cast(), _mm256_loadu_si256(row.add(k).cast()));
+                            }
+                            for k in (0..w).step_by(64) {
+                                super::prefetch(row.wrapping_add(ahead + k));
+                            }
                         }
-                        transpose!(v);
-                        for (c, v) in v.iter().enumerate().take(group) {
-                            _mm256_storeu_si256(line(j + c).add(b * group * N).cast(), *v);
+                        for jj in (0..w).step_by(32) {
+                            for (e, v) in v.iter_mut().enumerate().take(group) {
+                                *v = _mm256_loadu_si256(stage.add(e * stage_row + jj).cast());
+                            }
+                            transpose!(v);
+                            let j = (j0 + jj) / N;
+                            for (c, v) in v.iter().enumerate().take(group) {
+                                _mm256_storeu_si256(line(j + c).add(b * group * N).cast(), *v);
+                            }
                         }
                     }
                 }
@@ -850,25 +905,22 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                     let top = (a * group) as isize;
                     let whole = k0 <= a * group && (a + 1) * group <= k1 + 1;
                     for j in (0..count).step_by(group) {
-                        let mut v = [zero; 32];
-                        for (c, v) in v.iter_mut().enumerate().take(group) {
-                            let len = (*lens.get_unchecked(j + c)).min(size as u32) as isize;
+                        let len = |c: usize| (*lens.get_unchecked(j + c)).min(size as u32) as isize;
+                        // Whether a line's head ends inside this group of
+                        // rows, which happens once along each line.
+                        let ends = (0..group).any(|c| top < len(c) && len(c) < top + wide);
+                        // Rows `top..top + group` of line `c`: from both
+                        // windows, blended by rank where its head ends
+                        // here; else from one window, turned round inside
+                        // the head.
+                        let mixed = |c: usize| {
+                            let len = len(c);
                             let line = line(j + c);
                             let straight = _mm256_loadu_si256(line.add(a * group * N).cast());
                             // Rows `top..top + group` read rows `len - 1 -
                             // top` on down where inside the head.
                             let from = (len - top - wide).clamp(-wide, last);
                             let window = _mm256_loadu_si256(line.offset(from * N as isize).cast());
-                            let reversed = match N {
-                                8 => _mm256_permute4x64_epi64::<0b00_01_10_11>(window),
-                                4 => _mm256_permutevar8x32_epi32(window, backwards),
-                                // Reversed within each lane, then the
-                                // lanes swapped.
-                                _ => _mm256_permute4x64_epi64::<0b01_00_11_10>(_mm256_shuffle_epi8(
-                                    window,
-                                    backwards_in_lanes,
-                                )),
-                            };
                             // The group's rows inside the head: those whose
                             // rank is below `len - top`.
                             let inside = (len - top).clamp(-1, wide);
@@ -878,7 +930,23 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                                 2 => _mm256_cmpgt_epi16(_mm256_set1_epi16(inside as i16), rank),
                                 _ => _mm256_cmpgt_epi8(_mm256_set1_epi8(inside as i8), rank),
                             };
-                            *v = _mm256_blendv_epi8(straight, reversed, head);
+                            _mm256_blendv_epi8(straight, reverse!(window, 1), head)
+                        };
+                        let single = |c: usize| {
+                            let len = len(c);
+                            let flip = usize::from(len >= top + wide);
+                            let from = (len - top - wide).max(0);
+                            let at = top + ((from - top) & (flip as isize).wrapping_neg());
+                            reverse!(_mm256_loadu_si256(line(j + c).offset(at * N as isize).cast()), flip)
+                        };
+                        if ends {
+                            for (c, v) in v.iter_mut().enumerate().take(group) {
+                                *v = mixed(c);
+                            }
+                        } else {
+                            for (c, v) in v.iter_mut().enumerate().take(group) {
+                                *v = single(c);
+                            }
                         }
                         transpose!(v);
                         if whole {
