@@ -686,7 +686,8 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
             // and `out_end` as in `subsequence_transposed`, checked by
             // `within`. Input: row `r < size` of the bytes `j0..j0 + w` of
             // the columns, with `j0 + w <= count * N`, ends at `r * stride +
-            // first * N + j0 + w <= in_end`. Stage: row `e < group` of it
+            // first * N + j0 + w <= in_end`. Stage, on the stack and so
+            // apart from the input: row `e < group` of it
             // ends at `e * stage_row + w <= (e + 1) * stage_row <= group *
             // stage_row`, its `STAGE_REGISTERS * 32` bytes; a staged row is `b group + min(e, rows
             // - 1)` with `rows >= 1` the rows of group `b < groups` inside
@@ -878,10 +879,7 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
                         // last row: no output row reads them.
                         for e in 0..group {
                             let row = at.add(e.min(rows - 1) * stride + j0);
-                            let to = stage.add(e * stage_row);
-                            for k in (0..w).step_by(32) {
-                                _mm256_storeu_si256(to.add(k).cast(), _mm256_loadu_si256(row.add(k).cast()));
-                            }
+                            std::ptr::copy_nonoverlapping(row, stage.add(e * stage_row), w);
                             for k in (0..w).step_by(64) {
                                 super::prefetch(row.wrapping_add(ahead + k));
                             }
