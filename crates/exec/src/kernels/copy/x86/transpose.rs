@@ -686,25 +686,25 @@ pub(in crate::kernels::copy) fn subsequence_lines<const N: usize>(
             // and `out_end` as in `subsequence_transposed`, checked by
             // `within`. Input: row `r < size` of the bytes `j0..j0 + w` of
             // the columns, with `j0 + w <= count * N`, ends at `r * stride +
-            // first * N + j0 + w <= in_end`. Stage, on the stack and so
-            // apart from the input: row `e < group` of it
-            // ends at `e * stage_row + w <= (e + 1) * stage_row <= group *
-            // stage_row`, its `STAGE_REGISTERS * 32` bytes; a staged row is `b group + min(e, rows
-            // - 1)` with `rows >= 1` the rows of group `b < groups` inside
-            // the axis, so below `size`; the prefetches take any address. Lines:
-            // line `j + c` spans `(j + c) * pitch` to `(j + c + 1) *
-            // pitch`, inside `lines` as `count * pitch <= lines.len()`; its
-            // group `b < groups` lies at `(group + group b) * N`, and a
-            // window at `(group + from) * N` with `from` clamped to
-            // `-group..=group (groups - 1)` (the upper end never binds, as
-            // `len - top - group <= size - group`); a straight window at
-            // group `a <= k1 / group < groups`. A single window is one of
-            // those two: at `from = len - top - group` in `0..=size -
-            // group` where `len >= top + group`, else at `top`. A length is read at `j + c <
-            // count <= lens.len()`. Output: row `k` in `k0..=k1` of columns
-            // `j..j + group` ends at `(k - k0) * out_stride + (j + group) *
-            // N <= out_end`. `size`, and so every length and row, fits
-            // `i32`, as `pitch` does.
+            // first * N + j0 + w <= in_end`; a staged row is `b group +
+            // min(e, rows - 1)` with `rows >= 1` the rows of group `b <
+            // groups` inside the axis, so below `size`; the prefetches take
+            // any address. Stage, on the stack and so apart from the input:
+            // row `e < group` of it ends at `e * stage_row + w <= (e + 1) *
+            // stage_row <= group * stage_row`, its `STAGE_REGISTERS * 32`
+            // bytes. Lines: line `j + c` spans `(j + c) * pitch` to `(j + c
+            // + 1) * pitch`, inside `lines` as `count * pitch <=
+            // lines.len()`; its group `b < groups` lies at `(group + group
+            // b) * N`, and a window at `(group + from) * N` with `from`
+            // clamped to `-group..=group (groups - 1)` (the upper end never
+            // binds, as `len - top - group <= size - group`); a straight
+            // window at group `a <= k1 / group < groups`. A single window is
+            // one of those two: at `from = len - top - group` in `0..=size -
+            // group` where `len >= top + group`, else at `top`. A length is
+            // read at `j + c < count <= lens.len()`. Output: row `k` in
+            // `k0..=k1` of columns `j..j + group` ends at `(k - k0) *
+            // out_stride + (j + group) * N <= out_end`. `size`, and so every
+            // length and row, fits `i32`, as `pitch` does.
             unsafe {
                 // Known when compiled, which a value captured from outside
                 // the enabled function is not.
