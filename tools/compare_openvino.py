@@ -123,10 +123,13 @@ HEAD_ROWS = ((np.int8, "i8", (1 << 20, 8)), (np.int8, "i8", ((8 << 20) // 24, 24
 # there): (dtype, name, shape), 8 MiB each.
 RUN_ROWS = ((np.float32, "f32", ((2 << 20) // 12, 2, 6)), (np.int8, "i8", ((8 << 20) // 16, 2, 8)))
 # Few elements per batch index and position: time-major `[T, B]` (batch
-# 1, sequence 0), and two bytes after the sequence axis (batch 0,
-# sequence 1); 8 MiB each. (name, dtype, shape, batch axis, seq axis)
+# 1, sequence 0), and two, twelve and sixteen bytes after the sequence
+# axis (batch 0, sequence 1); 8 MiB each. (name, dtype, shape, batch
+# axis, seq axis)
 SMALL_BLOCKS = (("rseq_tm_f32", np.float32, (4096, 512), 1, 0),
-                ("rseq_inner2_i8", np.int8, ((8 << 20) // 16, 8, 2), 0, 1))
+                ("rseq_inner2_i8", np.int8, ((8 << 20) // 16, 8, 2), 0, 1),
+                ("rseq_blocks12_f32", np.float32, ((2 << 20) // 24, 8, 3), 0, 1),
+                ("rseq_blocks16_f32", np.float32, ((2 << 20) // 32, 8, 4), 0, 1))
 # Time-major (batch 1, sequence 0) with longer blocks per batch index and
 # position, each read from its own position: `[512, 64, 256]` as in the
 # targets, and blocks of 32 bytes along 4096 positions.

@@ -177,7 +177,8 @@ fn reverse_sequence(c: &mut Criterion) {
 /// Short rows: the reversed stretches are rows of 32 bytes (32 to 4
 /// elements, by width) of a 32 MiB tensor, so the cost per run shows:
 /// rows reversed whole, a head of each row reversed (the sequence axis
-/// innermost), and whole rows moved along the sequence axis.
+/// innermost), whole rows moved along the sequence axis, and blocks of 16
+/// bytes moved along a short sequence axis.
 fn short_runs(c: &mut Criterion) {
     for (ty, ty_name) in TYPES {
         let row = 32 / ty.byte_width().unwrap_or(1);
@@ -226,6 +227,26 @@ fn short_runs(c: &mut Criterion) {
                         0,
                         1,
                         &mut rows_out,
+                        &options(threads),
+                        &mut scratch,
+                    )
+                })
+            });
+            // Blocks of 16 bytes moved along a sequence of 8:
+            // `[262144, 8, 16 / width]`, batch 0, sequence 1.
+            let blocks_shape = [1 << 18, 8, 16 / ty.byte_width().unwrap_or(1)];
+            let blocks_data = filled(ty, &blocks_shape);
+            let mut blocks_out = zeros(ty, &blocks_shape);
+            let lens = lengths(blocks_shape[0], blocks_shape[1], "random");
+            let mut scratch = Scratch::new();
+            g.bench_function("sequence_blocks_b0_s1/random", |b| {
+                b.iter(|| {
+                    reverse_sequence_into(
+                        black_box(&blocks_data),
+                        &lens,
+                        0,
+                        1,
+                        &mut blocks_out,
                         &options(threads),
                         &mut scratch,
                     )

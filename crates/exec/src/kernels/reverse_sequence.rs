@@ -198,6 +198,11 @@ fn play_or_copy<C: Count>(
         wide @ (2 | 4 | 8) if plan.seq_is_hi && plan.inner > 1 => (SequencePlan { inner: 1, ..plan }, wide),
         _ => (plan, width),
     };
+    // Otherwise a block of several elements after the sequence axis makes
+    // each sequence a row of blocks.
+    if plan.takes_row_blocks(width) {
+        return play_blocks(&plan, data, out, options, width, BlockWalk::Rows);
+    }
     if let Some(lines) = plan.as_lines(width) {
         // Axes of up to 8 rows are turned into lines in registers, which
         // read the lengths a byte each.
@@ -212,7 +217,7 @@ fn play_or_copy<C: Count>(
         };
     }
     if plan.takes_blocks(width) {
-        return play_blocks(&plan, data, out, options, width);
+        return play_blocks(&plan, data, out, options, width, BlockWalk::TimeMajor);
     }
     if !plan.runs_short(width) {
         return play_as(OP, &plan, data, out, options, Some(width));
@@ -377,19 +382,6 @@ const LINES_MAX_BLOCK_SHORT_AXIS: usize = 16;
 /// `[256, B, 16]` `u8` they were level (7.3–8.6 ms against 8.1–8.5).
 const LINES_MAX_BLOCK_LONG_AXIS: usize = 8;
 
-/// The longest sequence with what follows it, in bytes, with which
-/// ReverseSequence with the batch axis before the sequence axis, and
-/// elements after the sequence axis, is played as ReverseSubsequences'
-/// lines ([`SequencePlan::as_lines`]): its own runs would be two per
-/// sequence.
-const LINES_MAX_SEQUENCE: usize = 256;
-
-/// The most bytes after the sequence axis with which ReverseSequence with
-/// the batch axis before the sequence axis is played as lines: on `f32` `[B, 16, 8]` (32
-/// bytes) its runs measured faster, and on `[B, 8, 4]` and `[B, 16, 4]`
-/// (16 bytes) the lines took half their time or less.
-const LINES_MAX_INNER: usize = 16;
-
 /// The longest average stretch of batch indices that share a length, in
 /// bytes, with which ReverseSequence with the sequence axis before the
 /// batch axis is played a block at a time ([`play_blocks`]) rather than
@@ -411,17 +403,36 @@ const BLOCKS_AHEAD_MAX_STEP: usize = 64 << 10;
 /// the threads: short blocks, each from its own place.
 const BLOCKS_COST: usize = 4;
 
-/// Plays a time-major plan ([`SequencePlan::takes_blocks`]) a block at a
-/// time: for every position, `mid` index and batch index, the elements
-/// after the batch axis as one block from the position the batch index's
-/// length picks. Runs cost tens of nanoseconds each to plan, join and hand
-/// to a loop; a block costs a few.
+/// The two loops that play a plan a block at a time, a block being the
+/// elements after both axes.
+#[derive(Clone, Copy, Debug)]
+enum BlockWalk {
+    /// The sequence axis before the batch axis
+    /// ([`SequencePlan::takes_blocks`]): for every position, `mid` index
+    /// and batch index, one block from the position the batch index's
+    /// length picks ([`SequencePlan::blocks`]). Runs cost tens of
+    /// nanoseconds each to plan, join and hand to a loop; a block costs a
+    /// few.
+    TimeMajor,
+    /// The batch axis before the sequence axis
+    /// ([`SequencePlan::takes_row_blocks`]): every sequence a row of
+    /// blocks, its first `len` in reverse order
+    /// ([`SequencePlan::row_blocks`]). As runs, such a row cost two runs;
+    /// as ReverseSubsequences' lines (rows of up to 256 bytes, which took
+    /// them before), a gather of single elements.
+    Rows,
+}
+
+/// Plays `plan` a block at a time with `walk`, the blocks cut between the
+/// threads; blocks of the sizes listed are copied with copies of a size
+/// fixed when compiling.
 fn play_blocks<C: Count>(
     plan: &SequencePlan<'_, C>,
     data: &Tensor,
     out: &mut Tensor,
     options: &ExecOptions,
     width: usize,
+    walk: BlockWalk,
 ) -> Result<(), KernelError> {
     let ty = data.element_type();
     let internal = KernelError::Internal { op: OP, what: "a block left the data or the output" };
@@ -431,20 +442,47 @@ fn play_blocks<C: Count>(
     if block == 0 || !dst.len().is_multiple_of(block) || src.len() != dst.len() {
         return Err(internal);
     }
+    let cost = match walk {
+        BlockWalk::TimeMajor => BLOCKS_COST,
+        BlockWalk::Rows => ROW_BLOCKS_COST,
+    };
     macro_rules! sized {
         ($($k:literal)*) => {
             match block {
-                $($k => parallel::for_each_costly_chunk(options, dst, block, BLOCKS_COST, |first, part| {
-                    plan.blocks::<$k>(src, first, part, block)
+                $($k => parallel::for_each_costly_chunk(options, dst, block, cost, |first, part| match walk {
+                    BlockWalk::TimeMajor => plan.blocks::<$k>(src, first, part, block),
+                    BlockWalk::Rows => plan.row_blocks::<$k>(src, first, part, block),
                 }),)*
-                _ => parallel::for_each_costly_chunk(options, dst, block, BLOCKS_COST, |first, part| {
-                    plan.blocks::<0>(src, first, part, block)
+                _ => parallel::for_each_costly_chunk(options, dst, block, cost, |first, part| match walk {
+                    BlockWalk::TimeMajor => plan.blocks::<0>(src, first, part, block),
+                    BlockWalk::Rows => plan.row_blocks::<0>(src, first, part, block),
                 }),
             }
         };
     }
-    sized!(1 2 4 8 12 16 24 32 48 64 128 256).ok_or(internal)
+    sized!(1 2 3 4 5 6 7 8 12 16 20 24 28 32 48 64 96 128 256).ok_or(internal)
 }
+
+/// How many times a memcpy of its output the walk of [`BlockWalk::Rows`]
+/// takes, for the threads.
+const ROW_BLOCKS_COST: usize = 2;
+
+/// The longest sequence, in bytes with the blocks after it, that the walk
+/// of [`BlockWalk::Rows`] takes; longer ones go as runs. On 8 MiB `f32`
+/// with a random length per sequence, the blocks took 55–80% of the runs'
+/// time on sequences of 8 and 32 KiB with 16-byte blocks (`[B, 512, 4]`,
+/// `[B, 2048, 4]`), and were level with them on 16 KiB of 64-byte blocks
+/// (`[B, 256, 16]`).
+const ROW_BLOCKS_MAX_ROW: usize = 32 << 10;
+
+/// The shortest sequence, in bytes with its blocks, that
+/// [`SequencePlan::row_blocks`] writes as a reversed head read upwards and
+/// then the rest: shorter ones pick each block's source in one loop.
+/// Reading a head of 1 KiB downwards (`[B, 32, 8]` `f32`) took twice the
+/// time of reading it upwards; on rows of 24 and 96 bytes (`[B, 4, 6]`
+/// `u8`, `[B, 8, 3]` `f32`) the one loop took 75–80% of the time of the
+/// two.
+const ROW_BLOCKS_UPWARD_MIN_ROW: usize = 256;
 
 /// Copies `from` into `to`: as a copy of a size known when compiling when
 /// both are `K` bytes long (`K` not 0), else with the library's copy, of
@@ -979,45 +1017,36 @@ impl<C: Count> SequencePlan<'_, C> {
     /// batch indices with one length (a run each at every position) of at
     /// most [`LINES_MAX_BLOCK`] bytes on average on up to
     /// [`LINES_FEW_POSITIONS`] positions ([`LINES_MAX_BLOCK_SHORT_AXIS`] up
-    /// to [`LINES_SHORT_AXIS`], [`LINES_MAX_BLOCK_LONG_AXIS`] past it); with the batch axis
-    /// before the sequence axis and at most
-    /// [`LINES_MAX_INNER`] bytes after the sequence axis, sequences of at
-    /// most [`LINES_MAX_SEQUENCE`] bytes with what follows them (two runs
-    /// each).
+    /// to [`LINES_SHORT_AXIS`], [`LINES_MAX_BLOCK_LONG_AXIS`] past it).
+    /// With the batch axis before the sequence axis, never: a block after
+    /// the sequence axis goes a block at a time ([`BlockWalk::Rows`]).
     fn as_lines(&self, width: usize) -> Option<Lines> {
         let SequencePlan { outer, lo, mid, hi, inner, seq_is_hi, uniform, .. } = *self;
-        let bytes = |n: usize| n.checked_mul(width);
-        let lines = if seq_is_hi {
-            // `[outer, batch, mid, seq, inner]`: the lines of one batch
-            // index's `mid` sequences share its length.
-            let short =
-                inner > 1 && bytes(inner)? <= LINES_MAX_INNER && bytes(hi * inner)? <= LINES_MAX_SEQUENCE;
-            let each = mid * inner;
-            short.then_some(Lines {
-                outer: outer * lo * mid,
-                size: hi,
-                inner,
-                groups: 1,
-                each,
-                repeats: outer,
-            })
+        if seq_is_hi {
+            return None;
+        }
+        // `[outer, seq, mid, batch, inner]`: every `inner` lines take the
+        // next batch index's length, over and over for each `mid`.
+        // Neighbouring batch indices of one length make one run at each
+        // position: the lines take the data where such stretches are
+        // short.
+        let max = if lo <= LINES_FEW_POSITIONS {
+            LINES_MAX_BLOCK
+        } else if lo <= LINES_SHORT_AXIS {
+            LINES_MAX_BLOCK_SHORT_AXIS
         } else {
-            // `[outer, seq, mid, batch, inner]`: every `inner` lines take
-            // the next batch index's length, over and over for each `mid`.
-            // Neighbouring batch indices of one length make one run at
-            // each position: the lines take the data where such stretches
-            // are short.
-            let max = if lo <= LINES_FEW_POSITIONS {
-                LINES_MAX_BLOCK
-            } else if lo <= LINES_SHORT_AXIS {
-                LINES_MAX_BLOCK_SHORT_AXIS
-            } else {
-                LINES_MAX_BLOCK_LONG_AXIS
-            };
-            let short = !uniform && self.stretch_bytes(width)? <= max;
-            let lines = mid * hi * inner;
-            short.then_some(Lines { outer, size: lo, inner: lines, groups: mid, each: inner, repeats: outer })
+            LINES_MAX_BLOCK_LONG_AXIS
         };
+        let short = !uniform && self.stretch_bytes(width)? <= max;
+        let lines = mid * hi * inner;
+        let lines = short.then_some(Lines {
+            outer,
+            size: lo,
+            inner: lines,
+            groups: mid,
+            each: inner,
+            repeats: outer,
+        });
         // Line lengths are kept in 32 bits at most.
         lines.filter(|lines| lines.inner > 1 && lines.size > 1 && u32::try_from(lines.size).is_ok())
     }
@@ -1107,6 +1136,83 @@ impl<C: Count> SequencePlan<'_, C> {
                 copy_block::<K>(src.get(from..from + block)?, to);
             }
             done += n;
+        }
+        Some(())
+    }
+
+    /// Whether the walk of [`BlockWalk::Rows`] takes the plan, for elements
+    /// of `width` bytes: the batch axis before the sequence axis, more than
+    /// one element after the sequence axis (a block that is not played as
+    /// one wider element), and sequences of at most [`ROW_BLOCKS_MAX_ROW`]
+    /// bytes with their blocks.
+    fn takes_row_blocks(&self, width: usize) -> bool {
+        self.seq_is_hi
+            && self.inner > 1
+            && self.hi > 1
+            && self
+                .inner
+                .checked_mul(width)
+                .and_then(|block| block.checked_mul(self.hi))
+                .is_some_and(|row| row <= ROW_BLOCKS_MAX_ROW)
+    }
+
+    /// Writes the blocks `first..` of the output (`block` bytes each: the
+    /// elements after the sequence axis at one position of one sequence)
+    /// into `dst`, which holds whole blocks: block `j` of a sequence of
+    /// length `len` from its block `len - 1 - j` while `j < len`, else from
+    /// its block `j`. `K` is `block` when it is one of the sizes compiled
+    /// in, else 0. `None` when a block lies outside `src`, or `K` is not 0
+    /// and not `block`.
+    fn row_blocks<const K: usize>(
+        &self,
+        src: &[u8],
+        first: usize,
+        dst: &mut [u8],
+        block: usize,
+    ) -> Option<()> {
+        if K > 0 && block != K {
+            return None;
+        }
+        let block = if K > 0 { K } else { block };
+        let SequencePlan { lo: batch, mid, hi: seq, .. } = *self;
+        let count = dst.len() / block;
+        if count == 0 || batch == 0 || mid == 0 || seq == 0 {
+            return (count == 0).then_some(());
+        }
+        let upward = seq * block >= ROW_BLOCKS_UPWARD_MIN_ROW;
+        // The first sequence `r` (in `[outer, batch, mid]`), the position
+        // in it, and its batch and `mid` indices, which then step with it.
+        let (mut r, mut j0) = (first / seq, first % seq);
+        let (mut b, mut m) = ((r / mid) % batch, r % mid);
+        let mut done = 0;
+        while done < count {
+            let len = self.len_at(b);
+            let n = (seq - j0).min(count - done);
+            let row = r * seq;
+            let out = dst.get_mut(done * block..(done + n) * block)?;
+            let input = src.get(row * block..(row + seq) * block)?;
+            if upward && j0 == 0 && n == seq && len <= seq {
+                // A whole sequence: its head read upwards and written
+                // downwards, which reads the input in order.
+                let (head, tail) = out.split_at_mut(len * block);
+                for (i, to) in head.chunks_exact_mut(block).rev().enumerate() {
+                    copy_block::<K>(input.get(i * block..(i + 1) * block)?, to);
+                }
+                for (j, to) in (len..).zip(tail.chunks_exact_mut(block)) {
+                    copy_block::<K>(input.get(j * block..(j + 1) * block)?, to);
+                }
+            } else {
+                for (j, to) in (j0..).zip(out.chunks_exact_mut(block)) {
+                    let s = if j < len { len - 1 - j } else { j };
+                    copy_block::<K>(input.get(s * block..(s + 1) * block)?, to);
+                }
+            }
+            done += n;
+            (r, j0, m) = (r + 1, 0, m + 1);
+            if m == mid {
+                m = 0;
+                b = if b + 1 == batch { 0 } else { b + 1 };
+            }
         }
         Some(())
     }

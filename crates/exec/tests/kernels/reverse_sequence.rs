@@ -488,10 +488,11 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   with axes before, between and after, on up to 8 rows (line lengths
 ///   kept a byte each) and more, as lines and a block at a time;
 /// - the batch axis before the sequence axis with a few elements after it,
-///   and with 2, 4 or 8 bytes after it, which move as one element.
+///   a block at a time, and with 2, 4 or 8 bytes after it, which move as
+///   one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 43] = [
+    let cases: [(ElementType, &[usize], usize, usize); 50] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -550,6 +551,18 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::I64, &[2100, 14], 1, 0),
         (ElementType::F16, &[300, 264], 1, 0),
         (ElementType::U8, &[300, 80], 1, 0),
+        // The batch axis first, a block at a time: blocks of sizes
+        // compiled in (16, 7 and 48 bytes) and not (9 and 40), on rows
+        // shorter than 256 bytes (one loop) and longer (the head read
+        // upwards), with axes before and between; and rows of 32 KiB, the
+        // longest taken, and one block more, which goes as runs.
+        (ElementType::F32, &[300, 8, 4], 0, 1),
+        (ElementType::U8, &[100, 30, 7], 0, 1),
+        (ElementType::U8, &[200, 40, 9], 0, 1),
+        (ElementType::I16, &[4, 3, 70, 24], 1, 2),
+        (ElementType::F32, &[3, 20, 2, 30, 10], 1, 3),
+        (ElementType::F32, &[6, 512, 16], 0, 1),
+        (ElementType::F32, &[6, 513, 16], 0, 1),
     ];
     // One scratch for every call that reads its lengths, as a plan keeps
     // one: shapes larger and smaller, and lengths of every kind, after
