@@ -468,11 +468,12 @@ fn play_blocks<C: Count>(
 const ROW_BLOCKS_COST: usize = 2;
 
 /// The longest sequence, in bytes with the blocks after it, that the walk
-/// of [`BlockWalk::Rows`] takes; longer ones go as runs. On 8 MiB `f32`
-/// with a random length per sequence, the blocks took 55–80% of the runs'
-/// time on sequences of 8 and 32 KiB with 16-byte blocks (`[B, 512, 4]`,
-/// `[B, 2048, 4]`), and were level with them on 16 KiB of 64-byte blocks
-/// (`[B, 256, 16]`).
+/// of [`BlockWalk::Rows`] takes; longer ones go as runs, which cost less
+/// per byte as rows grow. On 8 MiB `f32` with a random length per
+/// sequence, the blocks took about 60% of the runs' time on sequences of
+/// 8 and 32 KiB with 16-byte blocks (`[B, 512, 4]`, `[B, 2048, 4]`) and
+/// 75% on 64 KiB, and were level with them on 16 and 64 KiB of 64-byte
+/// blocks (`[B, 256, 16]`, `[B, 1024, 16]`).
 const ROW_BLOCKS_MAX_ROW: usize = 32 << 10;
 
 /// The shortest sequence, in bytes with its blocks, that
