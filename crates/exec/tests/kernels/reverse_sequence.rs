@@ -478,7 +478,8 @@ fn lengths_checked_once_are_refused_as_when_read() {
 /// otherwise: rows along the sequence axis that share their batch index's
 /// length in runs of a few rows (axes between the batch and sequence
 /// axes) with a head per row, and a few elements after the sequence axis
-/// as ReverseSubsequences' lines. Every shape, element width, kind of
+/// as ReverseSubsequences' lines or a block at a time. Every shape,
+/// element width, kind of
 /// lengths (stored 32-bit, read, checked once), single and uniform
 /// lengths, and thread split gives what the naive copy gives:
 /// - runs of 2, 3 and 4 rows and of other counts, heads kept a byte each
@@ -492,7 +493,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 50] = [
+    let cases: [(ElementType, &[usize], usize, usize); 52] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -552,11 +553,14 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F16, &[300, 264], 1, 0),
         (ElementType::U8, &[300, 80], 1, 0),
         // The batch axis first, a block at a time: blocks of sizes
-        // compiled in (16, 7 and 48 bytes) and not (9 and 40), on rows
-        // shorter than 256 bytes (one loop) and longer (the head read
-        // upwards), with axes before and between; and rows of 32 KiB, the
-        // longest taken, and one block more, which goes as runs.
+        // compiled in (16, 7 and 48 bytes) and not (11, 9 and 40), on rows
+        // shorter than 256 bytes (one loop), of 256 bytes and longer (the
+        // head read upwards), with axes before and between; and rows of
+        // 32 KiB, the longest taken, and one block more, which goes as
+        // runs.
         (ElementType::F32, &[300, 8, 4], 0, 1),
+        (ElementType::U8, &[150, 20, 11], 0, 1),
+        (ElementType::F32, &[100, 16, 4], 0, 1),
         (ElementType::U8, &[100, 30, 7], 0, 1),
         (ElementType::U8, &[200, 40, 9], 0, 1),
         (ElementType::I16, &[4, 3, 70, 24], 1, 2),
