@@ -479,9 +479,9 @@ fn lengths_checked_once_are_refused_as_when_read() {
 /// length in runs of a few rows (axes between the batch and sequence
 /// axes) with a head per row, and a few elements after the sequence axis
 /// as ReverseSubsequences' lines or a block at a time. Every shape,
-/// element width, kind of
-/// lengths (stored 32-bit, read, checked once), single and uniform
-/// lengths, and thread split gives what the naive copy gives:
+/// element width, kind of lengths (stored 32-bit, read, checked once),
+/// single and uniform lengths, and thread split gives what the naive copy
+/// gives:
 /// - runs of 2, 3 and 4 rows and of other counts, heads kept a byte each
 ///   (rows of 2 to 16 bytes) and 32-bit, several outer indices, and long
 ///   runs (which keep one run a batch index);
