@@ -19,8 +19,9 @@
 //! operation allows (adjacent axes that move together are merged, and runs
 //! that continue one another are joined), so most of the work ends up in a
 //! few large `copy_from_slice` calls. A plan is then played on raw bytes by
-//! a routine specialised for the element's byte width (1, 2, 4 or 8 bytes),
-//! or on `String`s for string tensors.
+//! a routine specialised for the element's byte width (1, 2, 4 or 8 bytes,
+//! or 16 for blocks of elements that always move together), or on
+//! `String`s for string tensors.
 
 mod convert;
 mod copy;
@@ -398,6 +399,9 @@ fn play_as<P: RunPlan>(
         }),
         Some(8) => parallel::for_each_chunk(options, dst, 8, |at, part| {
             play_bytes::<8, P>(plan, copier, stream, src, at, part)
+        }),
+        Some(16) => parallel::for_each_chunk(options, dst, 16, |at, part| {
+            play_bytes::<16, P>(plan, copier, stream, src, at, part)
         }),
         _ => return Err(KernelError::UnsupportedType { op, ty }),
     };

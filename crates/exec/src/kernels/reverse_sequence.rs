@@ -169,8 +169,8 @@ fn reverse_sequence_in<C: Count>(
 /// played otherwise, with lengths written to `row_heads` (or kept there
 /// from the last call, when `checked` numbers the [`CheckedLengths`] the
 /// plan's lengths are, and they were written from the same ones for the
-/// same layout; `None` for lengths read on this call): 2, 4 or 8 bytes
-/// after the sequence axis as one element; other blocks after the
+/// same layout; `None` for lengths read on this call): 2, 4, 8 or 16
+/// bytes after the sequence axis as one element; other blocks after the
 /// sequence axis a block at a time ([`SequencePlan::takes_row_blocks`]);
 /// time-major short blocks as ReverseSubsequences' lines
 /// ([`SequencePlan::as_lines`]), and blocks a little longer one at a time
@@ -192,11 +192,13 @@ fn play_or_copy<C: Count>(
         return play(OP, &plan, data, out, options);
     }
     // With the batch axis before the sequence axis, the elements after it
-    // move together: when they make 2, 4 or 8 bytes, they are played as
-    // one element of that width, and the sequences become rows with a
+    // move together: when they make 2, 4, 8 or 16 bytes, they are played
+    // as one element of that width, and the sequences become rows with a
     // length each.
     let (plan, width) = match plan.inner * width {
-        wide @ (2 | 4 | 8) if plan.seq_is_hi && plan.inner > 1 => (SequencePlan { inner: 1, ..plan }, wide),
+        wide @ (2 | 4 | 8 | 16) if plan.seq_is_hi && plan.inner > 1 => {
+            (SequencePlan { inner: 1, ..plan }, wide)
+        }
         _ => (plan, width),
     };
     // Otherwise a block of several elements after the sequence axis makes

@@ -489,11 +489,11 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   with axes before, between and after, on up to 8 rows (line lengths
 ///   kept a byte each) and more, as lines and a block at a time;
 /// - the batch axis before the sequence axis with a few elements after it,
-///   a block at a time, and with 2, 4 or 8 bytes after it, which move as
-///   one element.
+///   a block at a time, and with 2, 4, 8 or 16 bytes after it, which move
+///   as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 52] = [
+    let cases: [(ElementType, &[usize], usize, usize); 54] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -553,14 +553,17 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F16, &[300, 264], 1, 0),
         (ElementType::U8, &[300, 80], 1, 0),
         // The batch axis first, a block at a time: blocks of sizes
-        // compiled in (16, 7 and 48 bytes) and not (11, 9 and 40), on rows
-        // shorter than 256 bytes (one loop), of 256 bytes and longer (the
-        // head read upwards), with axes before and between; and rows of
-        // 32 KiB, the longest taken, and one block more, which goes as
-        // runs.
+        // compiled in (24, 7, 32 and 48 bytes) and not (11, 9 and 40), on
+        // rows shorter than 256 bytes (one loop), of 256 bytes and longer
+        // (the head read upwards), with axes before and between; and rows
+        // of 32 KiB, the longest taken, and one block more, which goes as
+        // runs. Blocks of 16 bytes move as one element instead: on rows
+        // of 128 and 256 bytes.
         (ElementType::F32, &[300, 8, 4], 0, 1),
+        (ElementType::F32, &[200, 5, 6], 0, 1),
         (ElementType::U8, &[150, 20, 11], 0, 1),
         (ElementType::F32, &[100, 16, 4], 0, 1),
+        (ElementType::F32, &[100, 8, 8], 0, 1),
         (ElementType::U8, &[100, 30, 7], 0, 1),
         (ElementType::U8, &[200, 40, 9], 0, 1),
         (ElementType::I16, &[4, 3, 70, 24], 1, 2),

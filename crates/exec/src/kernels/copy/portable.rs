@@ -5,8 +5,12 @@
 /// Reverses 8-byte words: `dst`'s first words get `src`'s last ones, each
 /// read as a little-endian integer whose `N`-byte lanes are then swapped
 /// with rotations and byte swaps. Returns how many bytes of `dst`'s start
-/// it wrote; what is left is less than 8 bytes.
+/// it wrote; what is left is less than 8 bytes. Elements wider than a
+/// word are left whole to [`finish`], which writes nothing here.
 pub(super) fn reverse_words<const N: usize>(src: &[u8], dst: &mut [u8]) -> usize {
+    if N > 8 {
+        return 0;
+    }
     let mut done = 0;
     for (o, i) in dst.chunks_exact_mut(8).zip(src.rchunks_exact(8)) {
         let mut word = [0u8; 8];

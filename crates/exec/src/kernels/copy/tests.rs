@@ -36,6 +36,7 @@ fn every_width_matches_the_naive_reversal() {
         check::<2>(copier);
         check::<4>(copier);
         check::<8>(copier);
+        check::<16>(copier);
     }
 }
 
@@ -128,6 +129,7 @@ fn writer_matches_the_naive_copies_with_and_without_streaming() {
             check_writer::<2>(copier, stream);
             check_writer::<4>(copier, stream);
             check_writer::<8>(copier, stream);
+            check_writer::<16>(copier, stream);
         }
     }
 }
@@ -255,6 +257,7 @@ fn every_pair_of_heads_meets_in_one_register() {
         check_head_pairs::<2>(copier);
         check_head_pairs::<4>(copier);
         check_head_pairs::<8>(copier);
+        check_head_pairs::<16>(copier);
     }
 }
 
@@ -296,6 +299,7 @@ fn many_short_rows_that_share_a_head_match_the_naive_copy() {
         check_rows_alike::<2>(copier);
         check_rows_alike::<4>(copier);
         check_rows_alike::<8>(copier);
+        check_rows_alike::<16>(copier);
     }
 }
 
@@ -337,6 +341,7 @@ fn thousands_of_short_rows_check_every_head() {
         check_many_short_rows::<2>(copier);
         check_many_short_rows::<4>(copier);
         check_many_short_rows::<8>(copier);
+        check_many_short_rows::<16>(copier);
     }
 }
 
@@ -348,6 +353,7 @@ fn rows_with_a_head_per_row_match_the_naive_copies() {
             check_rows_with_own_heads::<2>(copier, stream);
             check_rows_with_own_heads::<4>(copier, stream);
             check_rows_with_own_heads::<8>(copier, stream);
+            check_rows_with_own_heads::<16>(copier, stream);
         }
     }
 }
@@ -409,6 +415,7 @@ fn rows_of_whole_registers_take_heads_of_every_length() {
             check_every_head_on_register_rows::<2>(copier, stream);
             check_every_head_on_register_rows::<4>(copier, stream);
             check_every_head_on_register_rows::<8>(copier, stream);
+            check_every_head_on_register_rows::<16>(copier, stream);
         }
     }
 }
@@ -421,6 +428,7 @@ fn rows_match_the_naive_copies_with_and_without_streaming() {
             check_rows::<2>(copier, stream);
             check_rows::<4>(copier, stream);
             check_rows::<8>(copier, stream);
+            check_rows::<16>(copier, stream);
         }
     }
 }
@@ -583,6 +591,7 @@ fn simd_rows_match_the_portable_ones_on_every_row_and_head_length() {
     rows_agree::<2>();
     rows_agree::<4>();
     rows_agree::<8>();
+    rows_agree::<16>();
 }
 
 /// Runs of every length up to 700 bytes, in order and reversed, from every
@@ -610,6 +619,7 @@ fn simd_runs_match_the_portable_ones_on_every_length() {
     runs_agree::<2>();
     runs_agree::<4>();
     runs_agree::<8>();
+    runs_agree::<16>();
 }
 
 #[test]

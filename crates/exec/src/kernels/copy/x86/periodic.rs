@@ -523,7 +523,7 @@ mod tests {
     /// head (a spread of them on rows over 32 bytes): [`check_pattern`].
     #[test]
     fn every_byte_of_a_period_comes_from_one_piece_and_the_right_byte() {
-        for n in [1, 2, 4, 8] {
+        for n in [1, 2, 4, 8, 16] {
             for row in (n..=MAX_ROW).step_by(n).filter(|&row| lcm(row, 32) <= MAX_PERIOD) {
                 let elements = row / n;
                 for head in
@@ -672,5 +672,6 @@ mod tests {
         check_rows_alike::<2>(isa);
         check_rows_alike::<4>(isa);
         check_rows_alike::<8>(isa);
+        check_rows_alike::<16>(isa);
     }
 }
