@@ -493,7 +493,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 54] = [
+    let cases: [(ElementType, &[usize], usize, usize); 59] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -558,12 +558,18 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         // (the head read upwards), with axes before and between; and rows
         // of 32 KiB, the longest taken, and one block more, which goes as
         // runs. Blocks of 16 bytes move as one element instead: on rows
-        // of 128 and 256 bytes.
+        // of 32, 48, 80, 128 and 256 bytes, of 1600 bytes, and of over
+        // 32 KiB.
         (ElementType::F32, &[300, 8, 4], 0, 1),
         (ElementType::F32, &[200, 5, 6], 0, 1),
         (ElementType::U8, &[150, 20, 11], 0, 1),
         (ElementType::F32, &[100, 16, 4], 0, 1),
         (ElementType::F32, &[100, 8, 8], 0, 1),
+        (ElementType::F32, &[300, 2, 4], 0, 1),
+        (ElementType::F32, &[300, 3, 4], 0, 1),
+        (ElementType::I64, &[200, 5, 2], 0, 1),
+        (ElementType::U8, &[40, 100, 16], 0, 1),
+        (ElementType::F32, &[5, 2100, 4], 0, 1),
         (ElementType::U8, &[100, 30, 7], 0, 1),
         (ElementType::U8, &[200, 40, 9], 0, 1),
         (ElementType::I16, &[4, 3, 70, 24], 1, 2),
