@@ -7,8 +7,8 @@ use smallvec::SmallVec;
 use std::ops::Range;
 
 use super::{
-    check_movable, check_output, copy_all, packed, play, product, ExecOptions, Joiner, KernelError, Run,
-    RunPlan, Scratch,
+    check_movable, check_output, copy_all, packed, play, play_as, product, ExecOptions, Joiner, KernelError,
+    Run, RunPlan, Scratch,
 };
 
 const OP: &str = "Reverse";
@@ -210,9 +210,16 @@ pub fn reverse_into(
         });
     }
     check_output(OP, data.element_type(), data.shape(), out)?;
-    match prepare(data, axes)? {
-        Some(plan) => play(OP, &plan, data, out, options),
-        None => copy_all(OP, data, out, options),
+    let Some(plan) = prepare(data, axes)? else {
+        return copy_all(OP, data, out, options);
+    };
+    // Elements after the last reversed axis move together: when they make
+    // 2, 4, 8 or 16 bytes (the pixels of an image flipped left to right,
+    // say), they are played as one element of that width, and each row
+    // becomes a plain reversed run.
+    match data.element_type().byte_width().and_then(|width| plan.widened(width)) {
+        Some((wide, width)) => play_as(OP, &wide, data, out, options, Some(width)),
+        None => play(OP, &plan, data, out, options),
     }
 }
 
@@ -259,6 +266,20 @@ impl ReversePlan {
             }
         }
         flags.iter().any(|&f| f).then_some(ReversePlan { dims, flags })
+    }
+
+    /// The plan with its last axis, which is not reversed, taken into the
+    /// element, for elements of `width` bytes, and the new element's
+    /// width; `None` when the last axis is reversed, or the elements it
+    /// holds do not make 2, 4, 8 or 16 bytes.
+    fn widened(&self, width: usize) -> Option<(ReversePlan, usize)> {
+        let (&row, dims) = self.dims.split_last()?;
+        let (&reversed, flags) = self.flags.split_last()?;
+        let wide = row.checked_mul(width)?;
+        if reversed || !matches!(wide, 2 | 4 | 8 | 16) || !flags.iter().any(|&f| f) {
+            return None;
+        }
+        Some((ReversePlan { dims: dims.into(), flags: flags.into() }, wide))
     }
 }
 

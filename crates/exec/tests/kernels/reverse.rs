@@ -278,3 +278,41 @@ fn into_checks_the_output_and_reuses_its_buffer() {
     ok(reverse_into(&strings, &[true], &mut out, &ExecOptions::single_thread(), &mut Scratch::new()));
     assert_eq!(out.strings().map(|s| s.join(",")), Some("s2,s1,s0".to_owned()));
 }
+
+/// Where the elements after the last reversed axis make 2, 4, 8 or 16
+/// bytes (the pixels of an image flipped left to right, say), they move
+/// as one wider element: every element width, such blocks made of one
+/// axis or of several (with an axis of one between them), reversed axes
+/// before them alone, with forward ones between, or two apart, and rows
+/// long enough for the SIMD loops, on one thread and split across three
+/// (chunks that start inside a row), give what the naive copy gives.
+#[test]
+fn blocks_after_the_last_reversed_axis_move_as_one_element() {
+    for ty in [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::U64] {
+        let width = ty.byte_width().unwrap_or(1);
+        for block in [2, 4, 8, 16] {
+            let k = block / width;
+            if k < 2 {
+                continue;
+            }
+            let cases: [(Vec<usize>, Vec<bool>); 6] = [
+                (vec![300, k], vec![true, false]),
+                (vec![5, 300, k], vec![false, true, false]),
+                (vec![3, 4, 50, k], vec![true, false, true, false]),
+                (vec![7, 90, 2, k / 2], vec![true, true, false, false]),
+                (vec![40, 2, 1, k / 2], vec![true, false, true, false]),
+                (vec![2, 1000, k], vec![false, true, false]),
+            ];
+            for (shape, flags) in cases {
+                let data = iota(ty, &shape);
+                let expected = naive_reverse(&data, &flags);
+                for threads in [1, 3] {
+                    let options = ExecOptions { threads, min_bytes_per_thread: 1 };
+                    let mut out = Tensor::zeros(ty, &shape).unwrap_or_else(|e| unreachable!("{e}"));
+                    ok(reverse_into(&data, &flags, &mut out, &options, &mut Scratch::new()));
+                    assert_eq!(out, expected, "{ty} {shape:?} {flags:?} on {threads} threads");
+                }
+            }
+        }
+    }
+}
