@@ -142,6 +142,10 @@ TIME_MAJOR = (("rseq_tm256_u8", np.uint8, (512, 64, 256)),
 # flipped left to right.
 RGB = ((np.uint8, "u8"), (np.float16, "f16"), (np.float32, "f32"))
 RGB_SHAPE = (1, 1080, 1920, 3)
+# Images of four channels (RGBA) flipped left to right: pixels of 4 bytes
+# (`u8`) and 16 bytes (`f32`), which move as one element.
+RGBA = ((np.uint8, "u8"), (np.float32, "f32"))
+RGBA_SHAPE = (1, 1080, 1920, 4)
 
 # ReverseSubsequences with a random length per line: (axis, dtype, short
 # name). OpenVINO has no such op, so these rows have no OpenVINO column.
@@ -204,6 +208,10 @@ def workloads(rng):
     for ty, tname in RGB:
         yield (f"reverse_hflip_{tname}", ty, RGB_SHAPE,
                (lambda t=ty: reverse_model(t, RGB_SHAPE, "index", [2])),
+               (lambda x: np.flip(x, 2)), None)
+    for ty, tname in RGBA:
+        yield (f"reverse_hflip4_{tname}", ty, RGBA_SHAPE,
+               (lambda t=ty: reverse_model(t, RGBA_SHAPE, "index", [2])),
                (lambda x: np.flip(x, 2)), None)
     # A head of random length reversed in every short row (batch 0,
     # sequence 1): one length per row, so reading the lengths costs as
