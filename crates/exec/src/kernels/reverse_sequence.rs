@@ -169,8 +169,8 @@ fn reverse_sequence_in<C: Count>(
 /// played otherwise, with lengths written to `row_heads` (or kept there
 /// from the last call, when `checked` numbers the [`CheckedLengths`] the
 /// plan's lengths are, and they were written from the same ones for the
-/// same layout; `None` for lengths read on this call): 2, 4, 8 or 16
-/// bytes after the sequence axis as one element; other blocks after the
+/// same layout; `None` for lengths read on this call): 2, 4 or 8 bytes
+/// after both axes as one element, and 16 after the sequence axis; other blocks after the
 /// sequence axis a block at a time ([`SequencePlan::takes_row_blocks`]);
 /// time-major short blocks as ReverseSubsequences' lines
 /// ([`SequencePlan::as_lines`]), and blocks a little longer one at a time
@@ -191,14 +191,16 @@ fn play_or_copy<C: Count>(
     if width == 0 {
         return play(OP, &plan, data, out, options);
     }
-    // With the batch axis before the sequence axis, the elements after it
-    // move together: when they make 2, 4, 8 or 16 bytes, they are played
-    // as one element of that width, and the sequences become rows with a
-    // length each.
+    // The elements after both axes move together: when they make 2, 4, 8
+    // or 16 bytes, they are played as one element of that width. With the
+    // batch axis before the sequence axis, the sequences become rows with
+    // a length each; with the sequence axis first, the lines that
+    // ReverseSubsequences' kernels move are as many times fewer and wider
+    // (those kernels take elements of up to 8 bytes, so 16-byte blocks
+    // stay as they are there).
     let (plan, width) = match plan.inner * width {
-        wide @ (2 | 4 | 8 | 16) if plan.seq_is_hi && plan.inner > 1 => {
-            (SequencePlan { inner: 1, ..plan }, wide)
-        }
+        wide @ (2 | 4 | 8) if plan.inner > 1 => (SequencePlan { inner: 1, ..plan }, wide),
+        16 if plan.seq_is_hi && plan.inner > 1 => (SequencePlan { inner: 1, ..plan }, 16),
         _ => (plan, width),
     };
     // Otherwise a block of several elements after the sequence axis makes
@@ -213,10 +215,10 @@ fn play_or_copy<C: Count>(
         let key = Expansion::Lines(lines);
         return if lines.size <= TRANSPOSED_ROWS {
             let lens = row_heads.bytes.keep(checked, key, |lens| lines.lengths(&plan, lens))?;
-            play_lines(data, out, options, view, lens)
+            play_lines(data, out, options, view, lens, width)
         } else {
             let lens = row_heads.each.keep(checked, key, |lens| lines.lengths(&plan, lens))?;
-            play_lines(data, out, options, view, lens)
+            play_lines(data, out, options, view, lens, width)
         };
     }
     if plan.takes_blocks(width) {

@@ -25,7 +25,7 @@ use ovir_tensor::{ElementType, Tensor};
 use super::copy::{line_group, line_pitch, ReverseCopier, RunWriter, SubsequenceStrip, TRANSPOSED_ROWS};
 use super::counts::{read_integers, scan_integers, Integer};
 use super::{
-    check_movable, check_output, copy_all, narrow_counts, packed, parallel, play, product, Count,
+    check_movable, check_output, copy_all, narrow_counts, packed, parallel, play_as, product, Count,
     ExecOptions, Joiner, KernelError, Lengths, Rows, Run, RunPlan, Scratch,
 };
 
@@ -89,7 +89,7 @@ fn reverse_subsequences_with<C: Count>(
         return Ok(data.clone());
     };
     let mut out = Tensor::zeros(data.element_type(), data.shape())?;
-    plan.play(data, &mut out, &ExecOptions::single_thread())?;
+    plan.play(data, &mut out, &ExecOptions::single_thread(), None)?;
     Ok(out)
 }
 
@@ -256,11 +256,11 @@ fn into(
                     if data.element_type() != ElementType::String
                         && narrow.takes_transposed(ReverseCopier::detect(), n)
                     {
-                        return narrow.play(data, out, options);
+                        return narrow.play(data, out, options, None);
                     }
                 }
                 return SubsequencePlan { outer, size, inner, lens, ends, scattered }
-                    .play(data, out, options);
+                    .play(data, out, options, None);
             }
             // Data of another shape reads the lengths again.
             &checked.lengths
@@ -283,7 +283,7 @@ fn reverse_subsequences_in<C: Count>(
     lens: &mut Vec<C>,
 ) -> Result<(), KernelError> {
     match prepare(data, lengths, axis, lens)? {
-        Some(plan) => plan.play(data, out, options),
+        Some(plan) => plan.play(data, out, options, None),
         None => copy_all(OP, data, out, options),
     }
 }
@@ -292,24 +292,32 @@ fn reverse_subsequences_in<C: Count>(
 /// as ReverseSubsequences moves data seen as `[outer, size, inner]` whose
 /// line `(o, i)` has the length `lens[o * inner + i]`, each at most `size`:
 /// through the kernels for lengths that change every few lines
-/// ([`SubsequencePlan::play`]), which take any lengths. For
-/// ReverseSequence, whose lengths are lines' lengths too, where its own
-/// runs would be a few elements each.
+/// ([`SubsequencePlan::play`]), which take any lengths, with elements of
+/// `width` bytes (the data's own, or 2, 4 or 8 bytes of them that move
+/// together). For ReverseSequence, whose lengths are lines' lengths too,
+/// where its own runs would be a few elements each.
 pub(super) fn play_lines<C: Count>(
     data: &Tensor,
     out: &mut Tensor,
     options: &ExecOptions,
     (outer, size, inner): (usize, usize, usize),
     lens: &[C],
+    width: usize,
 ) -> Result<(), KernelError> {
+    let elements = outer.checked_mul(size).and_then(|n| n.checked_mul(inner));
     let fits = inner > 1
         && data.element_type() != ElementType::String
         && outer.checked_mul(inner) == Some(lens.len())
-        && outer.checked_mul(size).and_then(|n| n.checked_mul(inner)) == Some(data.len());
+        && elements.and_then(|n| n.checked_mul(width)) == data.bytes().map(<[u8]>::len);
     if !fits {
         return Err(KernelError::Internal { op: OP, what: "the lines do not match the data" });
     }
-    SubsequencePlan { outer, size, inner, lens, ends: &[], scattered: true }.play(data, out, options)
+    SubsequencePlan { outer, size, inner, lens, ends: &[], scattered: true }.play(
+        data,
+        out,
+        options,
+        Some(width),
+    )
 }
 
 /// The largest count a plan keeps: a length is at most the size of the
@@ -739,11 +747,18 @@ impl<C: Count> SubsequencePlan<'_, C> {
     /// or in strips ([`SubsequencePlan::strips`]) where they do, else
     /// through
     /// the shifter ([`SubsequencePlan::shift`]) where it does, else by the
-    /// gathers ([`SubsequencePlan::gather`]); otherwise as runs.
-    fn play(&self, data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), KernelError> {
+    /// gathers ([`SubsequencePlan::gather`]); otherwise as runs. Elements
+    /// are `width` bytes each (`None`: the data's own).
+    fn play(
+        &self,
+        data: &Tensor,
+        out: &mut Tensor,
+        options: &ExecOptions,
+        width: Option<usize>,
+    ) -> Result<(), KernelError> {
         let ty = data.element_type();
         if !self.scattered || ty == ElementType::String {
-            return play(OP, self, data, out, options);
+            return play_as(OP, self, data, out, options, width.or(ty.byte_width()));
         }
         let internal = KernelError::Internal {
             op: OP,
@@ -774,7 +789,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
                 })
             };
         }
-        let done = match ty.byte_width() {
+        let done = match width.or(ty.byte_width()) {
             Some(1) => each_chunk!(1, u8),
             Some(2) => each_chunk!(2, u16),
             Some(4) => each_chunk!(4, u32),

@@ -487,13 +487,14 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   runs (which keep one run a batch index);
 /// - the sequence axis first (a length per block of a few elements),
 ///   with axes before, between and after, on up to 8 rows (line lengths
-///   kept a byte each) and more, as lines and a block at a time;
+///   kept a byte each) and more, as lines (with 2, 4 or 8 bytes after the
+///   batch axis as one element) and a block at a time;
 /// - the batch axis before the sequence axis with a few elements after it,
 ///   a block at a time, and with 2, 4, 8 or 16 bytes after it, which move
 ///   as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 59] = [
+    let cases: [(ElementType, &[usize], usize, usize); 65] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -570,6 +571,16 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::I64, &[200, 5, 2], 0, 1),
         (ElementType::U8, &[40, 100, 16], 0, 1),
         (ElementType::F32, &[5, 2100, 4], 0, 1),
+        // The sequence axis first with 2, 4 or 8 bytes after the batch
+        // axis, which move as one element through the lines: on up to 8
+        // positions (lengths kept a byte each), on up to 64 and on more,
+        // with axes before and between.
+        (ElementType::U8, &[8, 40, 4], 1, 0),
+        (ElementType::I16, &[50, 30, 2], 1, 0),
+        (ElementType::U8, &[300, 40, 2], 1, 0),
+        (ElementType::U8, &[6, 30, 8], 1, 0),
+        (ElementType::F16, &[2, 70, 3, 20, 2], 3, 1),
+        (ElementType::I8, &[3, 100, 60, 4], 2, 1),
         (ElementType::U8, &[100, 30, 7], 0, 1),
         (ElementType::U8, &[200, 40, 9], 0, 1),
         (ElementType::I16, &[4, 3, 70, 24], 1, 2),
