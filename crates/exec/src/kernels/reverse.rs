@@ -175,7 +175,7 @@ pub fn reverse(data: &Tensor, axes: &[bool]) -> Result<Tensor, KernelError> {
         return Ok(data.clone());
     };
     let mut out = Tensor::zeros(data.element_type(), data.shape())?;
-    play(OP, &plan, data, &mut out, &options)?;
+    play_plan(&plan, data, &mut out, &options)?;
     Ok(out)
 }
 
@@ -210,16 +210,25 @@ pub fn reverse_into(
         });
     }
     check_output(OP, data.element_type(), data.shape(), out)?;
-    let Some(plan) = prepare(data, axes)? else {
-        return copy_all(OP, data, out, options);
-    };
-    // Elements after the last reversed axis move together: when they make
-    // 2, 4, 8 or 16 bytes (the pixels of an image flipped left to right,
-    // say), they are played as one element of that width, and each row
-    // becomes a plain reversed run.
+    match prepare(data, axes)? {
+        Some(plan) => play_plan(&plan, data, out, options),
+        None => copy_all(OP, data, out, options),
+    }
+}
+
+/// Plays `plan` from `data` into `out`. Elements after the last reversed
+/// axis move together: when they make 2, 4, 8 or 16 bytes (the pixels of
+/// an image flipped left to right, say), they are played as one element
+/// of that width, and each row becomes a plain reversed run.
+fn play_plan(
+    plan: &ReversePlan,
+    data: &Tensor,
+    out: &mut Tensor,
+    options: &ExecOptions,
+) -> Result<(), KernelError> {
     match data.element_type().byte_width().and_then(|width| plan.widened(width)) {
         Some((wide, width)) => play_as(OP, &wide, data, out, options, Some(width)),
-        None => play(OP, &plan, data, out, options),
+        None => play(OP, plan, data, out, options),
     }
 }
 

@@ -283,9 +283,11 @@ fn into_checks_the_output_and_reuses_its_buffer() {
 /// bytes (the pixels of an image flipped left to right, say), they move
 /// as one wider element: every element width, such blocks made of one
 /// axis or of several (with an axis of one between them), reversed axes
-/// before them alone, with forward ones between, or two apart, and rows
-/// long enough for the SIMD loops, on one thread and split across three
-/// (chunks that start inside a row), give what the naive copy gives.
+/// before them alone, with forward ones between, or two apart, rows of 3
+/// and 8 wide elements (the short rows' loops) and rows long enough for
+/// the reversal loops, through `reverse` and through `reverse_into` on
+/// one thread and split across three (chunks that start inside a row),
+/// give what the naive copy gives.
 #[test]
 fn blocks_after_the_last_reversed_axis_move_as_one_element() {
     for ty in [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::U64] {
@@ -295,7 +297,9 @@ fn blocks_after_the_last_reversed_axis_move_as_one_element() {
             if k < 2 {
                 continue;
             }
-            let cases: [(Vec<usize>, Vec<bool>); 6] = [
+            let cases: [(Vec<usize>, Vec<bool>); 8] = [
+                (vec![100, 3, k], vec![false, true, false]),
+                (vec![50, 8, k], vec![false, true, false]),
                 (vec![300, k], vec![true, false]),
                 (vec![5, 300, k], vec![false, true, false]),
                 (vec![3, 4, 50, k], vec![true, false, true, false]),
@@ -306,6 +310,7 @@ fn blocks_after_the_last_reversed_axis_move_as_one_element() {
             for (shape, flags) in cases {
                 let data = iota(ty, &shape);
                 let expected = naive_reverse(&data, &flags);
+                assert_eq!(ok(reverse(&data, &flags)), expected, "{ty} {shape:?} {flags:?}");
                 for threads in [1, 3] {
                     let options = ExecOptions { threads, min_bytes_per_thread: 1 };
                     let mut out = Tensor::zeros(ty, &shape).unwrap_or_else(|e| unreachable!("{e}"));

@@ -494,7 +494,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 65] = [
+    let cases: [(ElementType, &[usize], usize, usize); 69] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -573,14 +573,20 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[5, 2100, 4], 0, 1),
         // The sequence axis first with 2, 4 or 8 bytes after the batch
         // axis, which move as one element through the lines: on up to 8
-        // positions (lengths kept a byte each), on up to 64 and on more,
-        // with axes before and between.
+        // positions (lengths kept a byte each; 2-, 4- and 8-byte
+        // elements), on up to 64, on 100 (2-byte elements in strips) and
+        // on more (staged lines of 2 and 4 bytes, gathers), with axes
+        // before and between.
         (ElementType::U8, &[8, 40, 4], 1, 0),
+        (ElementType::U8, &[8, 40, 2], 1, 0),
         (ElementType::I16, &[50, 30, 2], 1, 0),
         (ElementType::U8, &[300, 40, 2], 1, 0),
         (ElementType::U8, &[6, 30, 8], 1, 0),
         (ElementType::F16, &[2, 70, 3, 20, 2], 3, 1),
         (ElementType::I8, &[3, 100, 60, 4], 2, 1),
+        (ElementType::U8, &[100, 40, 2], 1, 0),
+        (ElementType::U8, &[300, 300, 2], 1, 0),
+        (ElementType::I16, &[2100, 36, 2], 1, 0),
         (ElementType::U8, &[100, 30, 7], 0, 1),
         (ElementType::U8, &[200, 40, 9], 0, 1),
         (ElementType::I16, &[4, 3, 70, 24], 1, 2),
