@@ -280,12 +280,14 @@ impl ReversePlan {
     /// The plan with its last axis, which is not reversed, taken into the
     /// element, for elements of `width` bytes, and the new element's
     /// width; `None` when the last axis is reversed, or the elements it
-    /// holds do not make 2, 4, 8 or 16 bytes.
+    /// holds do not make 2, 4, 8 or 16 bytes. (A plan reverses some axis,
+    /// and neighbours of one flag are merged, so the axis before a forward
+    /// last one is reversed: the widened plan reverses it still.)
     fn widened(&self, width: usize) -> Option<(ReversePlan, usize)> {
         let (&row, dims) = self.dims.split_last()?;
         let (&reversed, flags) = self.flags.split_last()?;
         let wide = row.checked_mul(width)?;
-        if reversed || !matches!(wide, 2 | 4 | 8 | 16) || !flags.iter().any(|&f| f) {
+        if reversed || !matches!(wide, 2 | 4 | 8 | 16) {
             return None;
         }
         Some((ReversePlan { dims: dims.into(), flags: flags.into() }, wide))

@@ -170,12 +170,13 @@ fn reverse_sequence_in<C: Count>(
 /// from the last call, when `checked` numbers the [`CheckedLengths`] the
 /// plan's lengths are, and they were written from the same ones for the
 /// same layout; `None` for lengths read on this call): 2, 4 or 8 bytes
-/// after both axes as one element, and 16 after the sequence axis; other blocks after the
-/// sequence axis a block at a time ([`SequencePlan::takes_row_blocks`]);
-/// time-major short blocks as ReverseSubsequences' lines
-/// ([`SequencePlan::as_lines`]), and blocks a little longer one at a time
-/// ([`SequencePlan::takes_blocks`]); rows that share a length in short
-/// runs with a head per row ([`SequencePlan::runs_short`]).
+/// after both axes as one element, and 16 after the sequence axis; other
+/// blocks after the sequence axis a block at a time
+/// ([`SequencePlan::takes_row_blocks`]); time-major short blocks as
+/// ReverseSubsequences' lines ([`SequencePlan::as_lines`]), and blocks a
+/// little longer one at a time ([`SequencePlan::takes_blocks`]); rows
+/// that share a length in short runs with a head per row
+/// ([`SequencePlan::runs_short`]).
 fn play_or_copy<C: Count>(
     plan: Option<SequencePlan<'_, C>>,
     data: &Tensor,

@@ -758,7 +758,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
     ) -> Result<(), KernelError> {
         let ty = data.element_type();
         if !self.scattered || ty == ElementType::String {
-            return play_as(OP, self, data, out, options, width.or(ty.byte_width()));
+            return play_as(OP, self, data, out, options, width);
         }
         let internal = KernelError::Internal {
             op: OP,
