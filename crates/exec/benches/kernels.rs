@@ -214,47 +214,34 @@ fn short_runs(c: &mut Criterion) {
             }
             // Whole rows of 32 bytes moved along the sequence axis:
             // `[128, 8192, row]`, batch 0, sequence 1.
-            let rows_shape = [128, 8192, row];
-            let rows_data = filled(ty, &rows_shape);
-            let mut rows_out = zeros(ty, &rows_shape);
-            let lens = lengths(rows_shape[0], rows_shape[1], "random");
-            let mut scratch = Scratch::new();
-            g.bench_function("sequence_rows_b0_s1/random", |b| {
-                b.iter(|| {
-                    reverse_sequence_into(
-                        black_box(&rows_data),
-                        &lens,
-                        0,
-                        1,
-                        &mut rows_out,
-                        &options(threads),
-                        &mut scratch,
-                    )
-                })
-            });
+            sequence_b0_s1(&mut g, "sequence_rows_b0_s1/random", ty, &[128, 8192, row], threads);
             // Blocks of 16 bytes moved along a sequence of 8:
             // `[262144, 8, 16 / width]`, batch 0, sequence 1.
             let blocks_shape = [1 << 18, 8, 16 / ty.byte_width().unwrap_or(1)];
-            let blocks_data = filled(ty, &blocks_shape);
-            let mut blocks_out = zeros(ty, &blocks_shape);
-            let lens = lengths(blocks_shape[0], blocks_shape[1], "random");
-            let mut scratch = Scratch::new();
-            g.bench_function("sequence_blocks_b0_s1/random", |b| {
-                b.iter(|| {
-                    reverse_sequence_into(
-                        black_box(&blocks_data),
-                        &lens,
-                        0,
-                        1,
-                        &mut blocks_out,
-                        &options(threads),
-                        &mut scratch,
-                    )
-                })
-            });
+            sequence_b0_s1(&mut g, "sequence_blocks_b0_s1/random", ty, &blocks_shape, threads);
             g.finish();
         }
     }
+}
+
+/// Benches ReverseSequence, batch 0, sequence 1, on `ty` data of `shape`
+/// with a random length per batch index, on `threads` threads, as `name`.
+fn sequence_b0_s1(
+    g: &mut BenchmarkGroup<'_, WallTime>,
+    name: &str,
+    ty: ElementType,
+    shape: &[usize],
+    threads: usize,
+) {
+    let data = filled(ty, shape);
+    let mut out = zeros(ty, shape);
+    let lens = lengths(shape[0], shape[1], "random");
+    let mut scratch = Scratch::new();
+    g.bench_function(name, |b| {
+        b.iter(|| {
+            reverse_sequence_into(black_box(&data), &lens, 0, 1, &mut out, &options(threads), &mut scratch)
+        })
+    });
 }
 
 /// Rows of 2 to 24 bytes (3, 6, 12 and 24 are RGB pixels of 1 to 8-byte
