@@ -3,20 +3,12 @@
 
 mod common;
 
-use std::path::PathBuf;
 use std::process::Command;
 
-use common::{listing, ovir, samples, text};
+use common::{listing, ovir, samples, text, Scratch};
 
 fn sample(case: &str, file: &str) -> String {
     samples().join(case).join(file).display().to_string()
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ovir-cli-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
 }
 
 #[test]
@@ -44,7 +36,7 @@ fn run_without_inputs_generates_valid_ones() {
 #[test]
 fn run_writes_npy_files_that_match_the_expected_outputs() {
     let case = "two_inputs_two_outputs";
-    let dir = scratch("npy");
+    let dir = Scratch::new("npy");
     let mut args = vec!["run".to_string(), sample(case, "model.xml"), "-o".into(), dir.display().to_string()];
     for entry in std::fs::read_dir(samples().join(case).join("in")).unwrap() {
         let p = entry.unwrap().path();
@@ -71,7 +63,7 @@ fn run_writes_npy_files_that_match_the_expected_outputs() {
 
 #[test]
 fn run_writes_one_npz_archive() {
-    let dir = scratch("npz");
+    let dir = Scratch::new("npz");
     let npz = dir.join("outs.npz");
     let out = ovir(&[
         "run",
@@ -87,7 +79,7 @@ fn run_writes_one_npz_archive() {
 #[test]
 fn assert_outputs_reports_the_difference_and_exits_1() {
     let case = "rseq_b1_s0_4x4";
-    let dir = scratch("assert");
+    let dir = Scratch::new("assert");
     // Expected outputs from another case: same shape, other values.
     let other = ovir_npy::read_npy_file(&samples().join(case).join("in/data.npy")).unwrap();
     ovir_npy::write_npy_file(&other, &dir.join("out.npy")).unwrap();
@@ -107,7 +99,7 @@ fn assert_outputs_reports_the_difference_and_exits_1() {
 
 #[test]
 fn an_input_of_the_wrong_npy_type_is_refused_not_converted() {
-    let dir = scratch("wrongtype");
+    let dir = Scratch::new("wrongtype");
     let wrong = ovir::Tensor::zeros(ovir::ElementType::F64, &[4, 4]).unwrap();
     let file = dir.join("data.npy");
     ovir_npy::write_npy_file(&wrong, &file).unwrap();
@@ -238,7 +230,7 @@ fn assert_said_once(err: &str) {
 
 #[test]
 fn each_message_is_printed_once() {
-    let dir = scratch("once");
+    let dir = Scratch::new("once");
     let model = sample("rseq_b1_s0_4x4", "model.xml");
     let garbage = dir.join("garbage.npy");
     std::fs::write(&garbage, b"\x07\x00 not an array").unwrap();
@@ -281,8 +273,8 @@ fn each_message_is_printed_once() {
 fn inputs_left_out_are_generated_and_noted() {
     let case = "two_inputs_two_outputs";
     let model = sample(case, "model.xml");
-    let given = scratch("partial-given");
-    let none = scratch("partial-none");
+    let given = Scratch::new("partial-given");
+    let none = Scratch::new("partial-none");
     let x = format!("x={}", sample(case, "in/x.npy"));
     let out = ovir(&["run", &model, "-i", &x, "-o", &given.display().to_string()]);
     let err = text(&out.stderr);
@@ -321,7 +313,7 @@ fn a_bare_npy_input_is_taken_for_a_model_with_one_input() {
 
 #[test]
 fn output_paths_by_suffix_in_any_case_with_parents_created() {
-    let dir = scratch("outputs");
+    let dir = Scratch::new("outputs");
     let one = sample("rseq_b1_s0_4x4", "model.xml");
     let two = sample("two_inputs_two_outputs", "model.xml");
     let expected = samples().join("rseq_b1_s0_4x4/expected/out.npy");
@@ -398,7 +390,7 @@ fn json_edges(model: &str) -> usize {
 
 #[test]
 fn files_that_are_not_xml_are_named_and_never_echoed() {
-    let dir = scratch("binary");
+    let dir = Scratch::new("binary");
     let npz = dir.join("o2.npz");
     let out = ovir(&["run", &sample("rseq_b1_s0_4x4", "model.xml"), "-o", &npz.display().to_string()]);
     assert_eq!(out.status.code(), Some(0));
@@ -548,7 +540,7 @@ fn xml_with_control_characters_is_shown_with_them_visible() {
     // A file that opens with a tag goes to the XML reader even when it
     // holds control characters: the message points at the bad byte, and
     // the characters reach the terminal as pictures, never raw.
-    let dir = scratch("control-characters");
+    let dir = Scratch::new("control-characters");
     let model = dir.join("model.xml");
     let mut xml = b"<net>\n\t".to_vec();
     xml.extend(std::iter::repeat_n(0x0b, 40));
@@ -575,7 +567,7 @@ fn xml_with_control_characters_is_shown_with_them_visible() {
 fn shape_sets_the_size_of_generated_dynamic_inputs() {
     // `data` is [2,?]: without --shape the ? becomes 2.
     let model = sample("dynamic_reverse_2xq", "model.xml");
-    let dir = scratch("data-shape");
+    let dir = Scratch::new("data-shape");
     let out = ovir(&["run", &model, "--shape", "data=[2,9]", "-o", &dir.display().to_string()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let result = ovir_npy::read_npy_file(&dir.join("out.npy")).unwrap();
@@ -627,7 +619,7 @@ fn bench_prints_each_time_in_the_unit_that_fits() {
 fn a_folder_in_the_place_of_one_output_leaves_every_output_as_it_was() {
     let case = "two_inputs_two_outputs";
     let model = sample(case, "model.xml");
-    let dir = scratch("folder-in-the-way");
+    let dir = Scratch::new("folder-in-the-way");
     let first = ovir(&["run", &model, "-o", &dir.display().to_string()]);
     assert_eq!(first.status.code(), Some(0), "{}", text(&first.stderr));
     let before = std::fs::read(dir.join("rx.npy")).unwrap();

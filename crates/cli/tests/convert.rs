@@ -3,16 +3,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
-use common::{ovir, samples, text};
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ovir-convert-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
+use common::{ovir, samples, text, Scratch};
 
 /// Converts a sample with `flags`, then runs the result on the sample's
 /// inputs with `--assert-outputs` against its expected outputs. Returns
@@ -39,12 +33,11 @@ fn convert_and_run(case: &str, flags: &[&str], out: &Path) -> String {
 
 #[test]
 fn ir_v10_is_written_as_v11_that_runs_the_same() {
-    let out = scratch("v10");
+    let out = Scratch::new("v10");
     for case in ["ir_v10_reverse", "ir_v10_rseq"] {
         let xml = convert_and_run(case, &[], &out);
         assert!(xml.contains("<net name=") && xml.contains("version=\"11\">"), "{xml}");
     }
-    std::fs::remove_dir_all(out).unwrap();
 }
 
 /// The converted samples, with the shape of each input fixed to that of
@@ -72,7 +65,7 @@ fn converted_cases() -> Vec<(String, Vec<String>)> {
 
 #[test]
 fn folding_leaves_no_shape_of_where_shapes_are_static_and_runs_the_same() {
-    let out = scratch("fold");
+    let out = Scratch::new("fold");
     let cases = converted_cases();
     assert!(cases.len() >= 10, "{cases:?}");
     let mut static_before = 0;
@@ -95,12 +88,11 @@ fn folding_leaves_no_shape_of_where_shapes_are_static_and_runs_the_same() {
         assert!(!xml.contains("type=\"Broadcast\""), "{case} {flags:?} keeps a Broadcast:\n{xml}");
     }
     assert!(static_before >= 1);
-    std::fs::remove_dir_all(out).unwrap();
 }
 
 #[test]
 fn a_reverse_with_nothing_to_reverse_disappears() {
-    let out = scratch("noop");
+    let out = Scratch::new("noop");
     for case in ["reverse_mask_all_false", "reverse_axes_empty"] {
         let xml = convert_and_run(case, &["--fold"], &out);
         assert!(!xml.contains("type=\"Reverse\""), "{case}:\n{xml}");
@@ -112,13 +104,13 @@ fn a_reverse_with_nothing_to_reverse_disappears() {
         let info = text(&ovir(&["info", &model]).stdout);
         assert!(info.lines().any(|l| l.trim_start().starts_with("out ")), "{case}:\n{info}");
     }
-    std::fs::remove_dir_all(out).unwrap();
 }
 
 #[test]
 fn a_shape_for_an_unknown_input_or_in_a_bad_form_is_refused() {
     let model = samples().join("tf_reverse_axis1/model.xml").display().to_string();
-    let out = scratch("bad-shape").join("model.xml").display().to_string();
+    let dir = Scratch::new("bad-shape");
+    let out = dir.join("model.xml").display().to_string();
     let unknown = ovir(&["convert", &model, "-o", &out, "--shape", "y=[2]"]);
     assert_eq!(unknown.status.code(), Some(1));
     assert!(text(&unknown.stderr).contains("no input y; its inputs are: x"), "{}", text(&unknown.stderr));

@@ -7,10 +7,10 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-use common::{listing, text};
+use common::{listing, text, Scratch};
 
 /// The address space each run under a memory limit gets, in KiB: 1 GiB,
 /// far more than the binary needs to start, and too little for one more
@@ -19,13 +19,6 @@ const MEMORY_KIB: u64 = 1 << 20;
 
 /// Bytes of the large tensors: an f32 `[16384, 16384]`, 1 GiB.
 const GIB: &str = "1073741824 bytes (1.0 GiB)";
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ovir-limits-test-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// Runs the binary through `sh`, which first runs `setup` (`ulimit`,
 /// `trap`); what the shell sets is inherited across its `exec`.
@@ -166,7 +159,7 @@ fn gather_model(dir: &Path, count: usize) -> String {
 #[test]
 fn allocation_failure_is_an_error_that_names_the_tensor() {
     let limit = format!("ulimit -v {MEMORY_KIB}");
-    let dir = scratch("alloc");
+    let dir = Scratch::new("alloc");
 
     // A generated input.
     let model = reverse_sequences(&dir, &[(16384, 16384)]);
@@ -203,7 +196,6 @@ fn allocation_failure_is_an_error_that_names_the_tensor() {
     let model = gather_model(&dir, 48 << 20);
     let out = ovir_under(&limit, &["run", &model]);
     assert_clean_error(&out, &["Gather cannot allocate 805306368 bytes for its indices", "out of memory"]);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The largest file each run under a file size limit may write: 32
@@ -217,7 +209,7 @@ const FILE_LIMIT: &str = "ulimit -f 32";
 /// keeps its old content, and no temporary file is left.
 #[test]
 fn a_file_too_large_for_the_disk_gives_one_clean_error_and_leaves_the_old_files() {
-    let dir = scratch("efbig");
+    let dir = Scratch::new("efbig");
     let model = reverse_sequences(&dir, &[(16, 16), (256, 256)]);
     let limited = format!("{FILE_LIMIT}; trap '' XFSZ");
 
@@ -245,7 +237,6 @@ fn a_file_too_large_for_the_disk_gives_one_clean_error_and_leaves_the_old_files(
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(listing(&out_dir), ["out0.npy", "out1.npy"]);
     assert_eq!(std::fs::metadata(out_dir.join("out1.npy")).unwrap().len(), 128 + 256 * 256 * 4);
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The signal a process gets for writing past its file size limit.
@@ -257,7 +248,7 @@ const SIGXFSZ: i32 = 25;
 #[test]
 fn a_run_killed_while_writing_leaves_nothing_behind() {
     use std::os::unix::process::ExitStatusExt;
-    let dir = scratch("killed");
+    let dir = Scratch::new("killed");
     let model = reverse_sequences(&dir, &[(16, 16), (256, 256)]);
     for target in ["out", "out/o.npz"] {
         let out_dir = dir.join("out");
@@ -266,7 +257,6 @@ fn a_run_killed_while_writing_leaves_nothing_behind() {
         assert_eq!(out.status.signal(), Some(SIGXFSZ), "{target}: {:?} {}", out.status, text(&out.stderr));
         assert_eq!(listing(&out_dir), Vec::<String>::new(), "{target}");
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }
 
 /// The peak resident memory `ovir run -v` reports.
@@ -286,7 +276,7 @@ fn peak_of(out: &Output) -> u64 {
 #[test]
 fn a_run_takes_about_its_input_and_its_output_in_memory() {
     const TENSOR: f64 = (16 << 20) as f64;
-    let dir = scratch("rss");
+    let dir = Scratch::new("rss");
     let small = reverse_sequences(&dir.join("small"), &[(2, 2)]);
     let base = peak_of(&ovir_under("true", &["run", &small, "-v"])) as f64;
     let model = reverse_sequences(&dir, &[(2048, 2048)]);
@@ -296,5 +286,4 @@ fn a_run_takes_about_its_input_and_its_output_in_memory() {
         let ratio = (peak_of(&out) as f64 - base) / TENSOR;
         assert!((1.9..=2.2).contains(&ratio), "{ratio:.2} times the tensor: {}", text(&out.stderr));
     }
-    std::fs::remove_dir_all(&dir).unwrap();
 }

@@ -21,6 +21,28 @@ pub fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
+/// A folder of its own for one test's files, removed with all it holds
+/// when the test ends, whether it passed or failed. It reads as the
+/// folder's path.
+pub struct Scratch(tempfile::TempDir);
+
+impl Scratch {
+    /// A new empty folder in the system's temporary folder, its name
+    /// starting with `ovir-NAME-`.
+    pub fn new(name: &str) -> Scratch {
+        let dir = tempfile::Builder::new().prefix(&format!("ovir-{name}-")).tempdir();
+        Scratch(dir.expect("a folder can be made in the temporary folder"))
+    }
+}
+
+impl std::ops::Deref for Scratch {
+    type Target = Path;
+
+    fn deref(&self) -> &Path {
+        self.0.path()
+    }
+}
+
 /// The names in a folder, sorted.
 pub fn listing(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
