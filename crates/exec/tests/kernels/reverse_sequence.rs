@@ -453,6 +453,58 @@ fn lengths_checked_once_give_what_reading_them_gives() {
     }
 }
 
+/// A scratch kept from call to call, as a compiled model keeps one, keeps
+/// the heads or line lengths written from checked lengths for the next
+/// call with the same lengths and layout. A call with other lengths, or
+/// with the same ones laid out otherwise (the axes elsewhere, other
+/// elements after them, which may move as one wider element), must write
+/// its own: every call of a series on one scratch gives the naive copy.
+/// Sequences of 8 positions take the byte heads and line lengths, of 300
+/// the 32-bit ones.
+#[test]
+fn what_is_kept_from_checked_lengths_follows_the_lengths_and_the_layout() {
+    for (seq_size, batches) in [(8, 40), (300, 40)] {
+        let first: Vec<usize> = (0..batches).map(|b| (b * 7 + b / 3) % (seq_size + 1)).collect();
+        let second: Vec<usize> = (0..batches).map(|b| (b * 5 + 3) % (seq_size + 1)).collect();
+        let checked = |values: &[usize]| {
+            let lengths = tensor(&[batches], values.iter().map(|&v| v as i32).collect());
+            ok(CheckedLengths::new(&lengths, batches, seq_size)).unwrap()
+        };
+        let (a, b) = (checked(&first), checked(&second));
+        // (type, shape, batch axis, sequence axis): time-major lines of
+        // 1, 2 and 4 bytes, from one element or from a block that moves
+        // as one (`u8` [T, B, 2] and `i16` [T, B] share their layout),
+        // blocks that do not, axes before and between; then the batch
+        // axis first, rows with a head each and runs of rows.
+        let layouts: [(ElementType, &[usize], usize, usize); 10] = [
+            (ElementType::U8, &[seq_size, batches, 2], 1, 0),
+            (ElementType::I16, &[seq_size, batches], 1, 0),
+            (ElementType::U8, &[seq_size, batches], 1, 0),
+            (ElementType::U8, &[seq_size, batches, 4], 1, 0),
+            (ElementType::U8, &[seq_size, batches, 3], 1, 0),
+            (ElementType::F32, &[2, seq_size, batches], 2, 1),
+            (ElementType::I16, &[seq_size, 3, batches], 2, 0),
+            (ElementType::U8, &[batches, seq_size, 2], 0, 1),
+            (ElementType::F32, &[batches, seq_size], 0, 1),
+            (ElementType::I8, &[batches, 2, seq_size], 0, 2),
+        ];
+        let options = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
+        let scratch = &mut Scratch::new();
+        for (ty, shape, batch, seq) in layouts {
+            let data = iota(ty, shape);
+            for (checked, values, name) in
+                [(&a, &first, "a"), (&a, &first, "a"), (&b, &second, "b"), (&a, &first, "a")]
+            {
+                let mut out = Tensor::zeros(ty, shape).unwrap_or_else(|e| unreachable!("{e}"));
+                let (bx, sx) = (batch as i64, seq as i64);
+                ok(reverse_sequence_checked_into(&data, checked, bx, sx, &mut out, &options, scratch));
+                let expected = naive_reverse_sequence(&data, values, batch, seq);
+                assert_eq!(out, expected, "{ty} {shape:?} batch {batch} seq {seq}, lengths {name}");
+            }
+        }
+    }
+}
+
 #[test]
 fn lengths_checked_once_are_refused_as_when_read() {
     let negative = tensor(&[3], vec![1i32, -2, 0]);
@@ -631,6 +683,46 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
                     assert_eq!(out, expected, "{what}, checked, {threads} threads");
                 }
             }
+        }
+    }
+}
+
+/// Outputs of 16 MiB and more are written with streaming stores. Blocks
+/// of 16 bytes after the sequence axis (batch axis first) move as one
+/// element: rows of 32, 128 and 1024 bytes through the short rows' loops
+/// and the reversed runs, and rows of over 256 KiB; on one thread, and on
+/// three, whose chunks start inside rows. The expected bytes are the
+/// blocks copied one by one.
+#[test]
+fn sixteen_byte_blocks_that_stream_match_a_block_by_block_copy() {
+    let cases: [(ElementType, [usize; 3]); 4] = [
+        (ElementType::U8, [524_288, 2, 16]),
+        (ElementType::F32, [131_072, 8, 4]),
+        (ElementType::I64, [16_384, 64, 2]),
+        (ElementType::F32, [64, 16_385, 4]),
+    ];
+    for (ty, shape) in cases {
+        let [batches, seq_size, _] = shape;
+        let bytes = shape.iter().product::<usize>() * ty.byte_width().unwrap_or(0);
+        assert!(bytes >= 16 << 20 && bytes == batches * seq_size * 16, "{ty} {shape:?}");
+        let src: Vec<u8> =
+            (0..bytes as u64).map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8).collect();
+        let data = Tensor::from_bytes(ty, &shape, &src).unwrap_or_else(|e| unreachable!("{e}"));
+        let values: Vec<usize> = (0..batches).map(|b| (b * 2_654_435_761) % (seq_size + 1)).collect();
+        let mut expected = vec![0u8; bytes];
+        for (b, &len) in values.iter().enumerate() {
+            for s in 0..seq_size {
+                let from = if s < len { len - 1 - s } else { s };
+                let (at, row) = ((b * seq_size + s) * 16, b * seq_size * 16);
+                expected[at..at + 16].copy_from_slice(&src[row + from * 16..][..16]);
+            }
+        }
+        let lengths = tensor(&[batches], values.iter().map(|&v| v as i64).collect());
+        for threads in [1, 3] {
+            let options = ExecOptions { threads, min_bytes_per_thread: 1 };
+            let mut out = Tensor::zeros(ty, &shape).unwrap_or_else(|e| unreachable!("{e}"));
+            ok(reverse_sequence_into(&data, &lengths, 0, 1, &mut out, &options, &mut Scratch::new()));
+            assert!(out.bytes() == Some(&expected[..]), "{ty} {shape:?}, {threads} threads");
         }
     }
 }
