@@ -214,34 +214,64 @@ fn short_runs(c: &mut Criterion) {
             }
             // Whole rows of 32 bytes moved along the sequence axis:
             // `[128, 8192, row]`, batch 0, sequence 1.
-            sequence_b0_s1(&mut g, "sequence_rows_b0_s1/random", ty, &[128, 8192, row], threads);
+            sequence_random(&mut g, "sequence_rows_b0_s1/random", ty, &[128, 8192, row], (0, 1), threads);
             // Blocks of 16 bytes moved along a sequence of 8:
             // `[262144, 8, 16 / width]`, batch 0, sequence 1.
             let blocks_shape = [1 << 18, 8, 16 / ty.byte_width().unwrap_or(1)];
-            sequence_b0_s1(&mut g, "sequence_blocks_b0_s1/random", ty, &blocks_shape, threads);
+            sequence_random(&mut g, "sequence_blocks_b0_s1/random", ty, &blocks_shape, (0, 1), threads);
             g.finish();
         }
     }
 }
 
-/// Benches ReverseSequence, batch 0, sequence 1, on `ty` data of `shape`
-/// with a random length per batch index, on `threads` threads, as `name`.
-fn sequence_b0_s1(
+/// Benches ReverseSequence with the `(batch, sequence)` axes given, on
+/// `ty` data of `shape` with a random length per batch index, on
+/// `threads` threads, as `name`.
+fn sequence_random(
     g: &mut BenchmarkGroup<'_, WallTime>,
     name: &str,
     ty: ElementType,
     shape: &[usize],
+    (batch, seq): (usize, usize),
     threads: usize,
 ) {
     let data = filled(ty, shape);
     let mut out = zeros(ty, shape);
-    let lens = lengths(shape[0], shape[1], "random");
+    let lens = lengths(shape[batch], shape[seq], "random");
     let mut scratch = Scratch::new();
+    let (batch, seq) = (batch as i64, seq as i64);
     g.bench_function(name, |b| {
         b.iter(|| {
-            reverse_sequence_into(black_box(&data), &lens, 0, 1, &mut out, &options(threads), &mut scratch)
+            reverse_sequence_into(
+                black_box(&data),
+                &lens,
+                batch,
+                seq,
+                &mut out,
+                &options(threads),
+                &mut scratch,
+            )
         })
     });
+}
+
+/// Time-major ReverseSequence (`[T, B, k]` `u8`, batch 1, sequence 0, a
+/// random length per batch index, 8 MiB) either side of each limit
+/// between ReverseSubsequences' lines and the block-at-a-time walk: blocks
+/// of up to 64 bytes on 8 positions, 16 on up to 64 and 8 on more go to
+/// the lines, longer ones a block at a time. Each pair differs in the
+/// block or in the positions by one step past its limit, so the time per
+/// byte on either side shows whether the limit still sits where the two
+/// cost about the same.
+fn time_major_limits(c: &mut Criterion) {
+    let mut g = group(c, "time_major_limits/u8", 8 << 20);
+    memcpy(&mut g, 8 << 20, 1);
+    for (positions, block) in [(8, 64), (8, 96), (9, 64), (64, 16), (64, 24), (65, 16), (1024, 8), (1024, 12)]
+    {
+        let shape = [positions, (8 << 20) / (positions * block), block];
+        sequence_random(&mut g, &format!("t{positions}_k{block}"), ElementType::U8, &shape, (1, 0), 1);
+    }
+    g.finish();
 }
 
 /// Rows of 2 to 24 bytes (3, 6, 12 and 24 are RGB pixels of 1 to 8-byte
@@ -449,7 +479,7 @@ mod suite {
         name = benches;
         // Plots take longer to draw than these benchmarks take to run.
         config = Criterion::default().without_plots();
-        targets = reverse, reverse_sequence, short_runs, short_heads, subsequences, subsequences_per_line, convert, crossover
+        targets = reverse, reverse_sequence, short_runs, short_heads, time_major_limits, subsequences, subsequences_per_line, convert, crossover
     }
 }
 use suite::benches;
