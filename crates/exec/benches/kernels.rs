@@ -258,16 +258,27 @@ fn sequence_random(
 /// Time-major ReverseSequence (`[T, B, k]` `u8`, batch 1, sequence 0, a
 /// random length per batch index, 8 MiB) either side of each limit
 /// between ReverseSubsequences' lines and the block-at-a-time walk: blocks
-/// of up to 64 bytes on 8 positions, 16 on up to 64 and 8 on more go to
-/// the lines, longer ones a block at a time. Each pair differs in the
-/// block or in the positions by one step past its limit, so the time per
-/// byte on either side shows whether the limit still sits where the two
-/// cost about the same.
+/// of up to 64 bytes on 8 positions, 16 on up to 64, 8 on more, and 16
+/// where the lines are staged (4096 positions) go to the lines, longer
+/// ones a block at a time. Each pair differs in the block or in the
+/// positions by one step past its limit, so the time per byte on either
+/// side shows whether the limit still sits where the two cost about the
+/// same.
 fn time_major_limits(c: &mut Criterion) {
     let mut g = group(c, "time_major_limits/u8", 8 << 20);
     memcpy(&mut g, 8 << 20, 1);
-    for (positions, block) in [(8, 64), (8, 96), (9, 64), (64, 16), (64, 24), (65, 16), (1024, 8), (1024, 12)]
-    {
+    for (positions, block) in [
+        (8, 64),
+        (8, 96),
+        (9, 64),
+        (64, 16),
+        (64, 24),
+        (65, 16),
+        (1024, 8),
+        (1024, 12),
+        (4096, 16),
+        (4096, 24),
+    ] {
         let shape = [positions, (8 << 20) / (positions * block), block];
         sequence_random(&mut g, &format!("t{positions}_k{block}"), ElementType::U8, &shape, (1, 0), 1);
     }

@@ -8,10 +8,10 @@ use std::ops::Range;
 
 use super::copy::{prefetch_lines, TRANSPOSED_ROWS};
 use super::counts::{read_integers, scan_integers};
-use super::reverse_subsequences::play_lines;
+use super::reverse_subsequences::{lines_win, play_lines};
 use super::{
     check_movable, check_output, copy_all, narrow_counts, packed, parallel, play, play_as, product, Count,
-    ExecOptions, Joiner, KernelError, Lengths, Rows, Run, RunPlan, Scratch,
+    ExecOptions, Joiner, KernelError, Lengths, ReverseCopier, Rows, Run, RunPlan, Scratch,
 };
 
 const OP: &str = "ReverseSequence";
@@ -199,9 +199,16 @@ fn play_or_copy<C: Count>(
     // ReverseSubsequences' kernels move are as many times fewer and wider
     // (those kernels take elements of up to 8 bytes, so 16-byte blocks
     // stay as they are there).
+    // Time-major blocks of 12 or 16 bytes of narrower elements on more
+    // than [`LINES_SHORT_AXIS`] positions move as 3 of 4 bytes or 2 of 8,
+    // which the staged lines take on long axes
+    // ([`LINES_MAX_BLOCK_STAGED`]).
+    let long = !plan.seq_is_hi && plan.lo > LINES_SHORT_AXIS;
     let (plan, width) = match plan.inner * width {
         wide @ (2 | 4 | 8) if plan.inner > 1 => (SequencePlan { inner: 1, ..plan }, wide),
         16 if plan.seq_is_hi && plan.inner > 1 => (SequencePlan { inner: 1, ..plan }, 16),
+        12 if long && width < 4 => (SequencePlan { inner: 3, ..plan }, 4),
+        16 if long && width < 8 => (SequencePlan { inner: 2, ..plan }, 8),
         _ => (plan, width),
     };
     // Otherwise a block of several elements after the sequence axis makes
@@ -387,6 +394,18 @@ const LINES_MAX_BLOCK_SHORT_AXIS: usize = 16;
 /// on `u8` and 16, and 5.9–6.3 against 9.3–9.6 on `f32` and 16. On
 /// `[256, B, 16]` `u8` they were level (7.3–8.6 ms against 8.1–8.5).
 const LINES_MAX_BLOCK_LONG_AXIS: usize = 8;
+
+/// See [`LINES_SHORT_AXIS`]: on a longer axis where ReverseSubsequences
+/// stages its lines in a buffer ([`lines_win`]: 4-byte elements on more
+/// than 2048 positions, 8-byte ones where a block is larger than the
+/// gathers' buffer), stretches of up to 16 bytes go to the lines. On
+/// time-major `[T, B, k]` of 8 MiB with a length per batch index, blocks
+/// of 12 and 16 bytes took 2.0–3.2 ms through the lines against 2.6–4.4 a
+/// block at a time on 2500 and 4096 positions (`f32`, and `i64` for 16),
+/// where the gathers, on 1024 positions, took 4.7–5.8 against 3.9–4.1
+/// for `f32` and 12 bytes; blocks of 24 and 32 bytes took as long or
+/// longer through the lines.
+const LINES_MAX_BLOCK_STAGED: usize = 16;
 
 /// The longest average stretch of batch indices that share a length, in
 /// bytes, with which ReverseSequence with the sequence axis before the
@@ -1024,7 +1043,8 @@ impl<C: Count> SequencePlan<'_, C> {
     /// batch indices with one length (a run each at every position) of at
     /// most [`LINES_MAX_BLOCK`] bytes on average on up to
     /// [`LINES_FEW_POSITIONS`] positions ([`LINES_MAX_BLOCK_SHORT_AXIS`] up
-    /// to [`LINES_SHORT_AXIS`], [`LINES_MAX_BLOCK_LONG_AXIS`] past it).
+    /// to [`LINES_SHORT_AXIS`], [`LINES_MAX_BLOCK_LONG_AXIS`] past it, or
+    /// [`LINES_MAX_BLOCK_STAGED`] where the staged lines take the axis).
     /// With the batch axis before the sequence axis, never: a block after
     /// the sequence axis goes a block at a time ([`BlockWalk::Rows`]).
     fn as_lines(&self, width: usize) -> Option<Lines> {
@@ -1037,15 +1057,17 @@ impl<C: Count> SequencePlan<'_, C> {
         // Neighbouring batch indices of one length make one run at each
         // position: the lines take the data where such stretches are
         // short.
+        let lines = mid * hi * inner;
         let max = if lo <= LINES_FEW_POSITIONS {
             LINES_MAX_BLOCK
         } else if lo <= LINES_SHORT_AXIS {
             LINES_MAX_BLOCK_SHORT_AXIS
+        } else if ReverseCopier::detect().transposes() && lines_win(width, lo, lines) {
+            LINES_MAX_BLOCK_STAGED
         } else {
             LINES_MAX_BLOCK_LONG_AXIS
         };
         let short = !uniform && self.stretch_bytes(width)? <= max;
-        let lines = mid * hi * inner;
         let lines = short.then_some(Lines {
             outer,
             size: lo,

@@ -696,7 +696,7 @@ const LINES_MAX_BYTES: usize = LINES_MIN_ROW_BYTES * (4096 + 8);
 /// of `size` rows with `inner` columns of `n`-byte elements, as
 /// [`SubsequencePlan::takes_lines`] explains, and a tile fits
 /// ([`lines_tile`]).
-fn lines_win(n: usize, size: usize, inner: usize) -> bool {
+pub(super) fn lines_win(n: usize, size: usize, inner: usize) -> bool {
     let wins = match n {
         // Where the strips do not take the axis; 2-byte elements also
         // where the gathers cannot stage whole blocks.

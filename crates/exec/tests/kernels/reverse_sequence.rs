@@ -546,7 +546,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 69] = [
+    let cases: [(ElementType, &[usize], usize, usize); 75] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -645,6 +645,17 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[3, 20, 2, 30, 10], 1, 3),
         (ElementType::F32, &[6, 512, 16], 0, 1),
         (ElementType::F32, &[6, 513, 16], 0, 1),
+        // Time-major blocks of 12 and 16 bytes on axes the staged lines
+        // take: 12 bytes over more than 2048 positions as 4-byte lines
+        // (from `f32`, `i16` and `u8`), 16 bytes over 100 as 8-byte lines
+        // (from `u8`); and 20 and 24 bytes on the same axes, a block at a
+        // time.
+        (ElementType::F32, &[2100, 12, 3], 1, 0),
+        (ElementType::I16, &[2100, 8, 6], 1, 0),
+        (ElementType::U8, &[2100, 10, 12], 1, 0),
+        (ElementType::U8, &[100, 90, 16], 1, 0),
+        (ElementType::F32, &[2100, 6, 5], 1, 0),
+        (ElementType::U8, &[100, 90, 24], 1, 0),
     ];
     // One scratch for every call that reads its lengths, as a plan keeps
     // one: shapes larger and smaller, and lengths of every kind, after
