@@ -396,9 +396,12 @@ const LINES_MAX_BLOCK_SHORT_AXIS: usize = 16;
 const LINES_MAX_BLOCK_LONG_AXIS: usize = 8;
 
 /// See [`LINES_SHORT_AXIS`]: on a longer axis where ReverseSubsequences
-/// stages its lines in a buffer ([`lines_win`]: 4-byte elements on more
-/// than 2048 positions, 8-byte ones where a block is larger than the
-/// gathers' buffer), stretches of up to 16 bytes go to the lines. On
+/// stages its lines of 4- or 8-byte elements in a buffer ([`lines_win`]:
+/// 4-byte elements on more than 2048 positions, 8-byte ones where a block
+/// is larger than the gathers' buffer, with AVX2), stretches of up to 16
+/// bytes go to the lines. Lines of 1- and 2-byte elements keep
+/// [`LINES_MAX_BLOCK_LONG_AXIS`]: 12-byte stretches of `u8` on 1024
+/// positions took as long through them as a block at a time, or longer. On
 /// time-major `[T, B, k]` of 8 MiB with a length per batch index, blocks
 /// of 12 and 16 bytes took 2.0–3.2 ms through the lines against 2.6–4.4 a
 /// block at a time on 2500 and 4096 positions (`f32`, and `i64` for 16),
@@ -1044,7 +1047,8 @@ impl<C: Count> SequencePlan<'_, C> {
     /// most [`LINES_MAX_BLOCK`] bytes on average on up to
     /// [`LINES_FEW_POSITIONS`] positions ([`LINES_MAX_BLOCK_SHORT_AXIS`] up
     /// to [`LINES_SHORT_AXIS`], [`LINES_MAX_BLOCK_LONG_AXIS`] past it, or
-    /// [`LINES_MAX_BLOCK_STAGED`] where the staged lines take the axis).
+    /// [`LINES_MAX_BLOCK_STAGED`] where the staged lines of 4- or 8-byte
+    /// elements take the axis).
     /// With the batch axis before the sequence axis, never: a block after
     /// the sequence axis goes a block at a time ([`BlockWalk::Rows`]).
     fn as_lines(&self, width: usize) -> Option<Lines> {
@@ -1062,7 +1066,10 @@ impl<C: Count> SequencePlan<'_, C> {
             LINES_MAX_BLOCK
         } else if lo <= LINES_SHORT_AXIS {
             LINES_MAX_BLOCK_SHORT_AXIS
-        } else if ReverseCopier::detect().transposes() && lines_win(width, lo, lines) {
+        } else if matches!(width, 4 | 8)
+            && ReverseCopier::detect().transposes()
+            && lines_win(width, lo, lines)
+        {
             LINES_MAX_BLOCK_STAGED
         } else {
             LINES_MAX_BLOCK_LONG_AXIS

@@ -472,15 +472,19 @@ fn what_is_kept_from_checked_lengths_follows_the_lengths_and_the_layout() {
         };
         let (a, b) = (checked(&first), checked(&second));
         // (type, shape, batch axis, sequence axis): time-major lines of
-        // 1, 2 and 4 bytes, from one element or from a block that moves
-        // as one (`u8` [T, B, 2] and `i16` [T, B] share their layout),
-        // blocks that do not, axes before and between; then the batch
-        // axis first, rows with a head each and runs of rows.
-        let layouts: [(ElementType, &[usize], usize, usize); 10] = [
+        // 1, 2, 4 and 8 bytes, from one element or from a block that moves
+        // as one or as several (`u8` [T, B, 2] and `i16` [T, B] share
+        // their layout; on 300 positions, blocks of 16 bytes move as two
+        // of 8 and 12 as three of 4), blocks that do not, axes before and
+        // between; then the batch axis first, rows with a head each and
+        // runs of rows.
+        let layouts: [(ElementType, &[usize], usize, usize); 12] = [
             (ElementType::U8, &[seq_size, batches, 2], 1, 0),
             (ElementType::I16, &[seq_size, batches], 1, 0),
             (ElementType::U8, &[seq_size, batches], 1, 0),
             (ElementType::U8, &[seq_size, batches, 4], 1, 0),
+            (ElementType::U8, &[seq_size, batches, 16], 1, 0),
+            (ElementType::U8, &[seq_size, batches, 12], 1, 0),
             (ElementType::U8, &[seq_size, batches, 3], 1, 0),
             (ElementType::F32, &[2, seq_size, batches], 2, 1),
             (ElementType::I16, &[seq_size, 3, batches], 2, 0),
@@ -546,7 +550,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 75] = [
+    let cases: [(ElementType, &[usize], usize, usize); 78] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -647,15 +651,19 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[6, 513, 16], 0, 1),
         // Time-major blocks of 12 and 16 bytes on axes the staged lines
         // take: 12 bytes over more than 2048 positions as 4-byte lines
-        // (from `f32`, `i16` and `u8`), 16 bytes over 100 as 8-byte lines
-        // (from `u8`); and 20 and 24 bytes on the same axes, a block at a
-        // time.
+        // (from `f32`, `i16` and `u8`, and with axes before and between),
+        // 16 bytes over 100 as 8-byte lines (from `u8`, `f32`, and `i16`
+        // with axes between); and 20 bytes of `f32` and 24 of `i64` on the
+        // same axes, a block at a time.
         (ElementType::F32, &[2100, 12, 3], 1, 0),
         (ElementType::I16, &[2100, 8, 6], 1, 0),
         (ElementType::U8, &[2100, 10, 12], 1, 0),
+        (ElementType::F32, &[2, 2100, 4, 3], 2, 1),
         (ElementType::U8, &[100, 90, 16], 1, 0),
+        (ElementType::F32, &[100, 90, 4], 1, 0),
+        (ElementType::I16, &[100, 3, 30, 8], 2, 0),
         (ElementType::F32, &[2100, 6, 5], 1, 0),
-        (ElementType::U8, &[100, 90, 24], 1, 0),
+        (ElementType::I64, &[100, 90, 3], 1, 0),
     ];
     // One scratch for every call that reads its lengths, as a plan keeps
     // one: shapes larger and smaller, and lengths of every kind, after
