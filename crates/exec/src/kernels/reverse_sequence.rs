@@ -199,16 +199,22 @@ fn play_or_copy<C: Count>(
     // ReverseSubsequences' kernels move are as many times fewer and wider
     // (those kernels take elements of up to 8 bytes, so 16-byte blocks
     // stay as they are there).
-    // Time-major blocks of 12 or 16 bytes of narrower elements on more
-    // than [`LINES_SHORT_AXIS`] positions move as 3 of 4 bytes or 2 of 8,
-    // which the staged lines take on long axes
+    //
+    // Time-major blocks of 12 or 16 bytes move as 3 elements of 4 bytes
+    // or 2 of 8 on more than [`LINES_FEW_POSITIONS`] positions when their
+    // own elements are narrower than 4 bytes, and 16-byte blocks of 4-byte
+    // elements on more than [`LINES_SHORT_AXIS`]: there the lines of the
+    // wider elements beat those of the narrower ones and the block walk
     // ([`LINES_MAX_BLOCK_STAGED`]).
-    let long = !plan.seq_is_hi && plan.lo > LINES_SHORT_AXIS;
+    let positions = if plan.seq_is_hi { 0 } else { plan.lo };
+    let regroup = |wider: usize| {
+        positions > LINES_FEW_POSITIONS && (width < 4 || (width < wider && positions > LINES_SHORT_AXIS))
+    };
     let (plan, width) = match plan.inner * width {
         wide @ (2 | 4 | 8) if plan.inner > 1 => (SequencePlan { inner: 1, ..plan }, wide),
         16 if plan.seq_is_hi && plan.inner > 1 => (SequencePlan { inner: 1, ..plan }, 16),
-        12 if long && width < 4 => (SequencePlan { inner: 3, ..plan }, 4),
-        16 if long && width < 8 => (SequencePlan { inner: 2, ..plan }, 8),
+        12 if regroup(4) => (SequencePlan { inner: 3, ..plan }, 4),
+        16 if regroup(8) => (SequencePlan { inner: 2, ..plan }, 8),
         _ => (plan, width),
     };
     // Otherwise a block of several elements after the sequence axis makes

@@ -550,7 +550,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 78] = [
+    let cases: [(ElementType, &[usize], usize, usize); 81] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -664,6 +664,11 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::I16, &[100, 3, 30, 8], 2, 0),
         (ElementType::F32, &[2100, 6, 5], 1, 0),
         (ElementType::I64, &[100, 90, 3], 1, 0),
+        // The same blocks of narrower elements on 9 to 64 positions: 12
+        // bytes of `u8` and 16 of `u8` and `i16`, as 4- and 8-byte lines.
+        (ElementType::U8, &[16, 40, 12], 1, 0),
+        (ElementType::U8, &[12, 30, 16], 1, 0),
+        (ElementType::I16, &[32, 20, 8], 1, 0),
     ];
     // One scratch for every call that reads its lengths, as a plan keeps
     // one: shapes larger and smaller, and lengths of every kind, after
