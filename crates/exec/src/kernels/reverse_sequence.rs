@@ -409,7 +409,7 @@ const LINES_MAX_BLOCK_LONG_AXIS: usize = 8;
 /// [`LINES_MAX_BLOCK_LONG_AXIS`]: 12-byte stretches of `u8` on 1024
 /// positions took as long through them as a block at a time, or longer. On
 /// time-major `[T, B, k]` of 8 MiB with a length per batch index, blocks
-/// of 12 and 16 bytes took 2.0–3.2 ms through the lines against 2.6–4.4 a
+/// of 12 and 16 bytes took 1.9–3.2 ms through the lines against 2.6–4.4 a
 /// block at a time on 2500 and 4096 positions (`f32`, and `i64` for 16),
 /// where the gathers, on 1024 positions, took 4.7–5.8 against 3.9–4.1
 /// for `f32` and 12 bytes; blocks of 24 and 32 bytes took as long or
