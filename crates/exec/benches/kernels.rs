@@ -256,12 +256,12 @@ fn sequence_random(
 }
 
 /// Time-major ReverseSequence (`[T, B, k]` `u8`, batch 1, sequence 0, a
-/// random length per batch index, 8 MiB) either side of each limit
-/// between ReverseSubsequences' lines and the block-at-a-time walk. Blocks
-/// of up to 64 bytes on 8 positions and 16 on up to 64 go to the lines; on
-/// more positions, 16 where the lines are staged, blocks of 12 and 16
-/// bytes moving as 4- or 8-byte elements (here, 16 bytes from 65
-/// positions, 12 past 2048), else 8. Each pair differs in the block or in
+/// random length per batch index, 8 MiB less what `B` rounds off) either
+/// side of each limit between ReverseSubsequences' lines and the
+/// block-at-a-time walk. Blocks of up to 64 bytes on 8 positions and 16 on
+/// up to 64 go to the lines; on more positions, 16 where the lines are
+/// staged (with AVX2), blocks of 12 and 16 bytes moving as 4- or 8-byte
+/// elements (here, 16 bytes from 65 positions, 12 past 2048), else 8. Each pair differs in the block or in
 /// the positions by one step past its limit, so the time per byte on
 /// either side shows whether the limit still sits where the two cost
 /// about the same.

@@ -204,8 +204,9 @@ fn play_or_copy<C: Count>(
     // or 2 of 8 on more than [`LINES_FEW_POSITIONS`] positions when their
     // own elements are narrower than 4 bytes, and 16-byte blocks of 4-byte
     // elements on more than [`LINES_SHORT_AXIS`]: there the lines of the
-    // wider elements beat those of the narrower ones and the block walk
-    // ([`LINES_MAX_BLOCK_STAGED`]).
+    // wider elements beat those of the narrower ones, and where they are
+    // staged the block walk too ([`LINES_MAX_BLOCK_STAGED`]). Elsewhere
+    // the blocks go a block at a time as before, whatever their width.
     let positions = if plan.seq_is_hi { 0 } else { plan.lo };
     let regroup = |wider: usize| {
         positions > LINES_FEW_POSITIONS && (width < 4 || (width < wider && positions > LINES_SHORT_AXIS))

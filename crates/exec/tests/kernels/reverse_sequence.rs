@@ -471,14 +471,17 @@ fn what_is_kept_from_checked_lengths_follows_the_lengths_and_the_layout() {
             ok(CheckedLengths::new(&lengths, batches, seq_size)).unwrap()
         };
         let (a, b) = (checked(&first), checked(&second));
-        // (type, shape, batch axis, sequence axis): time-major lines of
+        // (type, shape, batch axis, sequence axis). Time-major: lines of
         // 1, 2, 4 and 8 bytes, from one element or from a block that moves
-        // as one or as several (`u8` [T, B, 2] and `i16` [T, B] share
-        // their layout; on 300 positions, blocks of 16 bytes move as two
-        // of 8 and 12 as three of 4), blocks that do not, axes before and
-        // between; then the batch axis first, rows with a head each and
-        // runs of rows.
-        let layouts: [(ElementType, &[usize], usize, usize); 12] = [
+        // as one or as several (`u8` [T, B, 2] and `i16` [T, B] share their
+        // layout; on 300 positions, blocks of 16 bytes move as two of 8
+        // through the lines with AVX2, and blocks of 12 as three of 4 a
+        // block at a time); 3 bytes after the batch axis, then 3 indices
+        // between the axes, which make as many lines of one length; an
+        // axis before. Then the batch axis first: runs of 2 rows sharing
+        // a length, then of 3, and rows with a length each, which keep
+        // nothing.
+        let layouts: [(ElementType, &[usize], usize, usize); 13] = [
             (ElementType::U8, &[seq_size, batches, 2], 1, 0),
             (ElementType::I16, &[seq_size, batches], 1, 0),
             (ElementType::U8, &[seq_size, batches], 1, 0),
@@ -486,11 +489,12 @@ fn what_is_kept_from_checked_lengths_follows_the_lengths_and_the_layout() {
             (ElementType::U8, &[seq_size, batches, 16], 1, 0),
             (ElementType::U8, &[seq_size, batches, 12], 1, 0),
             (ElementType::U8, &[seq_size, batches, 3], 1, 0),
+            (ElementType::U8, &[seq_size, 3, batches], 2, 0),
             (ElementType::F32, &[2, seq_size, batches], 2, 1),
-            (ElementType::I16, &[seq_size, 3, batches], 2, 0),
+            (ElementType::I8, &[batches, 2, seq_size], 0, 2),
+            (ElementType::I8, &[batches, 3, seq_size], 0, 2),
             (ElementType::U8, &[batches, seq_size, 2], 0, 1),
             (ElementType::F32, &[batches, seq_size], 0, 1),
-            (ElementType::I8, &[batches, 2, seq_size], 0, 2),
         ];
         let options = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
         let scratch = &mut Scratch::new();
@@ -713,16 +717,16 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
 
 /// Outputs of 16 MiB and more are written with streaming stores. Blocks
 /// of 16 bytes after the sequence axis (batch axis first) move as one
-/// element: rows of 32, 128 and 1024 bytes through the short rows' loops
+/// element: rows of 48, 80 and 1040 bytes through the short rows' loops
 /// and the reversed runs, and rows of over 256 KiB; on one thread, and on
-/// three, whose chunks start inside rows. The expected bytes are the
-/// blocks copied one by one.
+/// three, whose chunks (whole multiples of 1 KiB) start inside rows. The
+/// expected bytes are the blocks copied one by one.
 #[test]
 fn sixteen_byte_blocks_that_stream_match_a_block_by_block_copy() {
     let cases: [(ElementType, [usize; 3]); 4] = [
-        (ElementType::U8, [524_288, 2, 16]),
-        (ElementType::F32, [131_072, 8, 4]),
-        (ElementType::I64, [16_384, 64, 2]),
+        (ElementType::U8, [349_526, 3, 16]),
+        (ElementType::F32, [209_716, 5, 4]),
+        (ElementType::I64, [16_384, 65, 2]),
         (ElementType::F32, [64, 16_385, 4]),
     ];
     for (ty, shape) in cases {
