@@ -31,6 +31,15 @@ pub fn tensor<T: ovir_tensor::Element>(shape: &[usize], values: Vec<T>) -> Tenso
     Tensor::from_vec(shape, values).unwrap_or_else(|e| unreachable!("{e}"))
 }
 
+/// Data whose bytes follow no period, so that an element moved from the
+/// wrong row shows whatever the distance (counting up in `u8` repeats every
+/// 256 elements, and rows 32 or 64 apart could be equal).
+pub fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
+    let n = shape.iter().product::<usize>() * ty.byte_width().unwrap_or(1);
+    let bytes: Vec<u8> = (0..n as u64).map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8).collect();
+    Tensor::from_bytes(ty, shape, &bytes).unwrap_or_else(|e| unreachable!("{e}"))
+}
+
 /// `0, 1, …, n-1` as elements of `ty`.
 pub fn iota(ty: ElementType, shape: &[usize]) -> Tensor {
     let n: usize = shape.iter().product();

@@ -4,7 +4,7 @@ use ovir_exec::kernels::{
 };
 use ovir_tensor::{bf16, f16, ElementType, Tensor};
 
-use crate::common::{iota, naive_reverse_sequence, ok, tensor};
+use crate::common::{iota, naive_reverse_sequence, ok, scrambled, tensor};
 
 const TYPES: [ElementType; 6] = [
     ElementType::I8,
@@ -733,9 +733,8 @@ fn sixteen_byte_blocks_that_stream_match_a_block_by_block_copy() {
         let [batches, seq_size, _] = shape;
         let bytes = shape.iter().product::<usize>() * ty.byte_width().unwrap_or(0);
         assert!(bytes >= 16 << 20 && bytes == batches * seq_size * 16, "{ty} {shape:?}");
-        let src: Vec<u8> =
-            (0..bytes as u64).map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8).collect();
-        let data = Tensor::from_bytes(ty, &shape, &src).unwrap_or_else(|e| unreachable!("{e}"));
+        let data = scrambled(ty, &shape);
+        let src = data.bytes().unwrap_or_else(|| unreachable!("{ty} holds bytes"));
         let values: Vec<usize> = (0..batches).map(|b| (b * 2_654_435_761) % (seq_size + 1)).collect();
         let mut expected = vec![0u8; bytes];
         for (b, &len) in values.iter().enumerate() {

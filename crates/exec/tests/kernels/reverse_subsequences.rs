@@ -10,7 +10,7 @@ use ovir_exec::kernels::{
 use ovir_tensor::{ElementType, Tensor};
 use proptest::prelude::*;
 
-use crate::common::{gather_reference, iota, ok, ravel, tensor, zeros_like};
+use crate::common::{gather_reference, iota, ok, ravel, scrambled, tensor, zeros_like};
 
 /// The reference: output element `index` reads position
 /// `len - 1 - index[axis]` of its line while `index[axis] < len`, with
@@ -257,15 +257,6 @@ fn empty_data_passes_through() {
     assert_eq!(ok(reverse_subsequences(&data, &tensor(&[1, 3], vec![2u32; 3]), 0)).shape(), &[0, 3]);
     // No line along axis 1, so no length at all.
     assert_eq!(ok(reverse_subsequences(&data, &tensor(&[0, 1], Vec::<u32>::new()), 1)).shape(), &[0, 3]);
-}
-
-/// Data whose bytes follow no period, so that an element moved from the
-/// wrong row shows whatever the distance (counting up in `u8` repeats every
-/// 256 elements, and rows 32 or 64 apart could be equal).
-fn scrambled(ty: ElementType, shape: &[usize]) -> Tensor {
-    let n = shape.iter().product::<usize>() * ty.byte_width().unwrap_or(1);
-    let bytes: Vec<u8> = (0..n as u64).map(|i| (i.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 56) as u8).collect();
-    Tensor::from_bytes(ty, shape, &bytes).unwrap()
 }
 
 /// Lengths that change from one line to the next go, with AVX2 on axes of
