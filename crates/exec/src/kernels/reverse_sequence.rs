@@ -404,8 +404,9 @@ const LINES_MAX_BLOCK_LONG_AXIS: usize = 8;
 
 /// See [`LINES_SHORT_AXIS`]: on a longer axis where ReverseSubsequences
 /// stages its lines of 4- or 8-byte elements in a buffer ([`lines_win`]:
-/// 4-byte elements on more than 2048 positions, 8-byte ones where a block
-/// is larger than the gathers' buffer, with AVX2), stretches of up to 16
+/// 4-byte elements on more than 2048 positions, or 64 with 1024 lines or
+/// more, 8-byte ones where a block is larger than the gathers' buffer,
+/// with AVX2), stretches of up to 16
 /// bytes go to the lines. Lines of 1- and 2-byte elements keep
 /// [`LINES_MAX_BLOCK_LONG_AXIS`]: 12-byte stretches of `u8` on 1024
 /// positions took as long through them as a block at a time, or longer. On

@@ -702,13 +702,30 @@ pub(super) fn lines_win(n: usize, size: usize, inner: usize) -> bool {
         // where the gathers cannot stage whole blocks.
         1 => size > STRIP_MAX_SIZE,
         2 => size > STRIP_MAX_SIZE && size.saturating_mul(inner).saturating_mul(n) > GATHER_TILE_BYTES,
-        // The gathers stage a tile of at least a cache line of columns.
-        4 => size.saturating_mul(LINE) > GATHER_TILE_BYTES,
+        // The gathers stage a tile of at least a cache line of columns;
+        // on wide rows the lines beat them from a shorter axis.
+        4 => {
+            size.saturating_mul(LINE) > GATHER_TILE_BYTES
+                || (size > LINES_WIDE_MIN_ROWS && inner >= LINES_WIDE_MIN_COLUMNS)
+        }
         8 => size.saturating_mul(inner).saturating_mul(n) > GATHER_TILE_BYTES,
         _ => false,
     };
     wins && size > TRANSPOSED_ROWS && lines_tile(n, size, inner).is_some()
 }
+
+/// The fewest rows, plus one, on which [`SubsequencePlan::lines`] takes
+/// 4-byte elements in rows of at least [`LINES_WIDE_MIN_COLUMNS`] columns
+/// where the gathers could stage the axis. Time-major `f32` took 4.3 ms
+/// through the lines against 7.8 through the gathers on `[1024, 2048]`,
+/// 4.3 against 5.4 on `[256, 8192]` and 4.6 against 4.9 on `[128,
+/// 16384]` (medians of three, a busy host); on `[8, 64, 128, 128]` along
+/// axis 1 (64 rows) the gathers were faster, and along axis 2 (rows of
+/// 128 columns) 9.2 ms against 13.1 through the lines.
+const LINES_WIDE_MIN_ROWS: usize = 64;
+
+/// See [`LINES_WIDE_MIN_ROWS`].
+const LINES_WIDE_MIN_COLUMNS: usize = 1024;
 
 /// The columns per tile of [`SubsequencePlan::lines`] for `n`-byte
 /// elements (1, 2, 4 or 8) on an axis of `size` rows with `inner` columns, and
@@ -1297,8 +1314,9 @@ impl<C: Count> SubsequencePlan<'_, C> {
     ///   columns over the whole axis, and would read it in place: an axis
     ///   of more than 2048 rows. Time-major `[4096, 512]` `f32` took 12–27%
     ///   of the time of the gathers that way. Where the gathers stage the
-    ///   axis, they were faster: on `[8, 64, 128, 128]` along axis 1 or 2,
-    ///   10.1–14.0 ms against 12.2–20.7 through the lines.
+    ///   axis, they were faster on `[8, 64, 128, 128]` along axis 1 or 2,
+    ///   10.1–14.0 ms against 12.2–20.7 through the lines, but not on rows
+    ///   of many columns ([`LINES_WIDE_MIN_ROWS`]).
     ///
     /// The rule without the machine and the lengths is [`lines_win`].
     fn takes_lines(&self, copier: ReverseCopier, n: usize) -> bool {
@@ -1803,10 +1821,15 @@ mod tests {
 
     #[test]
     fn lines_take_long_axes_in_tiles_of_at_least_256_bytes_of_each_row() {
-        // 4-byte elements: only past the 2048 rows the gathers stage, with
-        // a group of 8 columns at least, and while a group of lines fits
-        // 1 MiB and a group in front of each: (32,824 + 8) * 4 * 8 bytes.
+        // 4-byte elements: past the 2048 rows the gathers stage, or past
+        // 64 rows of 1024 columns or more, with a group of 8 columns at
+        // least, and while a group of lines fits 1 MiB and a group in
+        // front of each: (32,824 + 8) * 4 * 8 bytes.
         for (size, inner, takes) in [
+            (65, 1024, true),
+            (64, 1024, false),
+            (65, 1023, false),
+            (2048, 1023, false),
             (2048, 512, false),
             (2049, 9, true),
             (2049, 7, false),

@@ -554,7 +554,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 81] = [
+    let cases: [(ElementType, &[usize], usize, usize); 82] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -605,11 +605,13 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[20, 9, 64], 1, 0),
         (ElementType::U8, &[3, 1100, 64], 1, 0),
         // Time-major with an element per batch index and position, on
-        // axes the staged lines take: 4 and 8 bytes where the gathers
-        // cannot stage the axis, 2 and 1 past the strips; half a group of
-        // columns left over (4, 2, 8 and 16), and tiles of 192 and 64
-        // columns of 2 bytes.
+        // axes the staged lines take: 4 bytes where the gathers cannot
+        // stage the axis and on 100 positions of 1100 batch indices, 8
+        // where the gathers cannot stage it, 2 and 1 past the strips;
+        // half a group of columns left over (4, 4, 2, 8 and 16), and tiles
+        // of 192 and 64 columns of 2 bytes.
         (ElementType::F32, &[2100, 36], 1, 0),
+        (ElementType::F32, &[100, 1100], 1, 0),
         (ElementType::I64, &[2100, 14], 1, 0),
         (ElementType::F16, &[300, 264], 1, 0),
         (ElementType::U8, &[300, 80], 1, 0),
