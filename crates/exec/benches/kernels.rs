@@ -261,7 +261,8 @@ fn sequence_random(
 /// block-at-a-time walk. Blocks of up to 64 bytes on 8 positions and 16 on
 /// up to 64 go to the lines; on more positions, 16 where the lines are
 /// staged (with AVX2), blocks of 12 and 16 bytes moving as 4- or 8-byte
-/// elements (here, 16 bytes from 65 positions, 12 past 2048), else 8. Each pair differs in the block or in
+/// elements (here, 16 bytes from 65 positions, 12 from 1024, with 1024
+/// lines or more), else 8. Each pair differs in the block or in
 /// the positions by one step past its limit, so the time per byte on
 /// either side shows whether the limit still sits where the two cost
 /// about the same.
@@ -276,8 +277,8 @@ fn time_major_limits(c: &mut Criterion) {
         (64, 24),
         (65, 16),
         (65, 24),
-        (1024, 8),
         (1024, 12),
+        (1024, 24),
         (4096, 12),
         (4096, 24),
     ] {

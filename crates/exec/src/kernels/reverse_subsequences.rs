@@ -12,7 +12,8 @@
 //! are turned into lines and back in registers, a register of columns at a
 //! time, each line's head reversed by one shuffle, and 8-byte elements on
 //! longer axes (1- and 2-byte ones on axes of over 255 rows, 4-byte ones
-//! on axes of over 2048) go through lines staged in a buffer; 1- and
+//! on axes of over 2048, or of over 64 with 1024 columns or more) go
+//! through lines staged in a buffer; 1- and
 //! 2-byte elements on axes of 16 to 255 rows are shifted by byte-wise
 //! selects, `log2(size)`
 //! per row, one register of columns at a time; other 1-byte elements are
@@ -714,14 +715,16 @@ pub(super) fn lines_win(n: usize, size: usize, inner: usize) -> bool {
     wins && size > TRANSPOSED_ROWS && lines_tile(n, size, inner).is_some()
 }
 
-/// The fewest rows, plus one, on which [`SubsequencePlan::lines`] takes
-/// 4-byte elements in rows of at least [`LINES_WIDE_MIN_COLUMNS`] columns
-/// where the gathers could stage the axis. Time-major `f32` took 4.3 ms
-/// through the lines against 7.8 through the gathers on `[1024, 2048]`,
-/// 4.3 against 5.4 on `[256, 8192]` and 4.6 against 4.9 on `[128,
-/// 16384]` (medians of three, a busy host); on `[8, 64, 128, 128]` along
-/// axis 1 (64 rows) the gathers were faster, and along axis 2 (rows of
-/// 128 columns) 9.2 ms against 13.1 through the lines.
+/// The most rows on which 4-byte elements keep the gathers where those
+/// stage the axis, in rows of at least [`LINES_WIDE_MIN_COLUMNS`]
+/// columns; past it [`SubsequencePlan::lines`] takes them. Time-major
+/// `f32` took 3.6 ms through the lines against 7.5 through the gathers on
+/// `[1024, 2048]`, 4.0 against 4.1 on `[256, 8192]` and 3.9 against 4.2
+/// on `[128, 16384]` (medians of three, a busy host). The gathers stay
+/// faster on `[8, 64, 128, 128]` along axis 1 (64 rows of 16384 columns)
+/// and along axis 2 (128 rows of 128 columns: 9.2 ms against 13.1
+/// through the lines). Axes of 65 to 127 rows, and rows of 129 to 1023
+/// columns, were not measured.
 const LINES_WIDE_MIN_ROWS: usize = 64;
 
 /// See [`LINES_WIDE_MIN_ROWS`].
@@ -1315,8 +1318,8 @@ impl<C: Count> SubsequencePlan<'_, C> {
     ///   of more than 2048 rows. Time-major `[4096, 512]` `f32` took 12–27%
     ///   of the time of the gathers that way. Where the gathers stage the
     ///   axis, they were faster on `[8, 64, 128, 128]` along axis 1 or 2,
-    ///   10.1–14.0 ms against 12.2–20.7 through the lines, but not on rows
-    ///   of many columns ([`LINES_WIDE_MIN_ROWS`]).
+    ///   10.1–14.0 ms against 12.2–20.7 through the lines, but not on
+    ///   longer axes of rows of many columns ([`LINES_WIDE_MIN_ROWS`]).
     ///
     /// The rule without the machine and the lengths is [`lines_win`].
     fn takes_lines(&self, copier: ReverseCopier, n: usize) -> bool {

@@ -263,7 +263,8 @@ fn empty_data_passes_through() {
 /// up to 8 rows, through lines in registers (one blend of two rows on 2
 /// rows), with AVX2 and 8-byte elements in blocks larger than 128 KiB,
 /// 1- and 2-byte ones on axes of over 255 rows or 4-byte ones on axes of
-/// over 2048, through lines staged in a buffer, else through strips or the row
+/// over 2048 (or over 64 of 1024 columns or more), through lines staged in
+/// a buffer, else through strips or the row
 /// shifter (1-byte elements, and
 /// 2-byte ones without AVX2) or through a 128 KiB buffer (wider ones, and axes too long for the shifter; 2- and
 /// 4-byte elements 8 at a time with AVX2, down the tile a cache line of
@@ -277,7 +278,7 @@ fn empty_data_passes_through() {
 /// of three threads start inside a tile and inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 45] = [
+    let cases: [(ElementType, [usize; 3]); 46] = [
         // Strips: the longest axis they take, and a last strip of a block
         // narrower than a register.
         (ElementType::U8, [2, 255, 70]),
@@ -298,6 +299,9 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         (ElementType::F32, [2, 2049, 9]),
         (ElementType::I32, [1, 2100, 150]),
         (ElementType::F32, [2, 2048, 20]),
+        // 4-byte elements staged on a shorter axis of rows of over 1024
+        // columns, with two indices before it.
+        (ElementType::F32, [2, 70, 1030]),
         // 2-byte elements past the axes the strips take, in blocks past
         // 128 KiB: tiles of 192 and 48 columns, 10 left over.
         (ElementType::F16, [1, 300, 250]),
