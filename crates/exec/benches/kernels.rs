@@ -219,6 +219,13 @@ fn short_runs(c: &mut Criterion) {
             // `[262144, 8, 16 / width]`, batch 0, sequence 1.
             let blocks_shape = [1 << 18, 8, 16 / ty.byte_width().unwrap_or(1)];
             sequence_random(&mut g, "sequence_blocks_b0_s1/random", ty, &blocks_shape, (0, 1), threads);
+            // Sequences of 96 bytes of blocks of whole 4-byte words, a row
+            // at a time: 12-byte blocks on 8 positions (24-byte ones on 4
+            // for 8-byte elements), as many rows as 32 MiB holds.
+            let width = ty.byte_width().unwrap_or(1);
+            let block = if 12 % width == 0 { 12 } else { 24 };
+            let words_shape = [(32 << 20) / 96, 96 / block, block / width];
+            sequence_random(&mut g, "sequence_word_blocks_b0_s1/random", ty, &words_shape, (0, 1), threads);
             g.finish();
         }
     }

@@ -11,7 +11,7 @@ use super::counts::{read_integers, scan_integers};
 use super::reverse_subsequences::{lines_win, play_lines};
 use super::{
     check_movable, check_output, copy_all, narrow_counts, packed, parallel, play, play_as, product, Count,
-    ExecOptions, Joiner, KernelError, Lengths, ReverseCopier, Rows, Run, RunPlan, Scratch,
+    ExecOptions, Joiner, KernelError, Lengths, ReverseCopier, Rows, Run, RunPlan, Scratch, STREAM_MIN_BYTES,
 };
 
 const OP: &str = "ReverseSequence";
@@ -482,15 +482,23 @@ fn play_blocks<C: Count>(
         BlockWalk::TimeMajor => BLOCKS_COST,
         BlockWalk::Rows => ROW_BLOCKS_COST,
     };
+    // Sequences of 64 or 96 bytes of blocks of whole 4-byte words go a
+    // row at a time, each register permuted from the row's.
+    let copier = ReverseCopier::detect();
+    let words = matches!(walk, BlockWalk::Rows)
+        && plan.hi.checked_mul(block).is_some_and(|row| copier.takes_word_rows(row, block));
+    let stream = dst.len() >= STREAM_MIN_BYTES;
     macro_rules! sized {
         ($($k:literal)*) => {
             match block {
                 $($k => parallel::for_each_costly_chunk(options, dst, block, cost, |first, part| match walk {
                     BlockWalk::TimeMajor => plan.blocks::<$k>(src, first, part, block),
+                    BlockWalk::Rows if words => plan.word_rows::<$k>(copier, src, first, part, (block, stream)),
                     BlockWalk::Rows => plan.row_blocks::<$k>(src, first, part, block),
                 }),)*
                 _ => parallel::for_each_costly_chunk(options, dst, block, cost, |first, part| match walk {
                     BlockWalk::TimeMajor => plan.blocks::<0>(src, first, part, block),
+                    BlockWalk::Rows if words => plan.word_rows::<0>(copier, src, first, part, (block, stream)),
                     BlockWalk::Rows => plan.row_blocks::<0>(src, first, part, block),
                 }),
             }
@@ -1259,6 +1267,50 @@ impl<C: Count> SequencePlan<'_, C> {
             }
         }
         Some(())
+    }
+
+    /// [`SequencePlan::row_blocks`] through
+    /// [`ReverseCopier::word_block_rows`], for sequences it takes: the
+    /// whole sequences among blocks `first..` go a row at a time, and the
+    /// blocks of any sequence cut by either end of `dst` through
+    /// [`SequencePlan::row_blocks`]; `stream` asks for streaming stores.
+    fn word_rows<const K: usize>(
+        &self,
+        copier: ReverseCopier,
+        src: &[u8],
+        first: usize,
+        dst: &mut [u8],
+        (block, stream): (usize, bool),
+    ) -> Option<()> {
+        let SequencePlan { lo: batch, mid, hi: seq, .. } = *self;
+        let count = dst.len() / block.max(1);
+        if count == 0 || batch == 0 || mid == 0 || seq == 0 {
+            return self.row_blocks::<K>(src, first, dst, block);
+        }
+        // The blocks before the first whole sequence, the whole ones, and
+        // those after.
+        let lead = ((seq - first % seq) % seq).min(count);
+        let whole = (count - lead) / seq;
+        let row = seq * block;
+        let (before, rest) = dst.split_at_mut_checked(lead * block)?;
+        let (rows, after) = rest.split_at_mut_checked(whole * row)?;
+        self.row_blocks::<K>(src, first, before, block)?;
+        let r0 = (first + lead) / seq;
+        let input = src.get(r0 * row..(r0 + whole) * row)?;
+        let (mut b, mut m) = ((r0 / mid) % batch, r0 % mid);
+        let done = copier.word_block_rows(input, rows, (row, block), stream, move || {
+            let len = self.len_at(b);
+            m += 1;
+            if m == mid {
+                m = 0;
+                b = if b + 1 == batch { 0 } else { b + 1 };
+            }
+            len
+        });
+        // A row it stopped at (a length past the sequence) is left to the
+        // block loop, which reports it.
+        self.row_blocks::<K>(src, (r0 * seq) + done / block, rows.get_mut(done..)?, block)?;
+        self.row_blocks::<K>(src, (r0 + whole) * seq, after, block)
     }
 
     /// Whether the data is rows along the sequence axis (the batch axis

@@ -554,7 +554,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 82] = [
+    let cases: [(ElementType, &[usize], usize, usize); 96] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -675,6 +675,30 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::U8, &[16, 40, 12], 1, 0),
         (ElementType::U8, &[12, 30, 16], 1, 0),
         (ElementType::I16, &[32, 20, 8], 1, 0),
+        // The batch axis first, sequences of 64 or 96 bytes of blocks of
+        // whole 4-byte words, a row at a time: blocks of 12 bytes from
+        // `i16` and `u8`, of 24, 32 and 48 bytes in rows of 96, of 32 in
+        // rows of 64 (from `i8` too), and with axes before and between,
+        // five rows to a batch index, where the threads' chunks start
+        // inside a batch index's rows (12-byte blocks) and inside a row
+        // (32-byte blocks). Sequences of 48 and 24 bytes of 12-byte
+        // blocks, two and four at a time, with a row or three left over
+        // (from `f32`, `u8` and `i16`), and groups that straddle batch
+        // indices.
+        (ElementType::I16, &[300, 8, 6], 0, 1),
+        (ElementType::U8, &[250, 8, 12], 0, 1),
+        (ElementType::F32, &[300, 4, 6], 0, 1),
+        (ElementType::F32, &[300, 3, 8], 0, 1),
+        (ElementType::F32, &[300, 2, 12], 0, 1),
+        (ElementType::F32, &[300, 2, 8], 0, 1),
+        (ElementType::I8, &[300, 2, 32], 0, 1),
+        (ElementType::F32, &[3, 70, 5, 8, 3], 1, 3),
+        (ElementType::F32, &[2, 40, 5, 3, 8], 1, 3),
+        (ElementType::F32, &[301, 4, 3], 0, 1),
+        (ElementType::U8, &[251, 4, 12], 0, 1),
+        (ElementType::F32, &[303, 2, 3], 0, 1),
+        (ElementType::I16, &[301, 2, 6], 0, 1),
+        (ElementType::F32, &[2, 35, 3, 2, 3], 1, 3),
     ];
     // One scratch for every call that reads its lengths, as a plan keeps
     // one: shapes larger and smaller, and lengths of every kind, after
@@ -720,21 +744,26 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
 /// Outputs of 16 MiB and more are written with streaming stores. Blocks
 /// of 16 bytes after the sequence axis (batch axis first) move as one
 /// element: rows of 48, 80 and 1040 bytes through the short rows' loops
-/// and the reversed runs, and rows of over 256 KiB; on one thread, and on
-/// three, whose chunks (whole multiples of 1 KiB) start inside rows. The
-/// expected bytes are the blocks copied one by one.
+/// and the reversed runs, and rows of over 256 KiB. Blocks of 12 bytes in
+/// rows of 96, and of 32 in rows of 64, go a row at a time, each register
+/// permuted from the row's. All on one thread, and on three, whose chunks
+/// (whole multiples of 1 KiB) start inside rows. The expected bytes are
+/// the blocks copied one by one.
 #[test]
-fn sixteen_byte_blocks_that_stream_match_a_block_by_block_copy() {
-    let cases: [(ElementType, [usize; 3]); 4] = [
+fn blocks_that_stream_match_a_block_by_block_copy() {
+    let cases: [(ElementType, [usize; 3]); 6] = [
         (ElementType::U8, [349_526, 3, 16]),
         (ElementType::F32, [209_716, 5, 4]),
         (ElementType::I64, [16_384, 65, 2]),
         (ElementType::F32, [64, 16_385, 4]),
+        (ElementType::F32, [174_763, 8, 3]),
+        (ElementType::F32, [262_144, 2, 8]),
     ];
     for (ty, shape) in cases {
-        let [batches, seq_size, _] = shape;
-        let bytes = shape.iter().product::<usize>() * ty.byte_width().unwrap_or(0);
-        assert!(bytes >= 16 << 20 && bytes == batches * seq_size * 16, "{ty} {shape:?}");
+        let [batches, seq_size, inner] = shape;
+        let block = inner * ty.byte_width().unwrap_or(0);
+        let bytes = batches * seq_size * block;
+        assert!(bytes >= 16 << 20, "{ty} {shape:?}");
         let data = scrambled(ty, &shape);
         let src = data.bytes().unwrap_or_else(|| unreachable!("{ty} holds bytes"));
         let values: Vec<usize> = (0..batches).map(|b| (b * 2_654_435_761) % (seq_size + 1)).collect();
@@ -742,8 +771,8 @@ fn sixteen_byte_blocks_that_stream_match_a_block_by_block_copy() {
         for (b, &len) in values.iter().enumerate() {
             for s in 0..seq_size {
                 let from = if s < len { len - 1 - s } else { s };
-                let (at, row) = ((b * seq_size + s) * 16, b * seq_size * 16);
-                expected[at..at + 16].copy_from_slice(&src[row + from * 16..][..16]);
+                let (at, row) = ((b * seq_size + s) * block, b * seq_size * block);
+                expected[at..at + block].copy_from_slice(&src[row + from * block..][..block]);
             }
         }
         let lengths = tensor(&[batches], values.iter().map(|&v| v as i64).collect());

@@ -1099,3 +1099,102 @@ fn subsequence_strips_match_the_rule_at_every_width() {
         assert!(!copier.subsequence_strip(&strip, &mut out, bytes, &mut buffer[..14 * bytes]));
     }
 }
+
+/// Rows of 64 and 96 bytes made of blocks of whole 4-byte words, and of
+/// 48 and 24 bytes two and four at a time, with every head from none to
+/// the whole row and, for the rows that go several at a time, every mix of
+/// heads in one group, against the blocks copied one by one; with and
+/// without streaming, on destinations on a 32-byte boundary and off it.
+/// Rows too few for a group are left, a head longer than its row stops the
+/// loop before that row's group, and rows of other shapes are not taken.
+#[test]
+fn rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
+    let copier = ReverseCopier::detect();
+    let cases = [
+        (64, 4),
+        (64, 8),
+        (64, 16),
+        (64, 32),
+        (96, 4),
+        (96, 8),
+        (96, 12),
+        (96, 16),
+        (96, 24),
+        (96, 32),
+        (96, 48),
+        (48, 8),
+        (48, 12),
+        (48, 16),
+        (48, 24),
+        (24, 12),
+    ];
+    for (row, block) in cases {
+        let blocks = row / block;
+        assert_eq!(copier.takes_word_rows(row, block), copier.transposes(), "{row} {block}");
+        // Rows in a group, and the heads of group `g` the digits of `g` in
+        // base `blocks + 1`, so every mix comes up.
+        let group = if row == 64 { 1 } else { 96 / row };
+        let mixes = (blocks + 1).pow(group as u32);
+        let groups = mixes + 3;
+        let rows = group * groups + group - 1;
+        let heads: Vec<usize> =
+            (0..rows).map(|r| (r / group) / (blocks + 1).pow((r % group) as u32) % (blocks + 1)).collect();
+        let src: Vec<u8> = (0..rows * row).map(|i| (i * 7 + i / 251) as u8).collect();
+        let mut expected = Vec::new();
+        for (r, &h) in heads.iter().enumerate() {
+            for j in 0..blocks {
+                let from = r * row + if j < h { h - 1 - j } else { j } * block;
+                expected.extend_from_slice(&src[from..from + block]);
+            }
+        }
+        let whole = if copier.takes_word_rows(row, block) { group * groups * row } else { 0 };
+        for stream in [false, true] {
+            for off in [0, 4, 32] {
+                let mut buf = vec![0xAAu8; rows * row + 96];
+                let at = buf.as_ptr().align_offset(32) + off;
+                let dst = &mut buf[at..at + rows * row];
+                let mut next = heads.iter().copied();
+                let done = copier.word_block_rows(&src, dst, (row, block), stream, || next.next().unwrap());
+                let what = format!("rows of {row} bytes, blocks of {block}, stream {stream}, offset {off}");
+                assert_eq!(done, whole, "{what}");
+                let wrong = dst[..done].iter().zip(&expected).position(|(a, b)| a != b);
+                assert_eq!(wrong, None, "{what}: the first byte that differs");
+                assert!(dst[done..].iter().all(|&b| b == 0xAA), "{what}");
+                assert!(buf[..at].iter().chain(&buf[at + rows * row..]).all(|&b| b == 0xAA), "{what}");
+            }
+        }
+        // A head past the row's blocks on row 4, which starts a group.
+        let mut dst = vec![0u8; rows * row];
+        let mut calls = 0;
+        let done = copier.word_block_rows(&src, &mut dst, (row, block), false, || {
+            calls += 1;
+            if calls == 5 {
+                blocks + 1
+            } else {
+                heads[calls - 1]
+            }
+        });
+        let stopped = if whole > 0 { (4 * row, 5) } else { (0, 0) };
+        assert_eq!((done, calls), stopped, "{row} {block}");
+        assert!(dst[..done] == expected[..done], "{row} {block}");
+    }
+    for (row, block) in [
+        (32, 4),
+        (32, 16),
+        (96, 6),
+        (96, 20),
+        (96, 96),
+        (128, 32),
+        (48, 4),
+        (24, 8),
+        (24, 24),
+        (64, 0),
+        (0, 4),
+    ] {
+        assert!(!copier.takes_word_rows(row, block), "{row} {block}");
+        let src = vec![1u8; 256];
+        let mut dst = vec![0u8; 256];
+        assert_eq!(copier.word_block_rows(&src, &mut dst, (row, block), false, || 0), 0, "{row} {block}");
+        assert!(dst.iter().all(|&b| b == 0));
+    }
+}

@@ -35,9 +35,12 @@
 //! - `transpose`: ReverseSubsequences on axes of up to 8 rows, a register
 //!   of columns turned into lines and back in registers, and 8-byte
 //!   elements on longer axes through lines staged in a buffer, with AVX2.
+//! - `words`: rows of two or three registers made of blocks of whole
+//!   4-byte words with a head each, every register permuted from the row's
+//!   by a control its head picks, with AVX2.
 //!
-//! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `gather` and
-//! `transpose` says why it has one width.
+//! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `gather`, `transpose`
+//! and `words` says why it has one width.
 
 mod avx2;
 mod gather;
@@ -48,6 +51,7 @@ mod ssse3;
 mod stream;
 mod strips;
 mod transpose;
+mod words;
 
 use std::marker::PhantomData;
 
@@ -63,6 +67,7 @@ pub(super) use ssse3::{rows_with_heads, Ssse3};
 pub(super) use stream::{stream_descending_rows, stream_forward};
 pub(super) use strips::subsequence_strip;
 pub(super) use transpose::{subsequence_lines, subsequence_transposed};
+pub(super) use words::{word_block_rows, WordTable};
 
 /// A register width and the few instructions the copy loops need at it.
 ///
