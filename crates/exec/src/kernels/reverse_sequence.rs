@@ -172,7 +172,9 @@ fn reverse_sequence_in<C: Count>(
 /// same layout; `None` for lengths read on this call): 2, 4 or 8 bytes
 /// after both axes as one element, and 16 after the sequence axis; other
 /// blocks after the sequence axis a block at a time
-/// ([`SequencePlan::takes_row_blocks`]); time-major short blocks as
+/// ([`SequencePlan::takes_row_blocks`]), or a group of sequences of 64 or
+/// 96 bytes at a time where they are blocks of whole 4-byte words
+/// ([`SequencePlan::word_rows`]); time-major short blocks as
 /// ReverseSubsequences' lines ([`SequencePlan::as_lines`]), and blocks a
 /// little longer one at a time ([`SequencePlan::takes_blocks`]); rows
 /// that share a length in short runs with a head per row
@@ -206,7 +208,7 @@ fn play_or_copy<C: Count>(
     // elements on more than [`LINES_SHORT_AXIS`]: there the lines of the
     // wider elements beat those of the narrower ones, and where they are
     // staged the block walk too ([`LINES_MAX_BLOCK_STAGED`]). Elsewhere
-    // the blocks go a block at a time as before, whatever their width.
+    // such blocks keep their own elements and go as the blocks below do.
     let positions = if plan.seq_is_hi { 0 } else { plan.lo };
     let regroup = |wider: usize| {
         positions > LINES_FEW_POSITIONS && (width < 4 || (width < wider && positions > LINES_SHORT_AXIS))
@@ -455,7 +457,9 @@ enum BlockWalk {
     /// blocks, its first `len` in reverse order
     /// ([`SequencePlan::row_blocks`]). As runs, such a row cost two runs;
     /// as ReverseSubsequences' lines (rows of up to 256 bytes, which took
-    /// them before), a gather of single elements.
+    /// them before), a gather of single elements. Rows of blocks of whole
+    /// 4-byte words that make groups of 64 or 96 bytes go a group at a time
+    /// instead, where the CPU allows ([`SequencePlan::word_rows`]).
     Rows,
 }
 
@@ -482,8 +486,9 @@ fn play_blocks<C: Count>(
         BlockWalk::TimeMajor => BLOCKS_COST,
         BlockWalk::Rows => ROW_BLOCKS_COST,
     };
-    // Sequences of 64 or 96 bytes of blocks of whole 4-byte words go a
-    // row at a time, each register permuted from the row's.
+    // Sequences of blocks of whole 4-byte words that make groups of 64 or
+    // 96 bytes (one sequence of 64 or 96 bytes, two of 48, four of 24) go
+    // a group at a time, each register permuted from the group's.
     let copier = ReverseCopier::detect();
     let words = matches!(walk, BlockWalk::Rows)
         && plan.hi.checked_mul(block).is_some_and(|row| copier.takes_word_rows(row, block));
@@ -526,7 +531,8 @@ const ROW_BLOCKS_MAX_ROW: usize = 32 << 10;
 /// Reading a head of 1 KiB downwards (`[B, 32, 8]` `f32`) took twice the
 /// time of reading it upwards; on rows of 24 and 96 bytes (`[B, 4, 6]`
 /// `u8`, `[B, 8, 3]` `f32`) the one loop took 78–82% of the time of the
-/// two.
+/// two. (With AVX2, rows of 96 bytes of 12-byte blocks go through
+/// [`SequencePlan::word_rows`] since.)
 const ROW_BLOCKS_UPWARD_MIN_ROW: usize = 256;
 
 /// Copies `from` into `to`: as a copy of a size known when compiling when
@@ -1065,8 +1071,8 @@ impl<C: Count> SequencePlan<'_, C> {
     /// to [`LINES_SHORT_AXIS`], [`LINES_MAX_BLOCK_LONG_AXIS`] past it, or
     /// [`LINES_MAX_BLOCK_STAGED`] where the staged lines of 4- or 8-byte
     /// elements take the axis).
-    /// With the batch axis before the sequence axis, never: a block after
-    /// the sequence axis goes a block at a time ([`BlockWalk::Rows`]).
+    /// With the batch axis before the sequence axis, never: blocks after
+    /// the sequence axis go through [`BlockWalk::Rows`].
     fn as_lines(&self, width: usize) -> Option<Lines> {
         let SequencePlan { outer, lo, mid, hi, inner, seq_is_hi, uniform, .. } = *self;
         if seq_is_hi {
@@ -1196,7 +1202,9 @@ impl<C: Count> SequencePlan<'_, C> {
     /// of `width` bytes: the batch axis before the sequence axis, more than
     /// one element after the sequence axis (a block that is not played as
     /// one wider element), and sequences of at most [`ROW_BLOCKS_MAX_ROW`]
-    /// bytes with their blocks.
+    /// bytes with their blocks. (Where the blocks are whole 4-byte words in
+    /// sequences the copier groups, [`play_blocks`] has
+    /// [`SequencePlan::word_rows`] walk them instead.)
     fn takes_row_blocks(&self, width: usize) -> bool {
         self.seq_is_hi
             && self.inner > 1
@@ -1271,8 +1279,9 @@ impl<C: Count> SequencePlan<'_, C> {
 
     /// [`SequencePlan::row_blocks`] through
     /// [`ReverseCopier::word_block_rows`], for sequences it takes: the
-    /// whole sequences among blocks `first..` go a row at a time, and the
-    /// blocks of any sequence cut by either end of `dst` through
+    /// whole sequences among blocks `first..` go a group of one, two or
+    /// four at a time, and the blocks of any sequence cut by either end of
+    /// `dst`, or left over too few for a group, through
     /// [`SequencePlan::row_blocks`]; `stream` asks for streaming stores.
     fn word_rows<const K: usize>(
         &self,
@@ -1307,8 +1316,9 @@ impl<C: Count> SequencePlan<'_, C> {
             }
             len
         });
-        // A row it stopped at (a length past the sequence) is left to the
-        // block loop, which reports it.
+        // The rows it left (too few for a group, or in a group with a length
+        // past the sequence) go to the block loop, which reports such a
+        // length.
         self.row_blocks::<K>(src, (r0 * seq) + done / block, rows.get_mut(done..)?, block)?;
         self.row_blocks::<K>(src, (r0 + whole) * seq, after, block)
     }

@@ -550,8 +550,10 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   kept a byte each) and more, as lines (with 2, 4 or 8 bytes after the
 ///   batch axis as one element) and a block at a time;
 /// - the batch axis before the sequence axis with a few elements after it,
-///   a block at a time, and with 2, 4, 8 or 16 bytes after it, which move
-///   as one element.
+///   a block at a time, a group of sequences of 64 or 96 bytes at a time
+///   where the blocks are whole 4-byte words (one sequence of 64 or 96
+///   bytes, two of 48, four of 24, some left over), and with 2, 4, 8 or
+///   16 bytes after it, which move as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
     let cases: [(ElementType, &[usize], usize, usize); 96] = [
@@ -681,7 +683,9 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         // rows of 64 (from `i8` too), and with axes before and between,
         // five rows to a batch index, where the threads' chunks start
         // inside a batch index's rows (12-byte blocks) and inside a row
-        // (32-byte blocks). Sequences of 48 and 24 bytes of 12-byte
+        // (32-byte blocks; chunks are whole multiples of 64 blocks, so
+        // they start inside a row only where the sequence does not divide
+        // 64). Sequences of 48 and 24 bytes of 12-byte
         // blocks, two and four at a time, with a row or three left over
         // (from `f32`, `u8` and `i16`), and groups that straddle batch
         // indices.

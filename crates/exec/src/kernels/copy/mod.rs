@@ -12,10 +12,11 @@
 //!   ([`RunWriter`]), choosing per run between the loops below, ordinary
 //!   and streaming stores, and the library's copy. It has no `unsafe`
 //!   but the one block that promises to fence streaming stores.
-//! - `x86` holds the x86_64 loops: one `pshufb` reorders a 16-byte (SSSE3)
-//!   or 32-byte (AVX2) register for every element width. They take a
-//!   token that proves the CPU feature, and are written once for both
-//!   widths where they do the same work.
+//! - `x86` holds the x86_64 loops: mostly one `pshufb` reorders a 16-byte
+//!   (SSSE3) or 32-byte (AVX2) register for every element width; some
+//!   gather, transpose, or permute whole words (`vpermd`) with AVX2. They
+//!   take a token that proves the CPU feature, and are written once for
+//!   both widths where they do the same work.
 //! - `portable` reverses 8-byte words with rotations and byte swaps, which
 //!   needs no special instructions: it runs elsewhere, and everywhere with
 //!   the crate's `no-simd` feature, which leaves `x86` out of the build.
@@ -326,11 +327,11 @@ impl ReverseCopier {
     /// bytes made of blocks of `block` bytes: with AVX2, blocks of whole
     /// 4-byte words, two or more to a row, in rows of 64 or 96 bytes, or of
     /// 48 or 24 bytes that go two or four at a time, where the ways their
-    /// heads can be are few enough for its table (two rows of up to 4
+    /// heads can be are few enough for its table (two rows of up to 8
     /// blocks, four of 2).
     pub(super) fn takes_word_rows(self, row: usize, block: usize) -> bool {
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-        return self.avx2().is_some() && x86::WordTable::new(row, block).is_some();
+        return self.avx2().is_some() && x86::WordTable::takes(row, block);
         #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
         {
             let _ = (row, block);

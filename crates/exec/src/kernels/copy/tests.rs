@@ -1163,34 +1163,29 @@ fn rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
                 assert!(buf[..at].iter().chain(&buf[at + rows * row..]).all(|&b| b == 0xAA), "{what}");
             }
         }
-        // A head past the row's blocks on row 4, which starts a group.
-        let mut dst = vec![0u8; rows * row];
-        let mut calls = 0;
-        let done = copier.word_block_rows(&src, &mut dst, (row, block), false, || {
-            calls += 1;
-            if calls == 5 {
-                blocks + 1
-            } else {
-                heads[calls - 1]
-            }
-        });
-        let stopped = if whole > 0 { (4 * row, 5) } else { (0, 0) };
-        assert_eq!((done, calls), stopped, "{row} {block}");
-        assert!(dst[..done] == expected[..done], "{row} {block}");
+        // A head past the row's blocks on row 4, which starts a group, and
+        // on each later row of that group: the loop stops before the
+        // group, having read its heads up to the bad one.
+        for bad in 4..4 + group {
+            let mut dst = vec![0u8; rows * row];
+            let mut calls = 0;
+            let done = copier.word_block_rows(&src, &mut dst, (row, block), false, || {
+                calls += 1;
+                if calls == bad + 1 {
+                    blocks + 1
+                } else {
+                    heads[calls - 1]
+                }
+            });
+            let stopped = if whole > 0 { (4 * row, bad + 1) } else { (0, 0) };
+            assert_eq!((done, calls), stopped, "{row} {block}, row {bad}");
+            assert!(dst[..done] == expected[..done], "{row} {block}");
+            assert!(dst[done..].iter().all(|&b| b == 0), "{row} {block}, row {bad}");
+        }
     }
-    for (row, block) in [
-        (32, 4),
-        (32, 16),
-        (96, 6),
-        (96, 20),
-        (96, 96),
-        (128, 32),
-        (48, 4),
-        (24, 8),
-        (24, 24),
-        (64, 0),
-        (0, 4),
-    ] {
+    for (row, block) in
+        [(32, 4), (32, 16), (96, 6), (96, 20), (96, 96), (128, 32), (48, 4), (24, 24), (64, 0), (0, 4)]
+    {
         assert!(!copier.takes_word_rows(row, block), "{row} {block}");
         let src = vec![1u8; 256];
         let mut dst = vec![0u8; 256];

@@ -35,9 +35,10 @@
 //! - `transpose`: ReverseSubsequences on axes of up to 8 rows, a register
 //!   of columns turned into lines and back in registers, and 8-byte
 //!   elements on longer axes through lines staged in a buffer, with AVX2.
-//! - `words`: rows of two or three registers made of blocks of whole
-//!   4-byte words with a head each, every register permuted from the row's
-//!   by a control its head picks, with AVX2.
+//! - `words`: groups of rows (one of 64 or 96 bytes, two of 48, four of
+//!   24) made of blocks of whole 4-byte words with a head each, every
+//!   register permuted from the group's by a control its heads pick, with
+//!   AVX2.
 //!
 //! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `gather`, `transpose`
 //! and `words` says why it has one width.

@@ -10,7 +10,8 @@
 //! For each way those heads can be and each output register, a
 //! [`WordTable`] holds which: the group's registers are each permuted by
 //! that control (`vpermd`, which reads the low three bits of each lane) and
-//! the results blended by the bits above. A group costs its loads and
+//! the results blended by bit 31 of each lane (`vblendvps`), of the control
+//! and, for a third register, of a second mask. A group costs its loads and
 //! stores, and two or three permutes and one or two blends per register,
 //! with no branch on the heads; a block at a time the same rows took a
 //! pick and a copy per block.
@@ -53,12 +54,16 @@ pub(in crate::kernels::copy) struct WordTable {
 }
 
 impl WordTable {
-    /// The table for rows of `row` bytes, blocks of `block` bytes: `None`
-    /// unless the blocks are whole words, two or more to a row, and the
-    /// rows make whole groups of two or three registers (rows of 64 or 96
-    /// bytes, or two rows of 48, or four of 24) with at most
-    /// [`MAX_ENTRIES`] ways for their heads to be.
-    pub(in crate::kernels::copy) fn new(row: usize, block: usize) -> Option<WordTable> {
+    /// Whether [`WordTable::new`] makes a table for rows of `row` bytes and
+    /// blocks of `block` bytes, without making it.
+    pub(in crate::kernels::copy) fn takes(row: usize, block: usize) -> bool {
+        WordTable::shape(row, block).is_some()
+    }
+
+    /// For rows of `row` bytes and blocks of `block` bytes that a table
+    /// takes, the registers and rows in a group, the blocks in a row, and
+    /// the ways the heads of a group can be.
+    fn shape(row: usize, block: usize) -> Option<(usize, usize, usize, usize)> {
         let (registers, rows) = match row {
             64 => (2, 1),
             96 => (3, 1),
@@ -71,6 +76,16 @@ impl WordTable {
         }
         let blocks = row / block;
         let entries = (blocks + 1).checked_pow(rows as u32).filter(|&n| n <= MAX_ENTRIES)?;
+        Some((registers, rows, blocks, entries))
+    }
+
+    /// The table for rows of `row` bytes, blocks of `block` bytes: `None`
+    /// unless the blocks are whole words, two or more to a row, and the
+    /// rows make whole groups of two or three registers (rows of 64 or 96
+    /// bytes, or two rows of 48, or four of 24) with at most
+    /// [`MAX_ENTRIES`] ways for their heads to be.
+    pub(in crate::kernels::copy) fn new(row: usize, block: usize) -> Option<WordTable> {
+        let (registers, rows, blocks, entries) = WordTable::shape(row, block)?;
         let (words, row_words) = (block / 4, row / 4);
         let mut controls = vec![[[0u32; 8]; 2 * MAX_REGISTERS]; entries];
         for (entry, table) in controls.iter_mut().enumerate() {
@@ -161,8 +176,8 @@ fn groups<S: Stores, const R: usize, const G: usize>(
                     break;
                 };
                 // SAFETY: `i` and `o` are `group = 32 * R` bytes long, `R` is
-                // at most 3 and the controls hold 32 bytes at each of `2 *
-                // R` places; streaming, `dst` starts on a 32-byte boundary
+                // at most 3, and the controls are `[u32; 8]`, 32 bytes, at
+                // each of `2 * R` places, which the unaligned loads read; streaming, `dst` starts on a 32-byte boundary
                 // (checked by `word_block_rows`) and `o` lies a multiple of 32
                 // bytes after it; the token proves AVX2, which the
                 // permutes and blends need.
