@@ -50,7 +50,9 @@ pub(in crate::kernels::copy) struct WordTable {
     /// its register (bits 0 to 2), with [`PICK`] when that register is the
     /// group's second or third; at `2 * o + 1`: [`PICK`] when it is the
     /// third.
-    controls: Vec<[[u32; 8]; 2 * MAX_REGISTERS]>,
+    /// Kept in the table itself, not on the heap: a model run again and
+    /// again allocates nothing after its first run.
+    controls: [[[u32; 8]; 2 * MAX_REGISTERS]; MAX_ENTRIES],
 }
 
 impl WordTable {
@@ -87,8 +89,8 @@ impl WordTable {
     pub(in crate::kernels::copy) fn new(row: usize, block: usize) -> Option<WordTable> {
         let (registers, rows, blocks, entries) = WordTable::shape(row, block)?;
         let (words, row_words) = (block / 4, row / 4);
-        let mut controls = vec![[[0u32; 8]; 2 * MAX_REGISTERS]; entries];
-        for (entry, table) in controls.iter_mut().enumerate() {
+        let mut controls = [[[0u32; 8]; 2 * MAX_REGISTERS]; MAX_ENTRIES];
+        for (entry, table) in controls.iter_mut().enumerate().take(entries) {
             for d in 0..registers * 8 {
                 let (q, within) = (d / row_words, d % row_words);
                 let h = entry / (blocks + 1).pow(q as u32) % (blocks + 1);
