@@ -685,10 +685,9 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         // inside a batch index's rows (12-byte blocks) and inside a row
         // (32-byte blocks; chunks are whole multiples of 64 blocks, so
         // they start inside a row only where the sequence does not divide
-        // 64). Sequences of 48 and 24 bytes of 12-byte
-        // blocks, two and four at a time, with a row or three left over
-        // (from `f32`, `u8` and `i16`), and groups that straddle batch
-        // indices.
+        // 64). Sequences of 48 and 24 bytes of 12-byte blocks, two and four
+        // at a time, with a row or three left over (from `f32`, `u8` and
+        // `i16`), and groups that straddle batch indices.
         (ElementType::I16, &[300, 8, 6], 0, 1),
         (ElementType::U8, &[250, 8, 12], 0, 1),
         (ElementType::F32, &[300, 4, 6], 0, 1),
@@ -751,8 +750,9 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
 /// and the reversed runs, and rows of over 256 KiB. Blocks of 12 bytes in
 /// rows of 96, and of 32 in rows of 64, go a row at a time, each register
 /// permuted from the row's. All on one thread, and on three, whose chunks
-/// (whole multiples of 1 KiB) start inside rows. The expected bytes are
-/// the blocks copied one by one.
+/// (whole multiples of 64 blocks) start inside the rows of 16-byte blocks,
+/// and on a row for the others (64 blocks make 8 rows of 96 bytes, or 32
+/// of 64). The expected bytes are the blocks copied one by one.
 #[test]
 fn blocks_that_stream_match_a_block_by_block_copy() {
     let cases: [(ElementType, [usize; 3]); 6] = [

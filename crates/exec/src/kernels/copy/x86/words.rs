@@ -27,9 +27,10 @@ use super::{Avx2, Stores, Width};
 /// The most registers in a group of rows.
 const MAX_REGISTERS: usize = 3;
 
-/// The most sets of controls a table holds: one for each way the heads of
-/// a group of rows can be, `(blocks + 1)` to the power of the rows in a
-/// group (81 for four rows of two blocks, 15 KiB).
+/// The sets of controls a table holds room for: one for each way the heads
+/// of a group of rows can be, `(blocks + 1)` to the power of the rows in a
+/// group, is at most this (81 for four rows of two blocks; 3 to 25 for one
+/// row of 64 or 96 bytes). Every table holds this many, about 15 KiB.
 const MAX_ENTRIES: usize = 81;
 
 /// Bit 31 of a lane, which `vblendvps` reads.
@@ -50,8 +51,10 @@ pub(in crate::kernels::copy) struct WordTable {
     /// its register (bits 0 to 2), with [`PICK`] when that register is the
     /// group's second or third; at `2 * o + 1`: [`PICK`] when it is the
     /// third.
-    /// Kept in the table itself, not on the heap: a model run again and
-    /// again allocates nothing after its first run.
+    ///
+    /// Only the first `(blocks + 1)^rows` are made, and only they are ever
+    /// picked, as each head is at most `blocks`; the rest stay zero. Kept
+    /// in the table itself, so that making one never allocates.
     controls: [[[u32; 8]; 2 * MAX_REGISTERS]; MAX_ENTRIES],
 }
 
@@ -177,11 +180,12 @@ fn groups<S: Stores, const R: usize, const G: usize>(
                 let Some(controls) = table.entry::<G>(&mut heads) else {
                     break;
                 };
-                // SAFETY: `i` and `o` are `group = 32 * R` bytes long, `R` is
-                // at most 3, and the controls are `[u32; 8]`, 32 bytes, at
-                // each of `2 * R` places, which the unaligned loads read; streaming, `dst` starts on a 32-byte boundary
-                // (checked by `word_block_rows`) and `o` lies a multiple of 32
-                // bytes after it; the token proves AVX2, which the
+                // SAFETY: `i` and `o` are `group = 32 * R` bytes long, `R`
+                // is at most 3, and the controls are `[u32; 8]`, 32 bytes,
+                // at each of `2 * R` places, which the unaligned loads
+                // read; streaming, `dst` starts on a 32-byte boundary
+                // (checked by `word_block_rows`) and `o` lies a multiple of
+                // 32 bytes after it; the token proves AVX2, which the
                 // permutes and blends need.
                 unsafe {
                     let load = |at: usize| isa.load(i.as_ptr().add(32 * at));
