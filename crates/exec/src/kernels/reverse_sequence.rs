@@ -172,8 +172,8 @@ fn reverse_sequence_in<C: Count>(
 /// same layout; `None` for lengths read on this call): 2, 4 or 8 bytes
 /// after both axes as one element, and 16 after the sequence axis; other
 /// blocks after the sequence axis a block at a time
-/// ([`SequencePlan::takes_row_blocks`]), or a group of sequences of 64 or
-/// 96 bytes at a time where they are blocks of whole 4-byte words
+/// ([`SequencePlan::takes_row_blocks`]), or sequences of up to 96 bytes a
+/// group of registers at a time where they are blocks of whole 4-byte words
 /// ([`SequencePlan::word_rows`]); time-major short blocks as
 /// ReverseSubsequences' lines ([`SequencePlan::as_lines`]), and blocks a
 /// little longer one at a time ([`SequencePlan::takes_blocks`]); rows
@@ -458,8 +458,8 @@ enum BlockWalk {
     /// ([`SequencePlan::row_blocks`]). As runs, such a row cost two runs;
     /// as ReverseSubsequences' lines (rows of up to 256 bytes, which took
     /// them before), a gather of single elements. Rows of blocks of whole
-    /// 4-byte words that make groups of 64 or 96 bytes go a group at a time
-    /// instead, where the CPU allows ([`SequencePlan::word_rows`]).
+    /// 4-byte words of 36 to 96 bytes, and of 24, go a group of registers at
+    /// a time instead, where the CPU allows ([`SequencePlan::word_rows`]).
     Rows,
 }
 
@@ -486,9 +486,10 @@ fn play_blocks<C: Count>(
         BlockWalk::TimeMajor => BLOCKS_COST,
         BlockWalk::Rows => ROW_BLOCKS_COST,
     };
-    // Sequences of blocks of whole 4-byte words that make groups of 64 or
-    // 96 bytes (one sequence of 64 or 96 bytes, two of 48, four of 24) go
-    // a group at a time, each register permuted from the group's. They
+    // Sequences of blocks of whole 4-byte words that fill groups of 64 or
+    // 96 bytes (one sequence of 64 or 96 bytes, two of 48, four of 24), or
+    // of 36 to 92 bytes one to the registers they reach into, go a group at
+    // a time, each register permuted from the group's. They
     // split between threads as the block walk does: on 32 MiB of `[B, 8,
     // 3]` `f32`, at about 0.9× a memcpy on one thread, two took 4.4–5.2
     // ms against 5.4–6.4 on one (three rounds), and on 8 MiB as long.
@@ -534,7 +535,7 @@ const ROW_BLOCKS_MAX_ROW: usize = 32 << 10;
 /// Reading a head of 1 KiB downwards (`[B, 32, 8]` `f32`) took twice the
 /// time of reading it upwards; on rows of 24 and 96 bytes (`[B, 4, 6]`
 /// `u8`, `[B, 8, 3]` `f32`) the one loop took 78–82% of the time of the
-/// two. (With AVX2, rows of 96 bytes of 12-byte blocks go through
+/// two. (With AVX2, rows of 24 and 96 bytes of 12-byte blocks go through
 /// [`SequencePlan::word_rows`] since.)
 const ROW_BLOCKS_UPWARD_MIN_ROW: usize = 256;
 
@@ -1284,8 +1285,10 @@ impl<C: Count> SequencePlan<'_, C> {
     /// [`ReverseCopier::word_block_rows`], for sequences it takes: the
     /// whole sequences among blocks `first..` go a group of one, two or
     /// four at a time, and the blocks of any sequence cut by either end of
-    /// `dst`, or left over too few for a group, through
-    /// [`SequencePlan::row_blocks`]; `stream` asks for streaming stores.
+    /// `dst`, or left over too few for a group (or for a group's registers,
+    /// where a sequence does not fill them), through
+    /// [`SequencePlan::row_blocks`], which also writes again what the last
+    /// group spilled; `stream` asks for streaming stores.
     fn word_rows<const K: usize>(
         &self,
         copier: ReverseCopier,
@@ -1322,9 +1325,10 @@ impl<C: Count> SequencePlan<'_, C> {
             }
             len
         });
-        // The rows it left (too few for a group, or in a group with a length
-        // past the sequence) go to the block loop, which reports such a
-        // length.
+        // The rows it left (too few for a group or its registers, or in a
+        // group with a length past the sequence) go to the block loop,
+        // which writes over any bytes the last group spilled into them and
+        // reports such a length.
         self.row_blocks::<K>(src, (r0 * seq) + done / block, rows.get_mut(done..)?, block)?;
         self.row_blocks::<K>(src, (r0 + whole) * seq, after, block)
     }

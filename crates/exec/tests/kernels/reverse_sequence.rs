@@ -556,7 +556,7 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   16 bytes after it, which move as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 96] = [
+    let cases: [(ElementType, &[usize], usize, usize); 101] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -687,7 +687,10 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         // they start inside a row only where the sequence does not divide
         // 64). Sequences of 48 and 24 bytes of 12-byte blocks, two and four
         // at a time, with a row or three left over (from `f32`, `u8` and
-        // `i16`), and groups that straddle batch indices.
+        // `i16`), and groups that straddle batch indices. Sequences of 60,
+        // 72 and 84 bytes, one at a time in the registers they reach into
+        // (12-byte blocks from `f32`, `u8` and `i16`, 20-byte ones),
+        // chunks starting inside them, and with axes before and between.
         (ElementType::I16, &[300, 8, 6], 0, 1),
         (ElementType::U8, &[250, 8, 12], 0, 1),
         (ElementType::F32, &[300, 4, 6], 0, 1),
@@ -702,6 +705,11 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[303, 2, 3], 0, 1),
         (ElementType::I16, &[301, 2, 6], 0, 1),
         (ElementType::F32, &[2, 35, 3, 2, 3], 1, 3),
+        (ElementType::F32, &[301, 5, 3], 0, 1),
+        (ElementType::F32, &[299, 7, 3], 0, 1),
+        (ElementType::U8, &[251, 6, 12], 0, 1),
+        (ElementType::F32, &[301, 3, 5], 0, 1),
+        (ElementType::I16, &[2, 40, 3, 5, 6], 1, 3),
     ];
     // One scratch for every call that reads its lengths, as a plan keeps
     // one: shapes larger and smaller, and lengths of every kind, after
@@ -749,19 +757,22 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
 /// element: rows of 48, 80 and 1040 bytes through the short rows' loops
 /// and the reversed runs, and rows of over 256 KiB. Blocks of 12 bytes in
 /// rows of 96, and of 32 in rows of 64, go a row at a time, each register
-/// permuted from the row's. All on one thread, and on three, whose chunks
-/// (whole multiples of 64 blocks) start inside the rows of 16-byte blocks,
-/// and on a row for the others (64 blocks make 8 rows of 96 bytes, or 32
-/// of 64). The expected bytes are the blocks copied one by one.
+/// permuted from the row's, with streaming stores; in rows of 60, which
+/// spill into the next row, with ordinary ones. All on one thread, and on
+/// three, whose chunks (whole multiples of 64 blocks) start inside the
+/// rows of 16-byte blocks and of 60 bytes, and on a row for the others (64
+/// blocks make 8 rows of 96 bytes, or 32 of 64). The expected bytes are
+/// the blocks copied one by one.
 #[test]
 fn blocks_that_stream_match_a_block_by_block_copy() {
-    let cases: [(ElementType, [usize; 3]); 6] = [
+    let cases: [(ElementType, [usize; 3]); 7] = [
         (ElementType::U8, [349_526, 3, 16]),
         (ElementType::F32, [209_716, 5, 4]),
         (ElementType::I64, [16_384, 65, 2]),
         (ElementType::F32, [64, 16_385, 4]),
         (ElementType::F32, [174_763, 8, 3]),
         (ElementType::F32, [262_144, 2, 8]),
+        (ElementType::F32, [279_621, 5, 3]),
     ];
     for (ty, shape) in cases {
         let [batches, seq_size, inner] = shape;

@@ -325,10 +325,11 @@ impl ReverseCopier {
 
     /// Whether [`ReverseCopier::word_block_rows`] writes rows of `row`
     /// bytes made of blocks of `block` bytes: with AVX2, blocks of whole
-    /// 4-byte words, two or more to a row, in rows of 64 or 96 bytes, or of
-    /// 48 or 24 bytes that go two or four at a time, where the ways their
+    /// 4-byte words, two or more to a row, in rows of 64 or 96 bytes, of 48
+    /// or 24 bytes that go two or four at a time, where the ways their
     /// heads can be are few enough for its table (two rows of up to 8
-    /// blocks, four of 2).
+    /// blocks, four of 2), or of 36 to 92 bytes, one at a time in the two
+    /// or three registers they reach into.
     pub(super) fn takes_word_rows(self, row: usize, block: usize) -> bool {
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
         return self.avx2().is_some() && x86::WordTable::takes(row, block);
@@ -345,10 +346,14 @@ impl ReverseCopier {
     /// called once for each row, in order. Returns the bytes it wrote,
     /// whole rows, a group of 64 or 96 bytes at a time: it stops before the
     /// first group with a head longer than its row (having called `heads`
-    /// for the group's rows up to that one) or too few rows left for a
-    /// group, and writes none where [`ReverseCopier::takes_word_rows`] does
-    /// not hold. `stream` asks for streaming stores, made where `dst` starts
-    /// on a 32-byte boundary and fenced before it returns.
+    /// for the group's rows up to that one) or where `dst` no longer holds
+    /// a group's registers, and writes none where
+    /// [`ReverseCopier::takes_word_rows`] does not hold. Rows shorter than
+    /// their registers also write, past the bytes it returns, up to the
+    /// rest of the last row's registers, which the caller writes again.
+    /// `stream` asks for streaming stores, made where the groups fill
+    /// their registers and `dst` starts on a 32-byte boundary, and fenced
+    /// before it returns.
     pub(super) fn word_block_rows(
         self,
         src: &[u8],
@@ -361,8 +366,9 @@ impl ReverseCopier {
         if let (Some(isa), Some(table)) = (self.avx2(), x86::WordTable::new(row, block)) {
             return RunWriter::with(dst, self, stream, |out| {
                 let dst = &mut *out.dst;
-                let streaming =
-                    out.stream.filter(|_| dst.as_ptr().align_offset(32) == 0 && src.len() >= STREAM_MIN_RUN);
+                let streaming = out.stream.filter(|_| {
+                    table.streams() && dst.as_ptr().align_offset(32) == 0 && src.len() >= STREAM_MIN_RUN
+                });
                 match streaming {
                     Some(stores) => x86::word_block_rows(isa, stores, src, dst, &table, heads),
                     None => x86::word_block_rows(isa, x86::Plain, src, dst, &table, heads),

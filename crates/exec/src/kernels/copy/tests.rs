@@ -1100,13 +1100,15 @@ fn subsequence_strips_match_the_rule_at_every_width() {
     }
 }
 
-/// Rows of 64 and 96 bytes made of blocks of whole 4-byte words, and of
-/// 48 and 24 bytes two and four at a time, with every head from none to
-/// the whole row and, for the rows that go several at a time, every mix of
+/// Rows of 64 and 96 bytes made of blocks of whole 4-byte words, of 48
+/// and 24 bytes two and four at a time, and of 36 to 92 bytes one at a
+/// time in the registers they reach into, with every head from none to the
+/// whole row and, for the rows that go several at a time, every mix of
 /// heads in one group, against the blocks copied one by one; with and
 /// without streaming, on destinations on a 32-byte boundary and off it.
 /// Rows too few for a group are left, a head longer than its row stops the
-/// loop before that row's group, and rows of other shapes are not taken.
+/// loop before that row's group, nothing is written past the last group's
+/// registers, and rows of other shapes are not taken.
 #[test]
 fn rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
     let copier = ReverseCopier::detect();
@@ -1127,13 +1129,27 @@ fn rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
         (48, 16),
         (48, 24),
         (24, 12),
+        (36, 12),
+        (40, 8),
+        (52, 4),
+        (60, 12),
+        (60, 20),
+        (72, 24),
+        (84, 12),
+        (84, 28),
+        (92, 4),
     ];
     for (row, block) in cases {
         let blocks = row / block;
         assert_eq!(copier.takes_word_rows(row, block), copier.transposes(), "{row} {block}");
         // Rows in a group, and the heads of group `g` the digits of `g` in
         // base `blocks + 1`, so every mix comes up.
-        let group = if row == 64 { 1 } else { 96 / row };
+        // Rows of 36 to 92 bytes other than 48 go one at a time, a row
+        // apart, and the last one's registers spill past it.
+        let exact = matches!(row, 24 | 48 | 64 | 96);
+        let group = if exact && row != 64 { 96 / row } else { 1 };
+        let registers = (row * group).div_ceil(32);
+        let spill = 32 * registers - row * group;
         let mixes = (blocks + 1).pow(group as u32);
         let groups = mixes + 3;
         let rows = group * groups + group - 1;
@@ -1147,7 +1163,12 @@ fn rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
                 expected.extend_from_slice(&src[from..from + block]);
             }
         }
-        let whole = if copier.takes_word_rows(row, block) { group * groups * row } else { 0 };
+        let whole = match (copier.takes_word_rows(row, block), exact) {
+            (false, _) => 0,
+            (true, true) => group * groups * row,
+            // Every row whose registers end inside the rows.
+            (true, false) => ((rows * row - 32 * registers) / row + 1) * row,
+        };
         for stream in [false, true] {
             for off in [0, 4, 32] {
                 let mut buf = vec![0xAAu8; rows * row + 96];
@@ -1159,7 +1180,8 @@ fn rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
                 assert_eq!(done, whole, "{what}");
                 let wrong = dst[..done].iter().zip(&expected).position(|(a, b)| a != b);
                 assert_eq!(wrong, None, "{what}: the first byte that differs");
-                assert!(dst[done..].iter().all(|&b| b == 0xAA), "{what}");
+                let last = if done > 0 { done + spill } else { 0 };
+                assert!(dst[last..].iter().all(|&b| b == 0xAA), "{what}");
                 assert!(buf[..at].iter().chain(&buf[at + rows * row..]).all(|&b| b == 0xAA), "{what}");
             }
         }
@@ -1180,12 +1202,26 @@ fn rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
             let stopped = if whole > 0 { (4 * row, bad + 1) } else { (0, 0) };
             assert_eq!((done, calls), stopped, "{row} {block}, row {bad}");
             assert!(dst[..done] == expected[..done], "{row} {block}");
-            assert!(dst[done..].iter().all(|&b| b == 0), "{row} {block}, row {bad}");
+            let last = if done > 0 { done + spill } else { 0 };
+            assert!(dst[last..].iter().all(|&b| b == 0), "{row} {block}, row {bad}");
         }
     }
-    for (row, block) in
-        [(32, 4), (32, 16), (96, 6), (96, 20), (96, 96), (128, 32), (48, 4), (24, 24), (64, 0), (0, 4)]
-    {
+    for (row, block) in [
+        (32, 4),
+        (32, 16),
+        (96, 6),
+        (96, 20),
+        (96, 96),
+        (128, 32),
+        (48, 4),
+        (24, 24),
+        (64, 0),
+        (0, 4),
+        (100, 4),
+        (30, 6),
+        (42, 14),
+        (44, 44),
+    ] {
         assert!(!copier.takes_word_rows(row, block), "{row} {block}");
         let src = vec![1u8; 256];
         let mut dst = vec![0u8; 256];

@@ -3,7 +3,10 @@
 //! such rows, the first `h` blocks of each in reverse order and the rest in
 //! place. Twelve bytes after a sequence axis of eight positions make rows
 //! of 96 bytes, one to a group; of four positions, rows of 48, two to a
-//! group.
+//! group. A row of 36 to 92 bytes that fills no whole registers goes one to
+//! a group of the registers it reaches into, the groups a row apart: each
+//! group's last register spills into the next row, which that row's group
+//! writes again.
 //!
 //! A block of whole words never splits a word, so every output word is one
 //! source word of its group, picked by the heads of the group's rows alone.
@@ -30,7 +33,7 @@ const MAX_REGISTERS: usize = 3;
 /// The sets of controls a table holds room for: one for each way the heads
 /// of a group of rows can be, `(blocks + 1)` to the power of the rows in a
 /// group, is at most this (81 for four rows of two blocks; 3 to 25 for one
-/// row of 64 or 96 bytes). Every table holds this many, about 15 KiB.
+/// row of 36 to 96 bytes). Every table holds this many, about 15 KiB.
 const MAX_ENTRIES: usize = 81;
 
 /// Bit 31 of a lane, which `vblendvps` reads.
@@ -44,6 +47,11 @@ pub(in crate::kernels::copy) struct WordTable {
     registers: usize,
     /// Rows in a group: 1, 2 or 4.
     rows: usize,
+    /// Bytes from one group to the next: the group's registers, or for a
+    /// row of 36 to 92 bytes that does not fill them, the row, so that a
+    /// group's last register spills into the next row (which that row's
+    /// group then writes again).
+    stride: usize,
     /// Blocks in a row: at least 2.
     blocks: usize,
     /// For heads `h_0, h_1, ...` (row `q`'s at `(blocks + 1)^q`) and
@@ -66,14 +74,16 @@ impl WordTable {
     }
 
     /// For rows of `row` bytes and blocks of `block` bytes that a table
-    /// takes, the registers and rows in a group, the blocks in a row, and
-    /// the ways the heads of a group can be.
-    fn shape(row: usize, block: usize) -> Option<(usize, usize, usize, usize)> {
-        let (registers, rows) = match row {
-            64 => (2, 1),
-            96 => (3, 1),
-            48 => (3, 2),
-            24 => (3, 4),
+    /// takes, the registers and rows in a group, the bytes from one group
+    /// to the next, the blocks in a row, and the ways the heads of a group
+    /// can be.
+    fn shape(row: usize, block: usize) -> Option<(usize, usize, usize, usize, usize)> {
+        let (registers, rows, stride) = match row {
+            64 => (2, 1, 64),
+            96 => (3, 1, 96),
+            48 => (3, 2, 96),
+            24 => (3, 4, 96),
+            36..=92 if row.is_multiple_of(4) => (row.div_ceil(32), 1, row),
             _ => return None,
         };
         if block == 0 || !block.is_multiple_of(4) || !row.is_multiple_of(block) || row / block < 2 {
@@ -81,16 +91,25 @@ impl WordTable {
         }
         let blocks = row / block;
         let entries = (blocks + 1).checked_pow(rows as u32).filter(|&n| n <= MAX_ENTRIES)?;
-        Some((registers, rows, blocks, entries))
+        Some((registers, rows, stride, blocks, entries))
+    }
+
+    /// Whether the groups lie a whole group apart, so that every store
+    /// starts on a register's boundary where the first does.
+    pub(in crate::kernels::copy) fn streams(&self) -> bool {
+        self.stride == 32 * self.registers
     }
 
     /// The table for rows of `row` bytes, blocks of `block` bytes: `None`
     /// unless the blocks are whole words, two or more to a row, and the
     /// rows make whole groups of two or three registers (rows of 64 or 96
-    /// bytes, or two rows of 48, or four of 24) with at most
-    /// [`MAX_ENTRIES`] ways for their heads to be.
+    /// bytes, or two rows of 48, or four of 24), or are 36 to 92 bytes, one
+    /// to a group of the registers they reach into, with at most
+    /// [`MAX_ENTRIES`] ways for their heads to be. In a group of one row
+    /// shorter than its registers, the words past the row are taken from
+    /// where they lie.
     pub(in crate::kernels::copy) fn new(row: usize, block: usize) -> Option<WordTable> {
-        let (registers, rows, blocks, entries) = WordTable::shape(row, block)?;
+        let (registers, rows, stride, blocks, entries) = WordTable::shape(row, block)?;
         let (words, row_words) = (block / 4, row / 4);
         let mut controls = [[[0u32; 8]; 2 * MAX_REGISTERS]; MAX_ENTRIES];
         for (entry, table) in controls.iter_mut().enumerate().take(entries) {
@@ -107,7 +126,7 @@ impl WordTable {
                 far.first_mut()?[lane] = if s >= 16 { PICK } else { 0 };
             }
         }
-        Some(WordTable { registers, rows, blocks, controls })
+        Some(WordTable { registers, rows, stride, blocks, controls })
     }
 
     /// The set of controls for the next group of `G` rows, whose heads
@@ -137,8 +156,12 @@ impl WordTable {
 /// is called once per row, in order. Returns the bytes written, whole
 /// groups: it stops before the first group with a head longer than its row
 /// (having called `heads` for that group's rows up to that one), or where
-/// the shorter slice holds no whole group more, and writes nothing when,
-/// streaming, `dst` does not start on a 32-byte boundary.
+/// the shorter slice no longer holds a group's registers, and writes
+/// nothing when, streaming, the groups do not lie whole registers apart
+/// ([`WordTable::streams`]) or `dst` does not start on a 32-byte boundary.
+/// Rows shorter than their registers also write, past the bytes returned,
+/// up to the rest of the last group's registers: bytes of the next row
+/// that its own group, or the caller, writes again.
 pub(in crate::kernels::copy) fn word_block_rows<S: Stores>(
     isa: Avx2,
     stores: S,
@@ -147,7 +170,7 @@ pub(in crate::kernels::copy) fn word_block_rows<S: Stores>(
     table: &WordTable,
     heads: impl FnMut() -> usize,
 ) -> usize {
-    if S::STREAMING && !super::aligned(dst.as_ptr(), 32) {
+    if S::STREAMING && !(table.streams() && super::aligned(dst.as_ptr(), 32)) {
         return 0;
     }
     match (table.registers, table.rows) {
@@ -176,19 +199,22 @@ fn groups<S: Stores, const R: usize, const G: usize>(
             // Owned here, so that what `heads` steps stays in registers.
             let mut heads = heads;
             let mut done = 0;
-            for (o, i) in dst.chunks_exact_mut(group).zip(src.chunks_exact(group)) {
+            let (stride, end) = (table.stride, src.len().min(dst.len()));
+            while done + group <= end {
                 let Some(controls) = table.entry::<G>(&mut heads) else {
                     break;
                 };
-                // SAFETY: `i` and `o` are `group = 32 * R` bytes long, `R`
-                // is at most 3, and the controls are `[u32; 8]`, 32 bytes,
-                // at each of `2 * R` places, which the unaligned loads
-                // read; streaming, `dst` starts on a 32-byte boundary
-                // (checked by `word_block_rows`) and `o` lies a multiple of
-                // 32 bytes after it; the token proves AVX2, which the
-                // permutes and blends need.
+                // SAFETY: the group's `group = 32 * R` bytes at `done` lie
+                // inside both `src` and `dst` (checked just above); `R` is
+                // at most 3, and the controls are `[u32; 8]`, 32 bytes, at
+                // each of `2 * R` places, which the unaligned loads read;
+                // streaming, `dst` starts on a 32-byte boundary and the
+                // groups lie whole registers apart (checked by
+                // `word_block_rows`), so every store does too; the token
+                // proves AVX2, which the permutes and blends need.
                 unsafe {
-                    let load = |at: usize| isa.load(i.as_ptr().add(32 * at));
+                    let (i, o) = (src.as_ptr().add(done), dst.as_mut_ptr().add(done));
+                    let load = |at: usize| isa.load(i.add(32 * at));
                     let (a, b, c) = (load(0), load(1), if R == 3 { load(2) } else { load(1) });
                     for r in 0..R {
                         let control = isa.load(controls[2 * r].as_ptr().cast());
@@ -199,10 +225,10 @@ fn groups<S: Stores, const R: usize, const G: usize>(
                             let third = _mm256_permutevar8x32_epi32(c, control);
                             v = blend(v, third, isa.load(controls[2 * r + 1].as_ptr().cast()));
                         }
-                        isa.store(stores, o.as_mut_ptr().add(32 * r), v);
+                        isa.store(stores, o.add(32 * r), v);
                     }
                 }
-                done += group;
+                done += stride;
             }
             done
         },
