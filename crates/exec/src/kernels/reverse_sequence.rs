@@ -172,8 +172,9 @@ fn reverse_sequence_in<C: Count>(
 /// same layout; `None` for lengths read on this call): 2, 4 or 8 bytes
 /// after both axes as one element, and 16 after the sequence axis; other
 /// blocks after the sequence axis a block at a time
-/// ([`SequencePlan::takes_row_blocks`]), or sequences of up to 96 bytes a
-/// group of registers at a time where they are blocks of whole 4-byte words
+/// ([`SequencePlan::takes_row_blocks`]), or sequences of 24 bytes or of 36
+/// to 96 a group of registers at a time where they are blocks of whole
+/// 4-byte words
 /// ([`SequencePlan::word_rows`]); time-major short blocks as
 /// ReverseSubsequences' lines ([`SequencePlan::as_lines`]), and blocks a
 /// little longer one at a time ([`SequencePlan::takes_blocks`]); rows
@@ -535,7 +536,7 @@ const ROW_BLOCKS_MAX_ROW: usize = 32 << 10;
 /// Reading a head of 1 KiB downwards (`[B, 32, 8]` `f32`) took twice the
 /// time of reading it upwards; on rows of 24 and 96 bytes (`[B, 4, 6]`
 /// `u8`, `[B, 8, 3]` `f32`) the one loop took 78–82% of the time of the
-/// two. (With AVX2, rows of 24 and 96 bytes of 12-byte blocks go through
+/// two. (With AVX2, rows of 96 bytes of 12-byte blocks go through
 /// [`SequencePlan::word_rows`] since.)
 const ROW_BLOCKS_UPWARD_MIN_ROW: usize = 256;
 

@@ -344,7 +344,7 @@ impl ReverseCopier {
     /// into `dst` (the same length) in order, each row with its first
     /// `heads()` blocks in reverse order and the rest in place; `heads` is
     /// called once for each row, in order. Returns the bytes it wrote,
-    /// whole rows, a group of 64 or 96 bytes at a time: it stops before the
+    /// whole rows, a group of registers at a time: it stops before the
     /// first group with a head longer than its row (having called `heads`
     /// for the group's rows up to that one) or where `dst` no longer holds
     /// a group's registers, and writes none where

@@ -1144,8 +1144,8 @@ fn rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
         assert_eq!(copier.takes_word_rows(row, block), copier.transposes(), "{row} {block}");
         // Rows in a group, and the heads of group `g` the digits of `g` in
         // base `blocks + 1`, so every mix comes up.
-        // Rows of 36 to 92 bytes other than 48 go one at a time, a row
-        // apart, and the last one's registers spill past it.
+        // Rows of 36 to 92 bytes other than 48 and 64 go one at a time, a
+        // row apart, and the last one's registers spill past it.
         let exact = matches!(row, 24 | 48 | 64 | 96);
         let group = if exact && row != 64 { 96 / row } else { 1 };
         let registers = (row * group).div_ceil(32);

@@ -35,8 +35,9 @@
 //! - `transpose`: ReverseSubsequences on axes of up to 8 rows, a register
 //!   of columns turned into lines and back in registers, and 8-byte
 //!   elements on longer axes through lines staged in a buffer, with AVX2.
-//! - `words`: groups of rows (one of 36 to 96 bytes, two of 48, four of
-//!   24) made of blocks of whole 4-byte words with a head each, every
+//! - `words`: groups of rows (one of 64 or 96 bytes, two of 48, four of
+//!   24, or one of 36 to 92 bytes in the registers it reaches into, a row
+//!   apart) made of blocks of whole 4-byte words with a head each, every
 //!   register permuted from the group's by a control its heads pick, with
 //!   AVX2.
 //!

@@ -3,8 +3,8 @@
 //! such rows, the first `h` blocks of each in reverse order and the rest in
 //! place. Twelve bytes after a sequence axis of eight positions make rows
 //! of 96 bytes, one to a group; of four positions, rows of 48, two to a
-//! group. A row of 36 to 92 bytes that fills no whole registers goes one to
-//! a group of the registers it reaches into, the groups a row apart: each
+//! group. A row of 36 to 92 bytes other than 48 and 64, which fills no
+//! whole registers, goes one to a group of the registers it reaches into, the groups a row apart: each
 //! group's last register spills into the next row, which that row's group
 //! writes again.
 //!
@@ -48,7 +48,8 @@ pub(in crate::kernels::copy) struct WordTable {
     /// Rows in a group: 1, 2 or 4.
     rows: usize,
     /// Bytes from one group to the next: the group's registers, or for a
-    /// row of 36 to 92 bytes that does not fill them, the row, so that a
+    /// row of 36 to 92 bytes other than 48 and 64, which fills none, the
+    /// row, so that a
     /// group's last register spills into the next row (which that row's
     /// group then writes again).
     stride: usize,
@@ -103,8 +104,9 @@ impl WordTable {
     /// The table for rows of `row` bytes, blocks of `block` bytes: `None`
     /// unless the blocks are whole words, two or more to a row, and the
     /// rows make whole groups of two or three registers (rows of 64 or 96
-    /// bytes, or two rows of 48, or four of 24), or are 36 to 92 bytes, one
-    /// to a group of the registers they reach into, with at most
+    /// bytes, or two rows of 48, or four of 24), or are 36 to 92 bytes
+    /// other than 48 and 64, one to a group of the registers they reach
+    /// into, with at most
     /// [`MAX_ENTRIES`] ways for their heads to be. In a group of one row
     /// shorter than its registers, the words past the row are taken from
     /// where they lie.
@@ -153,8 +155,9 @@ impl WordTable {
 /// Writes the rows `table` was made for from `src` into `dst`, a group of
 /// rows (two or three registers) at a time in order, each row with its
 /// first `heads()` blocks in reverse order and the rest in place; `heads`
-/// is called once per row, in order. Returns the bytes written, whole
-/// groups: it stops before the first group with a head longer than its row
+/// is called once per row, in order. Returns the bytes written, whole rows
+/// (whole groups, or one row a group): it stops before the first group
+/// with a head longer than its row
 /// (having called `heads` for that group's rows up to that one), or where
 /// the shorter slice no longer holds a group's registers, and writes
 /// nothing when, streaming, the groups do not lie whole registers apart
