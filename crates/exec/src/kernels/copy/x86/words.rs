@@ -4,9 +4,9 @@
 //! place. Twelve bytes after a sequence axis of eight positions make rows
 //! of 96 bytes, one to a group; of four positions, rows of 48, two to a
 //! group. A row of 36 to 92 bytes other than 48 and 64, which fills no
-//! whole registers, goes one to a group of the registers it reaches into, the groups a row apart: each
-//! group's last register spills into the next row, which that row's group
-//! writes again.
+//! whole registers, goes one to a group of the registers it reaches into,
+//! the groups a row apart: each group's last register spills into the
+//! next row, which that row's group writes again.
 //!
 //! A block of whole words never splits a word, so every output word is one
 //! source word of its group, picked by the heads of the group's rows alone.
@@ -49,9 +49,8 @@ pub(in crate::kernels::copy) struct WordTable {
     rows: usize,
     /// Bytes from one group to the next: the group's registers, or for a
     /// row of 36 to 92 bytes other than 48 and 64, which fills none, the
-    /// row, so that a
-    /// group's last register spills into the next row (which that row's
-    /// group then writes again).
+    /// row, so that a group's last register spills into the next row
+    /// (which that row's group then writes again).
     stride: usize,
     /// Blocks in a row: at least 2.
     blocks: usize,
