@@ -226,6 +226,18 @@ fn short_runs(c: &mut Criterion) {
             let block = if 12 % width == 0 { 12 } else { 24 };
             let words_shape = [(32 << 20) / 96, 96 / block, block / width];
             sequence_random(&mut g, "sequence_word_blocks_b0_s1/random", ty, &words_shape, (0, 1), threads);
+            // Longer sequences of the same blocks, a register at a time
+            // from windows: 384 bytes, 32 positions of 12-byte blocks (16
+            // of 24-byte ones for 8-byte elements).
+            let windows_shape = [(32 << 20) / 384, 384 / block, block / width];
+            sequence_random(
+                &mut g,
+                "sequence_word_windows_b0_s1/random",
+                ty,
+                &windows_shape,
+                (0, 1),
+                threads,
+            );
             g.finish();
         }
     }

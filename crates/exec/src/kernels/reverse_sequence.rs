@@ -174,8 +174,8 @@ fn reverse_sequence_in<C: Count>(
 /// blocks after the sequence axis a block at a time
 /// ([`SequencePlan::takes_row_blocks`]), or sequences of 24 bytes or of 36
 /// to 96 a group of registers at a time where they are blocks of whole
-/// 4-byte words
-/// ([`SequencePlan::word_rows`]); time-major short blocks as
+/// 4-byte words, and longer ones of blocks of 3, 5, 6 or 7 words a
+/// register at a time ([`SequencePlan::word_rows`]); time-major short blocks as
 /// ReverseSubsequences' lines ([`SequencePlan::as_lines`]), and blocks a
 /// little longer one at a time ([`SequencePlan::takes_blocks`]); rows
 /// that share a length in short runs with a head per row
@@ -460,7 +460,9 @@ enum BlockWalk {
     /// as ReverseSubsequences' lines (rows of up to 256 bytes, which took
     /// them before), a gather of single elements. Rows of blocks of whole
     /// 4-byte words of 36 to 96 bytes, and of 24, go a group of registers at
-    /// a time instead, where the CPU allows ([`SequencePlan::word_rows`]).
+    /// a time instead, and longer ones of blocks of 3, 5, 6 or 7 words a
+    /// register at a time, where the CPU allows
+    /// ([`SequencePlan::word_rows`]).
     Rows,
 }
 
@@ -490,7 +492,9 @@ fn play_blocks<C: Count>(
     // Sequences of blocks of whole 4-byte words that fill groups of 64 or
     // 96 bytes (one sequence of 64 or 96 bytes, two of 48, four of 24), or
     // of 36 to 92 bytes one to the registers they reach into, go a group at
-    // a time, each register permuted from the group's. They
+    // a time, each register permuted from the group's; longer sequences of
+    // blocks of 3, 5, 6 or 7 words go a register at a time, each permuted
+    // from a window its length places. They
     // split between threads as the block walk does: on 32 MiB of `[B, 8,
     // 3]` `f32`, at about 0.9× a memcpy on one thread, two took 4.4–5.2
     // ms against 5.4–6.4 on one (three rounds), and on 8 MiB as long.
@@ -1285,9 +1289,10 @@ impl<C: Count> SequencePlan<'_, C> {
     /// [`SequencePlan::row_blocks`] through
     /// [`ReverseCopier::word_block_rows`], for sequences it takes: the
     /// whole sequences among blocks `first..` go a group of one, two or
-    /// four at a time, and the blocks of any sequence cut by either end of
-    /// `dst`, or left over too few for a group (or for a group's registers,
-    /// where a sequence does not fill them), through
+    /// four at a time (or one at a time from windows), and the blocks of
+    /// any sequence cut by either end of `dst`, or left over too few for a
+    /// group (or for a group's registers, where a sequence does not fill
+    /// them, or for the bytes the windows read past the last one), through
     /// [`SequencePlan::row_blocks`], which also writes again what the last
     /// group spilled; `stream` asks for streaming stores.
     fn word_rows<const K: usize>(
@@ -1315,9 +1320,8 @@ impl<C: Count> SequencePlan<'_, C> {
         if whole == 0 {
             return self.row_blocks::<K>(src, first + lead, after, block);
         }
-        let input = src.get(r0 * row..(r0 + whole) * row)?;
         let (mut b, mut m) = ((r0 / mid) % batch, r0 % mid);
-        let done = copier.word_block_rows(input, rows, (row, block), stream, move || {
+        let done = copier.word_block_rows((src, r0 * row), rows, (row, block), stream, move || {
             let len = self.len_at(b);
             m += 1;
             if m == mid {

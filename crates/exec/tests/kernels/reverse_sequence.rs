@@ -553,11 +553,12 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   a block at a time, a group of registers at a time where the blocks
 ///   are whole 4-byte words (one sequence of 64 or 96 bytes, two of 48,
 ///   four of 24, some left over, or one of 36 to 92 bytes spilling into
-///   the next), and with 2, 4, 8 or 16 bytes after it, which move as one
-///   element.
+///   the next), a register at a time from windows where blocks of 12,
+///   20, 24 or 28 bytes make sequences longer than 96 bytes, and with 2,
+///   4, 8 or 16 bytes after it, which move as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 101] = [
+    let cases: [(ElementType, &[usize], usize, usize); 108] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -711,6 +712,19 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::U8, &[251, 6, 12], 0, 1),
         (ElementType::F32, &[301, 3, 5], 0, 1),
         (ElementType::I16, &[2, 40, 3, 5, 6], 1, 3),
+        // Sequences longer than 96 bytes of blocks of 12, 20, 24 and 28
+        // bytes, a register at a time from windows: 192 bytes of `f32`
+        // (whole registers), 108 of `u8` (spilling into the next, chunks
+        // starting inside them), 1200 (more than 16 registers), 140 of
+        // 20- and 28-byte blocks, 288 of 24-byte blocks of `i16`, and 132
+        // with axes before and between.
+        (ElementType::F32, &[200, 16, 3], 0, 1),
+        (ElementType::U8, &[150, 9, 12], 0, 1),
+        (ElementType::F32, &[40, 100, 3], 0, 1),
+        (ElementType::F32, &[150, 7, 5], 0, 1),
+        (ElementType::F32, &[100, 5, 7], 0, 1),
+        (ElementType::I16, &[120, 12, 12], 0, 1),
+        (ElementType::F32, &[2, 30, 3, 11, 3], 1, 3),
     ];
     // One scratch for every call that reads its lengths, as a plan keeps
     // one: shapes larger and smaller, and lengths of every kind, after

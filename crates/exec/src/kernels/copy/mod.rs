@@ -329,10 +329,13 @@ impl ReverseCopier {
     /// or 24 bytes that go two or four at a time, where the ways their
     /// heads can be are few enough for its table (two rows of up to 8
     /// blocks, four of 2), or of 36 to 92 bytes, one at a time in the two
-    /// or three registers they reach into.
+    /// or three registers they reach into; and rows longer than 96 bytes
+    /// of blocks of 3, 5, 6 or 7 words (12, 20, 24 or 28 bytes), a
+    /// register at a time from a window their head places.
     pub(super) fn takes_word_rows(self, row: usize, block: usize) -> bool {
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-        return self.avx2().is_some() && x86::WordTable::takes(row, block);
+        return self.avx2().is_some()
+            && (x86::WordTable::takes(row, block) || x86::WordWindows::takes(row, block));
         #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
         {
             let _ = (row, block);
@@ -340,14 +343,15 @@ impl ReverseCopier {
         }
     }
 
-    /// Writes `src`, rows of `row` bytes made of blocks of `block` bytes,
-    /// into `dst` (the same length) in order, each row with its first
-    /// `heads()` blocks in reverse order and the rest in place; `heads` is
-    /// called once for each row, in order. Returns the bytes it wrote,
-    /// whole rows, a group of registers at a time: it stops before the
-    /// first group with a head longer than its row (having called `heads`
-    /// for the group's rows up to that one) or where `dst` no longer holds
-    /// a group's registers, and writes none where
+    /// Writes the rows of `src` from byte `from` on, rows of `row` bytes
+    /// made of blocks of `block` bytes, into `dst` in order, each row with
+    /// its first `heads()` blocks in reverse order and the rest in place;
+    /// `heads` is called once for each row, in order. Bytes of `src`
+    /// before `from` may be read. Returns the bytes it wrote, whole rows, a
+    /// group of registers at a time: it stops before the first group with
+    /// a head longer than its row (having called `heads` for the group's
+    /// rows up to that one), where `dst` no longer holds a group's
+    /// registers or `src` the bytes they read, and writes none where
     /// [`ReverseCopier::takes_word_rows`] does not hold. Rows shorter than
     /// their registers also write, past the bytes it returns, up to the
     /// rest of the last row's registers, which the caller writes again.
@@ -356,26 +360,33 @@ impl ReverseCopier {
     /// before it returns.
     pub(super) fn word_block_rows(
         self,
-        src: &[u8],
+        (src, from): (&[u8], usize),
         dst: &mut [u8],
         (row, block): (usize, usize),
         stream: bool,
         heads: impl FnMut() -> usize,
     ) -> usize {
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-        if let (Some(isa), Some(table)) = (self.avx2(), x86::WordTable::new(row, block)) {
-            return RunWriter::with(dst, self, stream, |out| {
-                let dst = &mut *out.dst;
-                let streaming = out.stream.filter(|_| {
-                    table.streams() && dst.as_ptr().align_offset(32) == 0 && src.len() >= STREAM_MIN_RUN
+        if let (Some(isa), Some(rows)) = (self.avx2(), src.get(from..)) {
+            let streaming = |out: &RunWriter<'_>, streams: bool| {
+                out.stream.filter(|_| {
+                    streams && out.dst.as_ptr().align_offset(32) == 0 && rows.len() >= STREAM_MIN_RUN
+                })
+            };
+            if let Some(table) = x86::WordTable::new(row, block) {
+                return RunWriter::with(dst, self, stream, |out| match streaming(out, table.streams()) {
+                    Some(stores) => x86::word_block_rows(isa, stores, rows, out.dst, &table, heads),
+                    None => x86::word_block_rows(isa, x86::Plain, rows, out.dst, &table, heads),
                 });
-                match streaming {
-                    Some(stores) => x86::word_block_rows(isa, stores, src, dst, &table, heads),
-                    None => x86::word_block_rows(isa, x86::Plain, src, dst, &table, heads),
-                }
-            });
+            }
+            if let Some(windows) = x86::WordWindows::new(row, block) {
+                return RunWriter::with(dst, self, stream, |out| match streaming(out, windows.streams()) {
+                    Some(stores) => x86::word_window_rows(isa, stores, (src, from), out.dst, &windows, heads),
+                    None => x86::word_window_rows(isa, x86::Plain, (src, from), out.dst, &windows, heads),
+                });
+            }
         }
-        let _ = (src, dst, row, block, stream, heads);
+        let _ = (src, from, dst, row, block, stream, heads);
         0
     }
 

@@ -1169,29 +1169,14 @@ fn rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
             // Every row whose registers end inside the rows.
             (true, false) => ((rows * row - 32 * registers) / row + 1) * row,
         };
-        for stream in [false, true] {
-            for off in [0, 4, 32] {
-                let mut buf = vec![0xAAu8; rows * row + 96];
-                let at = buf.as_ptr().align_offset(32) + off;
-                let dst = &mut buf[at..at + rows * row];
-                let mut next = heads.iter().copied();
-                let done = copier.word_block_rows(&src, dst, (row, block), stream, || next.next().unwrap());
-                let what = format!("rows of {row} bytes, blocks of {block}, stream {stream}, offset {off}");
-                assert_eq!(done, whole, "{what}");
-                let wrong = dst[..done].iter().zip(&expected).position(|(a, b)| a != b);
-                assert_eq!(wrong, None, "{what}: the first byte that differs");
-                let last = if done > 0 { done + spill } else { 0 };
-                assert!(dst[last..].iter().all(|&b| b == 0xAA), "{what}");
-                assert!(buf[..at].iter().chain(&buf[at + rows * row..]).all(|&b| b == 0xAA), "{what}");
-            }
-        }
+        word_rows_match(copier, (&src, 0), (row, block), &heads, &expected, (whole, spill));
         // A head past the row's blocks on row 4, which starts a group, and
         // on each later row of that group: the loop stops before the
         // group, having read its heads up to the bad one.
         for bad in 4..4 + group {
             let mut dst = vec![0u8; rows * row];
             let mut calls = 0;
-            let done = copier.word_block_rows(&src, &mut dst, (row, block), false, || {
+            let done = copier.word_block_rows((&src, 0), &mut dst, (row, block), false, || {
                 calls += 1;
                 if calls == bad + 1 {
                     blocks + 1
@@ -1225,7 +1210,130 @@ fn rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
         assert!(!copier.takes_word_rows(row, block), "{row} {block}");
         let src = vec![1u8; 256];
         let mut dst = vec![0u8; 256];
-        assert_eq!(copier.word_block_rows(&src, &mut dst, (row, block), false, || 0), 0, "{row} {block}");
+        assert_eq!(
+            copier.word_block_rows((&src, 0), &mut dst, (row, block), false, || 0),
+            0,
+            "{row} {block}"
+        );
         assert!(dst.iter().all(|&b| b == 0));
+    }
+}
+
+/// Rows longer than 96 bytes of blocks of 3, 5, 6 or 7 whole 4-byte words
+/// go a register at a time, each from a window its head places: every
+/// head of every row, rows that fill their registers and rows that spill
+/// into the next, rows of more than 16 registers (which stop the windows
+/// after the head), against the blocks copied one by one. The rows start
+/// at the data's start (the first row, whose windows could reach before
+/// it, a block at a time), 64 bytes into it (the windows of the first row
+/// reach back to the start) and a row into it, into destinations on a
+/// 32-byte boundary and off it, streaming and not, with the bytes around
+/// checked. A head past a row's blocks stops the loop before that row.
+#[test]
+fn long_rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
+    let copier = ReverseCopier::detect();
+    let cases = [
+        (108, 12),
+        (192, 12),
+        (384, 12),
+        (1200, 12),
+        (120, 20),
+        (320, 20),
+        (144, 24),
+        (576, 24),
+        (112, 28),
+        (336, 28),
+    ];
+    for (row, block) in cases {
+        let blocks = row / block;
+        assert_eq!(copier.takes_word_rows(row, block), copier.transposes(), "{row} {block}");
+        let registers = row.div_ceil(32);
+        let spill = 32 * registers - row;
+        // Every head once, then a few more rows.
+        let rows = blocks + 4;
+        let heads: Vec<usize> = (0..rows).map(|r| (r * 5) % (blocks + 1)).collect();
+        for pad in [0, 64, row] {
+            let src: Vec<u8> = (0..pad + rows * row).map(|i| (i * 7 + i / 251) as u8).collect();
+            let mut expected = Vec::new();
+            for (r, &h) in heads.iter().enumerate() {
+                for j in 0..blocks {
+                    let from = pad + r * row + if j < h { h - 1 - j } else { j } * block;
+                    expected.extend_from_slice(&src[from..from + block]);
+                }
+            }
+            // Every row whose registers end inside the destination and
+            // whose loads, to the end of its registers or 32 bytes past
+            // the row, end inside the source.
+            let reach = (32 * registers).max(row + 32);
+            let taken = (0..rows)
+                .take_while(|r| r * row + 32 * registers <= rows * row && pad + r * row + reach <= src.len());
+            let whole = if copier.takes_word_rows(row, block) { taken.count() * row } else { 0 };
+            word_rows_match(copier, (&src, pad), (row, block), &heads, &expected, (whole, spill));
+            // A head past the row's blocks on row 2: the loop stops before
+            // it, having read the heads up to it.
+            let mut dst = vec![0u8; rows * row];
+            let mut calls = 0;
+            let done = copier.word_block_rows((&src, pad), &mut dst, (row, block), false, || {
+                calls += 1;
+                if calls == 3 {
+                    blocks + 1
+                } else {
+                    heads[calls - 1]
+                }
+            });
+            let stopped = if whole > 0 { (2 * row, 3) } else { (0, 0) };
+            assert_eq!((done, calls), stopped, "{row} {block}, {pad} bytes before");
+            assert!(dst[..done] == expected[..done], "{row} {block}, {pad} bytes before");
+            let last = if done > 0 { done + spill } else { 0 };
+            assert!(dst[last..].iter().all(|&b| b == 0), "{row} {block}, {pad} bytes before");
+        }
+    }
+    // Blocks of other widths, or rows the windows do not take.
+    for (row, block) in
+        [(144, 36), (120, 8), (160, 16), (128, 32), (100, 4), (104, 52), (99, 33), (0, 12), (120, 0)]
+    {
+        assert!(!copier.takes_word_rows(row, block), "{row} {block}");
+        let src = vec![1u8; 512];
+        let mut dst = vec![0u8; 256];
+        assert_eq!(
+            copier.word_block_rows((&src, 128), &mut dst, (row, block), false, || 0),
+            0,
+            "{row} {block}"
+        );
+        assert!(dst.iter().all(|&b| b == 0));
+    }
+}
+
+/// Writes the rows of `src` from byte `pad` on through
+/// [`ReverseCopier::word_block_rows`] with `heads`, streaming and not, into
+/// destinations on a 32-byte boundary and 4 and 32 bytes past one, and
+/// checks that it wrote `whole` bytes, those of `expected`, and nothing
+/// past them but the `spill` bytes of the last row's registers.
+fn word_rows_match(
+    copier: ReverseCopier,
+    (src, pad): (&[u8], usize),
+    (row, block): (usize, usize),
+    heads: &[usize],
+    expected: &[u8],
+    (whole, spill): (usize, usize),
+) {
+    let bytes = heads.len() * row;
+    for stream in [false, true] {
+        for off in [0, 4, 32] {
+            let mut buf = vec![0xAAu8; bytes + 96];
+            let at = buf.as_ptr().align_offset(32) + off;
+            let dst = &mut buf[at..at + bytes];
+            let mut next = heads.iter().copied();
+            let done = copier.word_block_rows((src, pad), dst, (row, block), stream, || next.next().unwrap());
+            let what = format!(
+                "rows of {row} bytes, blocks of {block}, {pad} bytes before, stream {stream}, offset {off}"
+            );
+            assert_eq!(done, whole, "{what}");
+            let wrong = dst[..done].iter().zip(expected).position(|(a, b)| a != b);
+            assert_eq!(wrong, None, "{what}: the first byte that differs");
+            let last = if done > 0 { done + spill } else { 0 };
+            assert!(dst[last..].iter().all(|&b| b == 0xAA), "{what}");
+            assert!(buf[..at].iter().chain(&buf[at + bytes..]).all(|&b| b == 0xAA), "{what}");
+        }
     }
 }

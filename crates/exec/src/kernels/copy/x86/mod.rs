@@ -40,9 +40,12 @@
 //!   apart) made of blocks of whole 4-byte words with a head each, every
 //!   register permuted from the group's by a control its heads pick, with
 //!   AVX2.
+//! - `windows`: rows longer than 96 bytes made of blocks of 3, 5, 6 or 7
+//!   whole 4-byte words with a head each, every register permuted from a
+//!   window of 16 words its head places, with AVX2.
 //!
-//! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `gather`, `transpose`
-//! and `words` says why it has one width.
+//! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `gather`, `transpose`,
+//! `words` and `windows` says why it has one width.
 
 mod avx2;
 mod gather;
@@ -53,6 +56,7 @@ mod ssse3;
 mod stream;
 mod strips;
 mod transpose;
+mod windows;
 mod words;
 
 use std::marker::PhantomData;
@@ -69,6 +73,7 @@ pub(super) use ssse3::{rows_with_heads, Ssse3};
 pub(super) use stream::{stream_descending_rows, stream_forward};
 pub(super) use strips::subsequence_strip;
 pub(super) use transpose::{subsequence_lines, subsequence_transposed};
+pub(super) use windows::{word_window_rows, WordWindows};
 pub(super) use words::{word_block_rows, WordTable};
 
 /// A register width and the few instructions the copy loops need at it.

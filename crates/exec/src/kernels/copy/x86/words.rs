@@ -243,7 +243,7 @@ fn groups<S: Stores, const R: usize, const G: usize>(
 /// # Safety
 /// The CPU must have AVX.
 #[inline(always)]
-unsafe fn blend(near: __m256i, far: __m256i, mask: __m256i) -> __m256i {
+pub(super) unsafe fn blend(near: __m256i, far: __m256i, mask: __m256i) -> __m256i {
     // SAFETY: the caller guarantees AVX.
     unsafe {
         _mm256_castps_si256(_mm256_blendv_ps(
