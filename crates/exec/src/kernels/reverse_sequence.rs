@@ -540,7 +540,8 @@ const ROW_BLOCKS_MAX_ROW: usize = 32 << 10;
 /// Reading a head of 1 KiB downwards (`[B, 32, 8]` `f32`) took twice the
 /// time of reading it upwards; on rows of 24 and 96 bytes (`[B, 4, 6]`
 /// `u8`, `[B, 8, 3]` `f32`) the one loop took 78–82% of the time of the
-/// two. (With AVX2, rows of 96 bytes of 12-byte blocks go through
+/// two. (With AVX2, rows of 96 bytes of 12-byte blocks, and rows of 256
+/// bytes and more of 12-, 20-, 24- and 28-byte blocks, go through
 /// [`SequencePlan::word_rows`] since.)
 const ROW_BLOCKS_UPWARD_MIN_ROW: usize = 256;
 
@@ -1330,8 +1331,9 @@ impl<C: Count> SequencePlan<'_, C> {
             }
             len
         });
-        // The rows it left (too few for a group or its registers, or in a
-        // group with a length past the sequence) go to the block loop,
+        // The rows it left (too few for a group or its registers, rows
+        // whose windows would read past the data's end, or in a group with
+        // a length past the sequence) go to the block loop,
         // which writes over any bytes the last group spilled into them and
         // reports such a length.
         self.row_blocks::<K>(src, (r0 * seq) + done / block, rows.get_mut(done..)?, block)?;

@@ -772,19 +772,21 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
 /// element: rows of 48, 80 and 1040 bytes through the short rows' loops
 /// and the reversed runs, and rows of over 256 KiB. Blocks of 12 bytes in
 /// rows of 96, and of 32 in rows of 64, go a row at a time, each register
-/// permuted from the row's. All on one thread, and on three, whose chunks
+/// permuted from the row's; blocks of 12 bytes in rows of 192, a register
+/// at a time from windows. All on one thread, and on three, whose chunks
 /// (whole multiples of 64 blocks) start inside the rows of 16-byte blocks,
-/// and on a row for the others (64 blocks make 8 rows of 96 bytes, or 32
-/// of 64). The expected bytes are the blocks copied one by one.
+/// and on a row for the others (64 blocks make 8 rows of 96 bytes, 32 of
+/// 64, or 4 of 192). The expected bytes are the blocks copied one by one.
 #[test]
 fn blocks_that_stream_match_a_block_by_block_copy() {
-    let cases: [(ElementType, [usize; 3]); 6] = [
+    let cases: [(ElementType, [usize; 3]); 7] = [
         (ElementType::U8, [349_526, 3, 16]),
         (ElementType::F32, [209_716, 5, 4]),
         (ElementType::I64, [16_384, 65, 2]),
         (ElementType::F32, [64, 16_385, 4]),
         (ElementType::F32, [174_763, 8, 3]),
         (ElementType::F32, [262_144, 2, 8]),
+        (ElementType::F32, [87_382, 16, 3]),
     ];
     for (ty, shape) in cases {
         let [batches, seq_size, inner] = shape;

@@ -370,7 +370,7 @@ impl ReverseCopier {
         if let (Some(isa), Some(rows)) = (self.avx2(), src.get(from..)) {
             let streaming = |out: &RunWriter<'_>, streams: bool| {
                 out.stream.filter(|_| {
-                    streams && out.dst.as_ptr().align_offset(32) == 0 && rows.len() >= STREAM_MIN_RUN
+                    streams && out.dst.as_ptr().align_offset(32) == 0 && out.dst.len() >= STREAM_MIN_RUN
                 })
             };
             if let Some(table) = x86::WordTable::new(row, block) {

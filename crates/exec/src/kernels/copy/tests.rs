@@ -1249,9 +1249,13 @@ fn long_rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
         assert_eq!(copier.takes_word_rows(row, block), copier.transposes(), "{row} {block}");
         let registers = row.div_ceil(32);
         let spill = 32 * registers - row;
-        // Every head once, then a few more rows.
+        // Every head once, in a scrambled order (a step with no factor in
+        // common with `blocks + 1`), then a few more rows.
         let rows = blocks + 4;
-        let heads: Vec<usize> = (0..rows).map(|r| (r * 5) % (blocks + 1)).collect();
+        let step = (5..).find(|s| (1..=*s).filter(|d| s % d == 0 && (blocks + 1) % d == 0).max() == Some(1));
+        let step = step.unwrap_or(1);
+        let heads: Vec<usize> = (0..rows).map(|r| (r * step) % (blocks + 1)).collect();
+        assert!((0..=blocks).all(|h| heads.contains(&h)), "{row} {block}");
         for pad in [0, 64, row] {
             let src: Vec<u8> = (0..pad + rows * row).map(|i| (i * 7 + i / 251) as u8).collect();
             let mut expected = Vec::new();

@@ -66,9 +66,9 @@ pub(in crate::kernels::copy) struct WordWindows {
     /// For register `j` of a period: each lane's block, counted from the
     /// period's first.
     positions: [[i32; 8]; MAX_WORDS],
-    /// For register `j` of a period: its highest block times the words in
-    /// a block, so that its window starts at word `(h - 1) * w - tops[j]`
-    /// of the period.
+    /// For register `j` of a period: its highest block, counted from the
+    /// period's first, times the words in a block, so that in period `k`
+    /// its window starts at word `(h - 1 - 8 k) * w - tops[j]` of the row.
     tops: [isize; MAX_WORDS],
 }
 
@@ -84,7 +84,9 @@ impl WordWindows {
     fn shape(row: usize, block: usize) -> Option<(usize, usize)> {
         let words = block / 4;
         let whole = block.is_multiple_of(4) && matches!(words, 3 | 5 | 6 | 7);
-        (row > 96 && whole && row.is_multiple_of(block)).then(|| (words, row / block))
+        let rows = row > 96 && whole && row.is_multiple_of(block);
+        // Heads are compared as 32-bit lanes.
+        (rows && i32::try_from(row / block).is_ok()).then(|| (words, row / block))
     }
 
     /// The controls for rows of `row` bytes and blocks of `block` bytes:
@@ -118,10 +120,12 @@ impl WordWindows {
         self.row.is_multiple_of(32)
     }
 
-    /// Bytes past a row's start that its loads reach: its registers, and
-    /// windows that end up to 28 bytes past the row.
+    /// Bytes past a row's start that its loads reach: its registers end
+    /// less than 32 bytes past the row, and its windows up to 28 bytes
+    /// past it (register 0's, for a head of every block, 7 words past it
+    /// for 3-word blocks and fewer for wider ones).
     fn reach(&self) -> usize {
-        (32 * self.registers).max(self.row + 32)
+        self.row + 32
     }
 }
 
