@@ -356,8 +356,8 @@ impl ReverseCopier {
     /// their registers also write, past the bytes it returns, up to the
     /// rest of the last row's registers, which the caller writes again.
     /// `stream` asks for streaming stores, made where the groups fill
-    /// their registers and `dst` starts on a 32-byte boundary, and fenced
-    /// before it returns.
+    /// their registers, `dst` starts on a 32-byte boundary and holds at
+    /// least `STREAM_MIN_RUN` bytes, and fenced before it returns.
     pub(super) fn word_block_rows(
         self,
         (src, from): (&[u8], usize),

@@ -1224,9 +1224,10 @@ fn rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
 /// head of every row, rows that fill their registers and rows that spill
 /// into the next, rows of more than 16 registers (which stop the windows
 /// after the head), against the blocks copied one by one. The rows start
-/// at the data's start (the first row, whose windows could reach before
-/// it, a block at a time), 64 bytes into it (the windows of the first row
-/// reach back to the start) and a row into it, into destinations on a
+/// at the data's start and 32 bytes into it (the first row, whose windows
+/// could reach before the data, a block at a time), 64 bytes into it (the
+/// windows of the first row reach back to the start) and a row into it,
+/// into destinations on a
 /// 32-byte boundary and off it, streaming and not, with the bytes around
 /// checked. A head past a row's blocks stops the loop before that row.
 #[test]
@@ -1243,6 +1244,9 @@ fn long_rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
         (576, 24),
         (112, 28),
         (336, 28),
+        (560, 20),
+        (224, 28),
+        (644, 28),
     ];
     for (row, block) in cases {
         let blocks = row / block;
@@ -1250,13 +1254,15 @@ fn long_rows_of_word_blocks_match_the_blocks_copied_one_by_one() {
         let registers = row.div_ceil(32);
         let spill = 32 * registers - row;
         // Every head once, in a scrambled order (a step with no factor in
-        // common with `blocks + 1`), then a few more rows.
+        // common with `blocks + 1`) that gives the first row a head other
+        // than 0, then a few more rows.
         let rows = blocks + 4;
         let step = (5..).find(|s| (1..=*s).filter(|d| s % d == 0 && (blocks + 1) % d == 0).max() == Some(1));
         let step = step.unwrap_or(1);
-        let heads: Vec<usize> = (0..rows).map(|r| (r * step) % (blocks + 1)).collect();
+        let heads: Vec<usize> = (0..rows).map(|r| ((r + 1) * step) % (blocks + 1)).collect();
         assert!((0..=blocks).all(|h| heads.contains(&h)), "{row} {block}");
-        for pad in [0, 64, row] {
+        assert_ne!(heads[0], 0, "{row} {block}");
+        for pad in [0, 32, 64, row] {
             let src: Vec<u8> = (0..pad + rows * row).map(|i| (i * 7 + i / 251) as u8).collect();
             let mut expected = Vec::new();
             for (r, &h) in heads.iter().enumerate() {

@@ -17,8 +17,9 @@
 //! `w` registers, the window stepping down 8 blocks: a [`WordWindows`]
 //! holds `w` of them, whatever the row's length.
 //!
-//! A register costs three loads (its own words and the window), two
-//! permutes, a compare and two blends, with no branch on the head. A row
+//! A register costs three loads of data (its own words and the window's
+//! two halves), two of its control and its blocks, two permutes, a
+//! compare and two blends, with no branch on the head. A row
 //! that does not fill its last register spills into the next row, which
 //! that row writes again. Windows reach up to 64 bytes before a row and
 //! past its end, where those lanes are never picked; rows that close to
@@ -235,7 +236,15 @@ fn rows<S: Stores, const W: usize>(
                                 break 'periods;
                             }
                             let own = isa.load(i.add(32 * r));
-                            let window = i.offset(4 * (start - windows.tops[j]).max(-BEHIND_WORDS));
+                            let shift = 4 * (start - windows.tops[j]).max(-BEHIND_WORDS);
+                            // The window's 64 bytes lie inside the bytes
+                            // checked above: from `behind` before the row
+                            // to `reach` past its start.
+                            debug_assert!(
+                                shift >= -(behind as isize) && shift + 64 <= reach as isize,
+                                "a window at {shift} bytes from a row, reaching {reach}"
+                            );
+                            let window = i.offset(shift);
                             let control = isa.load(windows.controls[j].as_ptr().cast());
                             let near = _mm256_permutevar8x32_epi32(isa.load(window), control);
                             let far = _mm256_permutevar8x32_epi32(isa.load(window.add(32)), control);
