@@ -65,9 +65,10 @@ pub fn output_file_names(model: &CompiledModel) -> anyhow::Result<Vec<String>> {
 /// leave out with the valid example data a run without `-i` gets. When
 /// some inputs were given, each generated one is noted on standard error
 /// (`note: input "y" generated: f32 [2,3]`), as benchmark_app notes what
-/// it fills in. `shapes` (from `--shape`) says what shape to make a
-/// generated input in; it must be static and may not name an input read
-/// from a file.
+/// it fills in; so is every input of a dynamic shape generated without a
+/// `--shape`, with the size it got. `shapes` (from `--shape`) says what
+/// shape to make a generated input in; it must be static and may not
+/// name an input read from a file.
 pub fn set_inputs(
     request: &mut InferRequest,
     specs: &[String],
@@ -138,13 +139,25 @@ pub fn set_inputs(
     }
     let generated = request.model().example_inputs_shaped(&missing, &data_shapes)?;
     for (i, tensor) in missing.into_iter().zip(generated) {
-        if !specs.is_empty() {
-            let name = request.model().inputs().get(i).map_or("", |p| p.name());
-            let shape = ovir::PartialShape::from_static(tensor.shape());
-            eprintln!("note: input \"{name}\" generated: {} {shape}", tensor.element_type());
+        let port = request.model().inputs().get(i);
+        let chosen = shapes.iter().find(|(n, _)| port.is_some_and(|p| p.answers_to(n)));
+        let name = port.map_or("", |p| p.name());
+        let made = ovir::PartialShape::from_static(tensor.shape());
+        match port {
+            // A size the model leaves open was picked here: say so, and how
+            // to pick another, as a run on it would otherwise look like a
+            // run on the model's real input.
+            Some(p) if chosen.is_none() && !p.shape.is_static() => eprintln!(
+                "note: input \"{name}\" has the dynamic shape {}; generated: {} {made}; \
+                 `--shape {name}=[DIMS]` sets another",
+                p.shape,
+                tensor.element_type()
+            ),
+            _ if !specs.is_empty() => {
+                eprintln!("note: input \"{name}\" generated: {} {made}", tensor.element_type())
+            }
+            _ => {}
         }
-        let chosen =
-            shapes.iter().find(|(n, _)| request.model().inputs().get(i).is_some_and(|p| p.answers_to(n)));
         match chosen {
             Some((name, shape)) => request
                 .set_input(i, tensor)

@@ -565,11 +565,21 @@ fn xml_with_control_characters_is_shown_with_them_visible() {
 
 #[test]
 fn shape_sets_the_size_of_generated_dynamic_inputs() {
-    // `data` is [2,?]: without --shape the ? becomes 2.
+    // `data` is [2,?]: without --shape the ? becomes 2, and the run says so.
     let model = sample("dynamic_reverse_2xq", "model.xml");
     let dir = Scratch::new("data-shape");
+    let noted = "note: input \"data\" has the dynamic shape [2,?]; generated: f32 [2,2]; \
+                 `--shape data=[DIMS]` sets another\n";
+    let quick = ["--iterations", "2", "--warmup", "1"];
+    for argv in [vec!["run", &model], [&["bench", &model][..], &quick].concat()] {
+        let out = ovir(&argv);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        assert_eq!(text(&out.stderr), noted, "{argv:?}");
+    }
     let out = ovir(&["run", &model, "--shape", "data=[2,9]", "-o", &dir.display().to_string()]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // A size that was asked for is not noted.
+    assert_eq!(text(&out.stderr), "");
     let result = ovir_npy::read_npy_file(&dir.join("out.npy")).unwrap();
     assert_eq!(result.shape(), &[2, 9]);
     let bench =
@@ -593,6 +603,19 @@ fn shape_sets_the_size_of_generated_dynamic_inputs() {
         assert_eq!(out.status.code(), Some(1), "{argv:?}");
         assert!(text(&out.stderr).contains(words), "{argv:?}: {}", text(&out.stderr));
     }
+    // A batch of [1..5] that three constant lengths fix at 3: the 2 picked
+    // for it is noted, then refused; --shape gives the size that runs.
+    let tied = sample("interval_rseq_1_5x4", "model.xml");
+    let out = ovir(&["run", &tied]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = text(&out.stderr);
+    assert!(
+        err.starts_with("note: input \"data\" has the dynamic shape [1..5,4]; generated: f32 [2,4]"),
+        "{err}"
+    );
+    assert!(err.contains("3 sequence lengths, but the batch axis has size 2"), "{err}");
+    let out = ovir(&["run", &tied, "--shape", "data=[3,4]"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let given = format!("data={}", sample("dynamic_reverse_2xq", "in/data.npy"));
     let out = ovir(&["run", &model, "-i", &given, "--shape", "data=[2,7]"]);
     assert_eq!(out.status.code(), Some(1));
