@@ -349,10 +349,15 @@ fn short_heads(c: &mut Criterion) {
 }
 
 fn convert(c: &mut Criterion) {
+    // The pairs `tools/compare_openvino.py` measures.
     let pairs = [
-        (ElementType::F32, ElementType::I32, "f32_i32"),
         (ElementType::F32, ElementType::F16, "f32_f16"),
         (ElementType::F16, ElementType::F32, "f16_f32"),
+        (ElementType::F32, ElementType::Bf16, "f32_bf16"),
+        (ElementType::F32, ElementType::U8, "f32_u8"),
+        (ElementType::F32, ElementType::I8, "f32_i8"),
+        (ElementType::F32, ElementType::I32, "f32_i32"),
+        (ElementType::I32, ElementType::F32, "i32_f32"),
         (ElementType::U8, ElementType::F32, "u8_f32"),
     ];
     for threads in [1, 2] {

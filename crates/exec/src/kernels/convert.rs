@@ -4,7 +4,7 @@ use half::{bf16, f16, slice::HalfFloatSliceExt};
 use ovir_shape::ops::convert::check_conversion;
 use ovir_tensor::{Element, ElementType, Tensor};
 
-use super::{check_output, copy_all, parallel, ExecOptions, KernelError};
+use super::{check_output, copy_all, parallel, ExecOptions, KernelError, STREAM_MIN_BYTES};
 
 const OP: &str = "Convert";
 
@@ -189,21 +189,32 @@ fn run(data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), Ker
     // each thread converts the input stretch matching its output chunk.
     // Chunks start at multiples of 64 elements, which keeps the typed
     // views below aligned whenever the whole buffers are.
+    let stream = dst.len() >= STREAM_MIN_BYTES;
     let done = parallel::for_each_chunk(options, dst, dw, |start, part| {
         let input = src.get(start * sw..(start + part.len() / dw) * sw)?;
-        convert_chunk(from, to, input, part).ok()
+        convert_chunk(from, to, input, part, stream).ok()
     });
     done.ok_or(internal)
 }
 
-fn convert_chunk(from: ElementType, to: ElementType, src: &[u8], dst: &mut [u8]) -> Result<(), KernelError> {
+/// Converts `src` into `dst`; `stream` asks for streaming stores where a
+/// vector loop takes the pair.
+fn convert_chunk(
+    from: ElementType,
+    to: ElementType,
+    src: &[u8],
+    dst: &mut [u8],
+    stream: bool,
+) -> Result<(), KernelError> {
     if coded::applies(from, to) {
         // Both sides are whole bytes here (8-bit floats among them).
         let count = to.byte_width().map_or(0, |w| dst.len() / w);
         return coded::convert_elements(from, to, src, dst, count);
     }
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-    if let Some(taken) = vector_prefix(from, to, src, dst) {
+    if let Some(taken) =
+        vector_pair(from, to).and_then(|pair| x86::Isa::detect().convert(pair, stream, src, dst))
+    {
         // The vector loop took whole groups; the typed loop below does the
         // rest, by the same rules.
         let done = taken / from.byte_width().unwrap_or(1) * to.byte_width().unwrap_or(1);
@@ -215,33 +226,30 @@ fn convert_chunk(from: ElementType, to: ElementType, src: &[u8], dst: &mut [u8])
         };
         return with_type!(from, S => with_type!(to, D => convert_bytes::<S, D>(src, dst)));
     }
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
+    let _ = stream;
     if let Some(done) = convert_f16_slices(from, to, src, dst) {
         return done;
     }
     with_type!(from, S => with_type!(to, D => convert_bytes::<S, D>(src, dst)))
 }
 
-/// Runs the x86 loop for the pairs that have one, over the whole groups at
-/// the start of the buffers; the bytes of `src` it took, or `None` for the
-/// other pairs.
+/// The x86 loop of a pair, for the pairs that have one.
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-fn vector_prefix(from: ElementType, to: ElementType, src: &[u8], dst: &mut [u8]) -> Option<usize> {
-    use x86::Narrow;
-    let narrow = match to {
-        ElementType::I16 => Some(Narrow::I16),
-        ElementType::U16 => Some(Narrow::U16),
-        ElementType::I8 => Some(Narrow::I8),
-        ElementType::U8 => Some(Narrow::U8),
-        _ => None,
-    };
-    match (from, to) {
-        (ElementType::F32, ElementType::I32) => Some(x86::f32_to_i32(src, dst)),
-        (ElementType::F32, _) if narrow.is_some() => narrow.map(|n| x86::f32_to_narrow(n, src, dst)),
-        (ElementType::F32, ElementType::Bf16) => Some(x86::f32_to_bf16(src, dst)),
-        (ElementType::F32, ElementType::F16) => x86::F16c::detect().map(|t| t.f32_to_f16(src, dst)),
-        (ElementType::F16, ElementType::F32) => x86::F16c::detect().map(|t| t.f16_to_f32(src, dst)),
-        _ => None,
-    }
+fn vector_pair(from: ElementType, to: ElementType) -> Option<x86::Pair> {
+    use x86::{Narrow, Pair};
+    Some(match (from, to) {
+        (ElementType::F32, ElementType::I32) => Pair::F32ToI32,
+        (ElementType::F32, ElementType::I16) => Pair::F32ToNarrow(Narrow::I16),
+        (ElementType::F32, ElementType::U16) => Pair::F32ToNarrow(Narrow::U16),
+        (ElementType::F32, ElementType::I8) => Pair::F32ToNarrow(Narrow::I8),
+        (ElementType::F32, ElementType::U8) => Pair::F32ToNarrow(Narrow::U8),
+        (ElementType::F32, ElementType::Bf16) => Pair::F32ToBf16,
+        (ElementType::I32, ElementType::F32) => Pair::I32ToF32,
+        (ElementType::F32, ElementType::F16) => Pair::F32ToF16,
+        (ElementType::F16, ElementType::F32) => Pair::F16ToF32,
+        _ => return None,
+    })
 }
 
 /// The `f32`/`f16` pairs, the ones decompression of saved models uses, go
@@ -635,9 +643,12 @@ mod tests {
         v
     }
 
-    /// Each vector routine against the portable loop, on the edge values,
-    /// at every alignment and every length up to a few groups, so that the
-    /// part the vector loop leaves is checked too.
+    /// Each vector loop, in every instruction set the CPU has and with
+    /// ordinary and streaming stores, against the portable loop (`half`'s
+    /// software conversions for `f16`), on the edge values, at every
+    /// alignment and every length up to a few groups, so that the part the
+    /// vector loop leaves is checked too, with the bytes past the output
+    /// left alone.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     #[test]
     fn vector_conversions_match_the_portable_loop() {
@@ -645,6 +656,16 @@ mod tests {
         let f32_bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         // Every f16, NaNs and subnormals included, for f16 to f32.
         let f16_bytes: Vec<u8> = (0..=u16::MAX).flat_map(u16::to_le_bytes).collect();
+        // The i32 bounds, the edges of f32's exact integers and ties
+        // between them, and a spread.
+        let mut ints = vec![0i32, 1, -1, i32::MIN, i32::MAX, i32::MIN + 1, i32::MAX - 1];
+        for edge in [1i32 << 24, 1 << 25, 1 << 30] {
+            ints.extend([edge - 1, edge, edge + 1, edge + 2, edge + 3, -edge - 1, -edge - 3]);
+        }
+        ints.extend((0..400).map(|i: i32| i.wrapping_mul(0x2f6b_5a3d)));
+        let i32_bytes: Vec<u8> = ints.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let sets = x86::Isa::available();
+        assert!(sets[0].is_some(), "SSE2 is on every x86_64 CPU");
         for (from, to) in [
             (ElementType::F32, ElementType::I32),
             (ElementType::F32, ElementType::I16),
@@ -652,42 +673,63 @@ mod tests {
             (ElementType::F32, ElementType::I8),
             (ElementType::F32, ElementType::U8),
             (ElementType::F32, ElementType::Bf16),
+            (ElementType::I32, ElementType::F32),
             (ElementType::F32, ElementType::F16),
             (ElementType::F16, ElementType::F32),
         ] {
-            if (from == ElementType::F16 || to == ElementType::F16) && x86::F16c::detect().is_none() {
-                continue;
-            }
-            let src = if from == ElementType::F16 { &f16_bytes } else { &f32_bytes };
+            let pair = vector_pair(from, to).unwrap();
+            let src = match from {
+                ElementType::F16 => &f16_bytes,
+                ElementType::I32 => &i32_bytes,
+                _ => &f32_bytes,
+            };
             let (sw, dw) = (from.byte_width().unwrap(), to.byte_width().unwrap());
             let lengths = (0..70).chain([src.len() / sw]);
-            for (skew, count) in [0, 1, 3].into_iter().flat_map(|k| lengths.clone().map(move |n| (k, n))) {
+            for (skew, count) in [0, 1, 3, 64].into_iter().flat_map(|k| lengths.clone().map(move |n| (k, n)))
+            {
                 let input = [vec![0u8; skew], src[..count * sw].to_vec()].concat();
-                let mut fast = vec![0u8; count * dw + skew];
-                let mut portable = vec![0u8; count * dw];
-                convert_chunk(from, to, &input[skew..], &mut fast[skew..]).unwrap();
-                let reference = match (from, to) {
-                    // `half`'s software conversions, not the instructions.
+                let mut expected = vec![0u8; count * dw];
+                match (from, to) {
                     (ElementType::F32, ElementType::F16) => {
-                        for (o, i) in portable.chunks_exact_mut(2).zip(input[skew..].chunks_exact(4)) {
+                        for (o, i) in expected.chunks_exact_mut(2).zip(input[skew..].chunks_exact(4)) {
                             let v = f32::from_le_bytes(i.try_into().unwrap());
                             o.copy_from_slice(&f16::from_f32_const(v).to_le_bytes());
                         }
-                        Ok(())
                     }
                     (ElementType::F16, ElementType::F32) => {
-                        for (o, i) in portable.chunks_exact_mut(4).zip(input[skew..].chunks_exact(2)) {
+                        for (o, i) in expected.chunks_exact_mut(4).zip(input[skew..].chunks_exact(2)) {
                             let v = f16::from_le_bytes(i.try_into().unwrap());
                             o.copy_from_slice(&v.to_f32_const().to_le_bytes());
                         }
-                        Ok(())
                     }
-                    _ => {
-                        with_type!(from, S => with_type!(to, D => convert_bytes::<S, D>(&input[skew..], &mut portable)))
-                    }
-                };
-                reference.unwrap();
-                assert_eq!(fast[skew..], portable[..], "{from} to {to}, {count} elements, skew {skew}");
+                    _ => with_type!(from, S => with_type!(to, D => convert_bytes::<S, D>(&input[skew..], &mut expected)))
+                        .unwrap(),
+                }
+                for (isa, stream) in sets.iter().flatten().flat_map(|&isa| [(isa, false), (isa, true)]) {
+                    // Room around the output, which must stay as it was.
+                    let mut buf = vec![0xA5u8; count * dw + skew + 64];
+                    let out = &mut buf[skew..skew + count * dw];
+                    let Some(taken) = isa.convert(pair, stream, &input[skew..], out) else {
+                        // Only SSE2 leaves a pair, the f16 ones, to `half`.
+                        assert!(matches!(isa, x86::Isa::Sse2(_)) && [from, to].contains(&ElementType::F16));
+                        continue;
+                    };
+                    assert_eq!(taken % sw, 0);
+                    let done = taken / sw * dw;
+                    with_type!(from, S => with_type!(to, D => convert_bytes::<S, D>(&input[skew + taken..], &mut out[done..])))
+                        .unwrap();
+                    let what =
+                        format!("{from} to {to}, {count} elements, skew {skew}, {isa:?}, streaming {stream}");
+                    assert_eq!(buf[skew..skew + count * dw], expected[..], "{what}");
+                    assert!(
+                        buf[..skew].iter().chain(&buf[skew + count * dw..]).all(|&b| b == 0xA5),
+                        "{what}"
+                    );
+                }
+                // And through the kernel's own path.
+                let mut out = vec![0u8; count * dw];
+                convert_chunk(from, to, &input[skew..], &mut out, true).unwrap();
+                assert_eq!(out, expected, "{from} to {to}, {count} elements, skew {skew}");
             }
         }
     }

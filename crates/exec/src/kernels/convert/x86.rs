@@ -1,32 +1,52 @@
 //! The x86_64 loops of Convert, for the pairs a compiler leaves scalar or
-//! that have an instruction of their own.
+//! narrow, or that have an instruction of their own:
 //!
-//! - Reals into `i32`, `i16`, `u16`, `i8` and `u8`: truncation, saturation
-//!   and NaN to 0 with no branch, in SSE2, which every x86_64 CPU has.
-//!   Rust's `as` gives the same results one element at a time; the
-//!   compiler keeps it scalar (a conversion, two compares and two selects
-//!   per element).
-//! - `f32` to `bf16`: nearest even with NaNs kept, in SSE2 integer
-//!   arithmetic.
-//! - `f32` to and from `f16`: the F16C conversions, eight at a time, when
-//!   the running CPU has them. The [`F16c`] token proves it.
+//! - reals into `i32`, `i16`, `u16`, `i8` and `u8`: truncation, saturation
+//!   and NaN to 0 with no branch (Rust's `as` gives the same results one
+//!   element at a time, and the compiler keeps it scalar: a conversion,
+//!   two compares and two selects per element);
+//! - `f32` to `bf16`: nearest even with NaNs kept, in integer arithmetic
+//!   (AVX-512's `vcvtneps2bf16` flushes subnormals to zero, so it is not
+//!   used);
+//! - `i32` to `f32`, nearest even as `as` rounds;
+//! - `f32` to and from `f16`: the F16C conversions, or AVX-512's.
 //!
-//! Each routine converts the whole groups at the start of its buffers and
-//! returns how many bytes of input it took; the caller converts the rest
-//! with the portable loop, which also decides the results the routines are
-//! tested against. Registers are read from and written to byte arrays by
-//! value, so no routine holds a pointer, and any alignment works.
+//! Each loop is written once, generic over [`Lanes`]: a register width and
+//! the few instructions the conversions need at it, in SSE2 (16 bytes,
+//! which every x86_64 CPU has), AVX2 with F16C (32 bytes) and AVX-512F (64
+//! bytes). [`Isa::detect`] picks the widest the running CPU has. SSE2 has
+//! no `f16` conversions, and leaves those pairs to the caller.
+//!
+//! A loop converts the whole groups of registers at the start of its
+//! buffers and returns how many bytes of input it took; the caller
+//! converts the rest with the portable loop, which also decides the
+//! results the loops are tested against. With [`Streaming`] stores, the
+//! output goes to memory without being read into the cache first.
 
 use std::arch::x86_64::{
-    __m128, __m128i, __m256, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm_add_epi32, _mm_and_si128,
-    _mm_andnot_si128, _mm_castps_si128, _mm_cmpge_ps, _mm_cmpgt_epi32, _mm_cmpord_ps, _mm_cvttps_epi32,
+    __m128i, __m256i, __m512i, _mm256_and_si256, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmp_ps,
+    _mm256_cmpgt_epi32, _mm256_cvtepi32_ps, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_cvttps_epi32,
+    _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_max_ps, _mm256_min_ps, _mm256_or_si256,
+    _mm256_packs_epi16, _mm256_packs_epi32, _mm256_packus_epi16, _mm256_packus_epi32,
+    _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_set1_ps,
+    _mm256_set_m128i, _mm256_setr_epi32, _mm256_srai_epi32, _mm256_storeu_si256, _mm256_stream_si256,
+    _mm256_xor_si256, _mm512_add_epi32, _mm512_and_si512, _mm512_castps_si512, _mm512_castsi128_si512,
+    _mm512_castsi256_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_cmpgt_epi32_mask,
+    _mm512_cvtepi32_epi16, _mm512_cvtepi32_epi8, _mm512_cvtepi32_ps, _mm512_cvtph_ps, _mm512_cvtps_ph,
+    _mm512_extracti64x4_epi64, _mm512_inserti32x4, _mm512_inserti64x4, _mm512_loadu_si512,
+    _mm512_mask_blend_epi32, _mm512_mask_mov_epi32, _mm512_maskz_cvttps_epi32, _mm512_max_ps, _mm512_min_ps,
+    _mm512_or_si512, _mm512_set1_epi32, _mm512_set1_ps, _mm512_srai_epi32, _mm512_storeu_si512,
+    _mm512_stream_si512, _mm_add_epi32, _mm_and_si128, _mm_andnot_si128, _mm_castps_si128, _mm_castsi128_ps,
+    _mm_cmpge_ps, _mm_cmpgt_epi32, _mm_cmpord_ps, _mm_cvtepi32_ps, _mm_cvttps_epi32, _mm_loadu_si128,
     _mm_max_ps, _mm_min_ps, _mm_or_si128, _mm_packs_epi16, _mm_packs_epi32, _mm_packus_epi16, _mm_set1_epi16,
-    _mm_set1_epi32, _mm_set1_ps, _mm_srai_epi32, _mm_srli_epi32, _mm_sub_epi32, _mm_xor_si128,
-    _MM_FROUND_TO_NEAREST_INT,
+    _mm_set1_epi32, _mm_set1_ps, _mm_srai_epi32, _mm_storeu_si128, _mm_stream_si128, _mm_sub_epi32,
+    _mm_xor_si128, _CMP_GE_OQ, _CMP_ORD_Q, _MM_FROUND_TO_NEAREST_INT,
 };
 
-// Every x86_64 target enables SSE2 for all code; the SSE2 routines'
-// `unsafe` rests on it.
+use crate::kernels::copy::{streaming, Plain, Stores};
+
+// Every x86_64 target enables SSE2 for all code; the SSE2 loops' `unsafe`
+// rests on it.
 const _: () = assert!(cfg!(target_feature = "sse2"));
 
 /// An integer type narrower than `i32` that reals convert into here.
@@ -48,196 +68,787 @@ impl Narrow {
             Narrow::U16 => (0.0, 65535.0),
         }
     }
-}
 
-/// Converts whole groups of sixteen little-endian `f32`s at the start of
-/// `src` into `i32`s in `dst` by the rules of Rust's `as`: truncation
-/// toward zero, saturation, NaN to 0. Returns the bytes of `src` taken.
-pub(super) fn f32_to_i32(src: &[u8], dst: &mut [u8]) -> usize {
-    // SAFETY: the loop needs SSE2, which every x86_64 CPU has (the target
-    // enables it, as checked above).
-    unsafe { f32_to_i32_sse2(src, dst) }
-}
-
-#[target_feature(enable = "sse2")]
-fn f32_to_i32_sse2(src: &[u8], dst: &mut [u8]) -> usize {
-    let groups = dst.as_chunks_mut::<64>().0.iter_mut().zip(src.as_chunks::<64>().0);
-    let mut taken = 0;
-    for (o, i) in groups {
-        let v: [__m128; 4] = bytemuck::cast(*i);
-        let r = v.map(|v| {
-            // In range the conversion is exact; out of range and for NaN
-            // it gives `i32::MIN`, right for large negative values.
-            let r = _mm_cvttps_epi32(v);
-            // Values of 2^31 and up turn `i32::MIN` into `i32::MAX`...
-            let over = _mm_castps_si128(_mm_cmpge_ps(v, _mm_set1_ps(2_147_483_648.0)));
-            // ...and NaN becomes 0.
-            _mm_and_si128(_mm_xor_si128(r, over), ordered(v))
-        });
-        *o = bytemuck::cast(r);
-        taken += 64;
-    }
-    taken
-}
-
-/// All ones in the lanes of `v` that are not NaN.
-#[inline(always)]
-fn ordered(v: __m128) -> __m128i {
-    // SAFETY: SSE2 is enabled for all x86_64 code (checked above).
-    unsafe { _mm_castps_si128(_mm_cmpord_ps(v, v)) }
-}
-
-/// Converts whole groups of sixteen little-endian `f32`s at the start of
-/// `src` into `to` in `dst` by the rules of Rust's `as`. Returns the bytes
-/// of `src` taken.
-pub(super) fn f32_to_narrow(to: Narrow, src: &[u8], dst: &mut [u8]) -> usize {
-    // SAFETY: as in `f32_to_i32`.
-    unsafe {
-        match to {
-            Narrow::I8 | Narrow::U8 => f32_to_bytes_sse2(to, src, dst),
-            Narrow::I16 | Narrow::U16 => f32_to_halves_sse2(to, src, dst),
-        }
+    /// Whether the type is unsigned.
+    fn unsigned(self) -> bool {
+        matches!(self, Narrow::U8 | Narrow::U16)
     }
 }
 
-/// Four registers of `f32` clamped to `to`'s range and truncated, NaN
-/// giving 0: in range, so every lane is exact as an `i32`.
-#[inline(always)]
-fn clamped(to: Narrow, v: [__m128; 4]) -> [__m128i; 4] {
-    let (lo, hi) = to.bounds();
-    // SAFETY: SSE2 is enabled for all x86_64 code (checked above).
-    unsafe {
-        let (lo, hi) = (_mm_set1_ps(lo), _mm_set1_ps(hi));
-        // `max` gives its second operand for NaN; the mask then makes it 0.
-        v.map(|v| _mm_and_si128(_mm_cvttps_epi32(_mm_min_ps(_mm_max_ps(v, lo), hi)), ordered(v)))
-    }
+/// The pairs with a loop here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum Pair {
+    /// `f32` to `i32`.
+    F32ToI32,
+    /// `f32` to a narrower integer.
+    F32ToNarrow(Narrow),
+    /// `f32` to `bf16`.
+    F32ToBf16,
+    /// `i32` to `f32`.
+    I32ToF32,
+    /// `f32` to `f16`.
+    F32ToF16,
+    /// `f16` to `f32`.
+    F16ToF32,
 }
 
-#[target_feature(enable = "sse2")]
-fn f32_to_bytes_sse2(to: Narrow, src: &[u8], dst: &mut [u8]) -> usize {
-    let groups = dst.as_chunks_mut::<16>().0.iter_mut().zip(src.as_chunks::<64>().0);
-    let mut taken = 0;
-    for (o, i) in groups {
-        let [a, b, c, d] = clamped(to, bytemuck::cast(*i));
-        // Lanes within the target's range pass both packs unchanged.
-        let (ab, cd) = (_mm_packs_epi32(a, b), _mm_packs_epi32(c, d));
-        let r = if to == Narrow::U8 { _mm_packus_epi16(ab, cd) } else { _mm_packs_epi16(ab, cd) };
-        *o = bytemuck::cast(r);
-        taken += 64;
-    }
-    taken
-}
-
-#[target_feature(enable = "sse2")]
-fn f32_to_halves_sse2(to: Narrow, src: &[u8], dst: &mut [u8]) -> usize {
-    let groups = dst.as_chunks_mut::<32>().0.iter_mut().zip(src.as_chunks::<64>().0);
-    let mut taken = 0;
-    for (o, i) in groups {
-        let mut r = clamped(to, bytemuck::cast(*i));
-        if to == Narrow::U16 {
-            // SSE2 packs to signed 16 bits only: move [0, 65535] down to
-            // [-32768, 32767], pack, and flip the top bit back.
-            r = r.map(|v| _mm_sub_epi32(v, _mm_set1_epi32(32768)));
-        }
-        let mut pair = [_mm_packs_epi32(r[0], r[1]), _mm_packs_epi32(r[2], r[3])];
-        if to == Narrow::U16 {
-            pair = pair.map(|v| _mm_xor_si128(v, _mm_set1_epi16(i16::MIN)));
-        }
-        *o = bytemuck::cast(pair);
-        taken += 64;
-    }
-    taken
-}
-
-/// Converts whole groups of sixteen little-endian `f32`s at the start of
-/// `src` into `bf16`s in `dst`, rounding to nearest even; a NaN keeps the
-/// top of its payload and gets the quiet bit, as `half` does. Returns the
-/// bytes of `src` taken.
-pub(super) fn f32_to_bf16(src: &[u8], dst: &mut [u8]) -> usize {
-    // SAFETY: as in `f32_to_i32`.
-    unsafe { f32_to_bf16_sse2(src, dst) }
-}
-
-#[target_feature(enable = "sse2")]
-fn f32_to_bf16_sse2(src: &[u8], dst: &mut [u8]) -> usize {
-    let groups = dst.as_chunks_mut::<32>().0.iter_mut().zip(src.as_chunks::<64>().0);
-    let mut taken = 0;
-    for (o, i) in groups {
-        let x: [__m128i; 4] = bytemuck::cast(*i);
-        let halves = x.map(|x| {
-            // Just under half a unit plus the kept part's lowest bit
-            // carries into the kept part exactly when nearest-even rounds
-            // up; only a NaN is large enough for the sum to wrap.
-            let lowest = _mm_and_si128(_mm_srli_epi32::<16>(x), _mm_set1_epi32(1));
-            let rounded = _mm_add_epi32(x, _mm_add_epi32(lowest, _mm_set1_epi32(0x7fff)));
-            let quiet = _mm_or_si128(x, _mm_set1_epi32(0x0040_0000));
-            let magnitude = _mm_and_si128(x, _mm_set1_epi32(0x7fff_ffff));
-            let nan = _mm_cmpgt_epi32(magnitude, _mm_set1_epi32(0x7f80_0000));
-            let bits = _mm_or_si128(_mm_and_si128(nan, quiet), _mm_andnot_si128(nan, rounded));
-            // The arithmetic shift leaves each top half sign-extended, which
-            // the signed pack then keeps unchanged.
-            _mm_srai_epi32::<16>(bits)
-        });
-        let r = [_mm_packs_epi32(halves[0], halves[1]), _mm_packs_epi32(halves[2], halves[3])];
-        *o = bytemuck::cast(r);
-        taken += 64;
-    }
-    taken
-}
-
-/// Proof that the running CPU has AVX and F16C.
+/// The widest instruction set the running CPU has for the conversions.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct F16c {
+pub(super) enum Isa {
+    /// 16 bytes, which every x86_64 CPU has.
+    Sse2(Sse2),
+    /// 32 bytes, with AVX2 and F16C.
+    Avx2(Avx2),
+    /// 64 bytes, with AVX-512F.
+    Avx512(Avx512),
+}
+
+impl Isa {
+    /// The widest set the running CPU has.
+    pub(super) fn detect() -> Isa {
+        let [sse2, avx2, avx512] = Isa::available();
+        avx512.or(avx2).or(sse2).unwrap_or(Isa::Sse2(Sse2 { _proof: () }))
+    }
+
+    /// Each set, SSE2, AVX2 and AVX-512, where the running CPU has it (for
+    /// the tests too, which check each against the portable loop).
+    pub(super) fn available() -> [Option<Isa>; 3] {
+        let avx2 = std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("f16c");
+        [
+            Some(Isa::Sse2(Sse2 { _proof: () })),
+            avx2.then_some(Isa::Avx2(Avx2 { _proof: () })),
+            std::arch::is_x86_feature_detected!("avx512f").then_some(Isa::Avx512(Avx512 { _proof: () })),
+        ]
+    }
+
+    /// Converts the whole groups at the start of `src` into `dst` for
+    /// `pair`, streaming the stores when `stream` holds and `dst` starts on
+    /// a register's boundary; returns the bytes of `src` taken, or `None`
+    /// for the `f16` pairs in SSE2, which has no `f16` instructions (the
+    /// caller's `half` slice routines then do better than a lane at a
+    /// time).
+    pub(super) fn convert(self, pair: Pair, stream: bool, src: &[u8], dst: &mut [u8]) -> Option<usize> {
+        let half = match pair {
+            Pair::F32ToF16 => Some(Half::To),
+            Pair::F16ToF32 => Some(Half::From),
+            _ => None,
+        };
+        Some(match (self, half) {
+            (Isa::Sse2(_), Some(_)) => return None,
+            (Isa::Sse2(l), None) => stores(l, pair, stream, src, dst),
+            (Isa::Avx2(l), None) => stores(l, pair, stream, src, dst),
+            (Isa::Avx2(l), Some(h)) => stores(l, h, stream, src, dst),
+            (Isa::Avx512(l), None) => stores(l, pair, stream, src, dst),
+            (Isa::Avx512(l), Some(h)) => stores(l, h, stream, src, dst),
+        })
+    }
+}
+
+/// A conversion loop for registers of `L`.
+trait Loop<L: Lanes>: Copy {
+    /// Converts the whole groups at the start of `src` into `dst`, storing
+    /// as `S` says; returns the bytes of `src` taken. It is inlined into
+    /// [`Lanes::run`]'s function: every closure in it is
+    /// `#[inline(always)]`, and no generic function of the standard
+    /// library gets one (such as `array::map`), since a closure compiled
+    /// apart from that function would call the intrinsics instead of
+    /// holding them. Streaming, `dst` must start on a register's boundary.
+    fn run<S: Stores>(self, l: L, s: S, src: &[u8], dst: &mut [u8]) -> usize;
+}
+
+/// [`Isa::convert`] for one register width and loop: picks the stores,
+/// and fences streaming ones before returning.
+fn stores<L: Lanes, P: Loop<L>>(l: L, pair: P, stream: bool, src: &[u8], dst: &mut [u8]) -> usize {
+    if stream && dst.as_ptr().align_offset(L::BYTES) == 0 {
+        return streaming(
+            #[inline(always)]
+            |s| {
+                l.run(
+                    #[inline(always)]
+                    || pair.run(l, s, src, dst),
+                )
+            },
+        );
+    }
+    l.run(
+        #[inline(always)]
+        || pair.run(l, Plain, src, dst),
+    )
+}
+
+/// The two `f16` loops, for the widths that have [`Halves`].
+#[derive(Clone, Copy, Debug)]
+enum Half {
+    /// `f32` to `f16`.
+    To,
+    /// `f16` to `f32`.
+    From,
+}
+
+impl<L: Halves> Loop<L> for Half {
+    #[inline(always)]
+    fn run<S: Stores>(self, l: L, s: S, src: &[u8], dst: &mut [u8]) -> usize {
+        match self {
+            Half::To => groups::<L, S, 2, 1>(
+                l,
+                s,
+                (src, dst),
+                #[inline(always)]
+                |v| [l.f32_to_f16(v)],
+            ),
+            Half::From => groups::<L, S, 1, 2>(
+                l,
+                s,
+                (src, dst),
+                #[inline(always)]
+                |[v]| l.f16_to_f32(v),
+            ),
+        }
+    }
+}
+
+/// Every pair but the `f16` ones ([`Half`]), which [`Isa::convert`] sends
+/// there.
+impl<L: Lanes> Loop<L> for Pair {
+    #[inline(always)]
+    fn run<S: Stores>(self, l: L, s: S, src: &[u8], dst: &mut [u8]) -> usize {
+        match self {
+            Pair::F32ToI32 => groups::<L, S, 1, 1>(
+                l,
+                s,
+                (src, dst),
+                #[inline(always)]
+                |[v]| [l.truncate(v)],
+            ),
+            Pair::F32ToNarrow(to @ (Narrow::I8 | Narrow::U8)) => groups::<L, S, 4, 1>(
+                l,
+                s,
+                (src, dst),
+                #[inline(always)]
+                |v| [l.bytes(within(l, v, to), to.unsigned())],
+            ),
+            Pair::F32ToNarrow(to) => groups::<L, S, 2, 1>(
+                l,
+                s,
+                (src, dst),
+                #[inline(always)]
+                |v| [l.halves(within(l, v, to), to.unsigned())],
+            ),
+            Pair::F32ToBf16 => groups::<L, S, 2, 1>(
+                l,
+                s,
+                (src, dst),
+                #[inline(always)]
+                |[a, b]| [l.halves([bf16_bits(l, a), bf16_bits(l, b)], false)],
+            ),
+            Pair::I32ToF32 => groups::<L, S, 1, 1>(
+                l,
+                s,
+                (src, dst),
+                #[inline(always)]
+                |[v]| [l.to_f32(v)],
+            ),
+            // Sent to `Half` by `Isa::convert`; nothing taken here.
+            Pair::F32ToF16 | Pair::F16ToF32 => 0,
+        }
+    }
+}
+
+/// Each `f32` of `v` clamped to `to`'s range and truncated, NaN giving 0.
+#[inline(always)]
+fn within<L: Lanes, const N: usize>(l: L, mut v: [L::R; N], to: Narrow) -> [L::R; N] {
+    let (lo, hi) = to.bounds();
+    for r in &mut v {
+        *r = l.truncate_within(*r, lo, hi);
+    }
+    v
+}
+
+/// Runs `f` over the whole groups of `I` registers at the start of `src`,
+/// storing its `O` registers at the matching place of `dst`; returns the
+/// bytes of `src` taken. Streaming, `dst` must start on a register's
+/// boundary.
+#[inline(always)]
+fn groups<L: Lanes, S: Stores, const I: usize, const O: usize>(
+    l: L,
+    s: S,
+    (src, dst): (&[u8], &mut [u8]),
+    f: impl Fn([L::R; I]) -> [L::R; O],
+) -> usize {
+    let (take, give) = (I * L::BYTES, O * L::BYTES);
+    let count = (src.len() / take).min(dst.len() / give);
+    let (i, o) = (src.as_ptr(), dst.as_mut_ptr());
+    for g in 0..count {
+        // SAFETY: group `g` reads `take` bytes at `g * take` and writes
+        // `give` at `g * give`, inside `src` and `dst` as `count` is the
+        // number of whole groups both hold. Streaming, `dst` starts on a
+        // register's boundary (checked by `stores`), and so does every
+        // group's output, a whole number of registers further on.
+        unsafe {
+            let mut regs = [l.splat(0); I];
+            for (k, r) in regs.iter_mut().enumerate() {
+                *r = l.load(i.add(g * take + k * L::BYTES));
+            }
+            for (k, r) in f(regs).into_iter().enumerate() {
+                l.store(s, o.add(g * give + k * L::BYTES), r);
+            }
+        }
+    }
+    count * take
+}
+
+/// The `bf16` of each `f32` in `x`, rounded to nearest even (a NaN keeps
+/// the top of its payload and gets the quiet bit, as `half` does),
+/// sign-extended to 32 bits.
+#[inline(always)]
+fn bf16_bits<L: Lanes>(l: L, x: L::R) -> L::R {
+    // Just under half a unit plus the kept part's lowest bit carries into
+    // the kept part exactly when nearest-even rounds up; only a NaN is
+    // large enough for the sum to wrap.
+    let lowest = l.and(l.shift_right_16(x), l.splat(1));
+    let rounded = l.add(x, l.add(lowest, l.splat(0x7fff)));
+    let quiet = l.or(x, l.splat(0x0040_0000));
+    let magnitude = l.and(x, l.splat(0x7fff_ffff));
+    l.shift_right_16(l.pick_greater(magnitude, l.splat(0x7f80_0000), quiet, rounded))
+}
+
+/// A register width and the instructions the conversions need at it. A
+/// register holds 32-bit lanes, read as `f32` or `i32` as each method
+/// says.
+///
+/// # Safety
+/// A value of an implementing type must exist only when the running CPU
+/// has every instruction its methods use, and the features [`Lanes::run`]
+/// enables: the methods' `unsafe` blocks rely on that.
+unsafe trait Lanes: Copy {
+    /// A register.
+    type R: Copy;
+    /// Bytes in a register.
+    const BYTES: usize;
+
+    /// Runs `f` in a function compiled with this instruction set enabled.
+    /// The loops pass `#[inline(always)]` closures and helpers, so their
+    /// whole body is compiled there, with every intrinsic inlined.
+    fn run<T>(self, f: impl FnOnce() -> T) -> T;
+
+    /// The register at `p`.
+    ///
+    /// # Safety
+    /// `p` must be valid for reading `BYTES` bytes (any alignment).
+    unsafe fn load(self, p: *const u8) -> Self::R;
+
+    /// Stores `v` at `p`, streaming when `S` says so.
+    ///
+    /// # Safety
+    /// `p` must be valid for writing `BYTES` bytes, and aligned to `BYTES`
+    /// when `S` streams.
+    unsafe fn store<S: Stores>(self, stores: S, p: *mut u8, v: Self::R);
+
+    /// `v` in every lane.
+    fn splat(self, v: i32) -> Self::R;
+
+    /// The bits of both.
+    fn and(self, a: Self::R, b: Self::R) -> Self::R;
+
+    /// The bits of either.
+    fn or(self, a: Self::R, b: Self::R) -> Self::R;
+
+    /// The `i32` sums, wrapping.
+    fn add(self, a: Self::R, b: Self::R) -> Self::R;
+
+    /// Each `i32` shifted right 16 bits, its sign bit copied in.
+    fn shift_right_16(self, v: Self::R) -> Self::R;
+
+    /// `then`'s lanes where the `i32` of `a` is greater than that of `b`,
+    /// `otherwise`'s elsewhere.
+    fn pick_greater(self, a: Self::R, b: Self::R, then: Self::R, otherwise: Self::R) -> Self::R;
+
+    /// Each `f32` truncated to an `i32` as Rust's `as` does: saturating,
+    /// NaN giving 0.
+    fn truncate(self, v: Self::R) -> Self::R;
+
+    /// Each `f32` clamped to `lo..=hi` (whole numbers that are exact
+    /// `i32`s) and truncated, NaN giving 0.
+    fn truncate_within(self, v: Self::R, lo: f32, hi: f32) -> Self::R;
+
+    /// Each `i32` as the nearest `f32`, ties to even.
+    fn to_f32(self, v: Self::R) -> Self::R;
+
+    /// The low bytes of the `i32` lanes of all four, in order, each of
+    /// which is an `i8` (`u8` when `unsigned`).
+    fn bytes(self, v: [Self::R; 4], unsigned: bool) -> Self::R;
+
+    /// The low halves of the `i32` lanes of both, in order, each of which
+    /// is an `i16` (`u16` when `unsigned`).
+    fn halves(self, v: [Self::R; 2], unsigned: bool) -> Self::R;
+}
+
+/// A register width with `f16` conversions.
+///
+/// # Safety
+/// As for [`Lanes`].
+unsafe trait Halves: Lanes {
+    /// The `f16`s of the `f32`s of both, in order, to nearest even (NaNs
+    /// stay NaN, quieted, with the top of their payload).
+    fn f32_to_f16(self, v: [Self::R; 2]) -> Self::R;
+
+    /// The `f32`s of the `f16`s of `v`, in order (exact; NaNs are
+    /// quieted).
+    fn f16_to_f32(self, v: Self::R) -> [Self::R; 2];
+}
+
+/// The 16-byte set, which every x86_64 CPU has.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Sse2 {
     _proof: (),
 }
 
-impl F16c {
-    /// The token, when the running CPU has both features.
-    pub(super) fn detect() -> Option<F16c> {
-        let has = std::arch::is_x86_feature_detected!("avx") && std::arch::is_x86_feature_detected!("f16c");
-        has.then_some(F16c { _proof: () })
+// SAFETY: SSE2 is enabled for all x86_64 code (checked above), and `run`
+// enables nothing more.
+unsafe impl Lanes for Sse2 {
+    type R = __m128i;
+    const BYTES: usize = 16;
+
+    #[inline(always)]
+    fn run<T>(self, f: impl FnOnce() -> T) -> T {
+        f()
     }
 
-    /// Converts whole groups of sixteen little-endian `f32`s at the start
-    /// of `src` into `f16`s in `dst`, rounding to nearest even (NaNs stay
-    /// NaN, quieted, with the top of their payload). Returns the bytes of
-    /// `src` taken.
-    pub(super) fn f32_to_f16(self, src: &[u8], dst: &mut [u8]) -> usize {
-        // SAFETY: the token exists only when the CPU has AVX and F16C.
-        unsafe { f32_to_f16_f16c(src, dst) }
+    #[inline(always)]
+    unsafe fn load(self, p: *const u8) -> __m128i {
+        // SAFETY: the caller guarantees the read; SSE2 is always there.
+        unsafe { _mm_loadu_si128(p.cast()) }
     }
 
-    /// Converts whole groups of sixteen little-endian `f16`s at the start
-    /// of `src` into `f32`s in `dst` (exact; NaNs are quieted). Returns
-    /// the bytes of `src` taken.
-    pub(super) fn f16_to_f32(self, src: &[u8], dst: &mut [u8]) -> usize {
-        // SAFETY: as above.
-        unsafe { f16_to_f32_f16c(src, dst) }
+    #[inline(always)]
+    unsafe fn store<S: Stores>(self, _: S, p: *mut u8, v: __m128i) {
+        // SAFETY: the caller guarantees the write, aligned when streaming
+        // (and the `Streaming` witness `S` the fence); SSE2 is always there.
+        unsafe {
+            if S::STREAMING {
+                _mm_stream_si128(p.cast(), v);
+            } else {
+                _mm_storeu_si128(p.cast(), v);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn splat(self, v: i32) -> __m128i {
+        // SAFETY: SSE2 is always there.
+        unsafe { _mm_set1_epi32(v) }
+    }
+
+    #[inline(always)]
+    fn and(self, a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2 is always there.
+        unsafe { _mm_and_si128(a, b) }
+    }
+
+    #[inline(always)]
+    fn or(self, a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2 is always there.
+        unsafe { _mm_or_si128(a, b) }
+    }
+
+    #[inline(always)]
+    fn add(self, a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2 is always there.
+        unsafe { _mm_add_epi32(a, b) }
+    }
+
+    #[inline(always)]
+    fn shift_right_16(self, v: __m128i) -> __m128i {
+        // SAFETY: SSE2 is always there.
+        unsafe { _mm_srai_epi32::<16>(v) }
+    }
+
+    #[inline(always)]
+    fn pick_greater(self, a: __m128i, b: __m128i, then: __m128i, otherwise: __m128i) -> __m128i {
+        // SAFETY: SSE2 is always there.
+        unsafe {
+            let mask = _mm_cmpgt_epi32(a, b);
+            _mm_or_si128(_mm_and_si128(mask, then), _mm_andnot_si128(mask, otherwise))
+        }
+    }
+
+    #[inline(always)]
+    fn truncate(self, v: __m128i) -> __m128i {
+        // SAFETY: SSE2 is always there.
+        unsafe {
+            let v = _mm_castsi128_ps(v);
+            // In range the conversion is exact; out of range and for NaN
+            // it gives `i32::MIN`, right for large negative values. Values
+            // of 2^31 and up turn it into `i32::MAX`, and NaN becomes 0.
+            let r = _mm_cvttps_epi32(v);
+            let over = _mm_castps_si128(_mm_cmpge_ps(v, _mm_set1_ps(2_147_483_648.0)));
+            _mm_and_si128(_mm_xor_si128(r, over), _mm_castps_si128(_mm_cmpord_ps(v, v)))
+        }
+    }
+
+    #[inline(always)]
+    fn truncate_within(self, v: __m128i, lo: f32, hi: f32) -> __m128i {
+        // SAFETY: SSE2 is always there.
+        unsafe {
+            let v = _mm_castsi128_ps(v);
+            // `max` gives its second operand for NaN; the mask then makes
+            // it 0.
+            let r = _mm_cvttps_epi32(_mm_min_ps(_mm_max_ps(v, _mm_set1_ps(lo)), _mm_set1_ps(hi)));
+            _mm_and_si128(r, _mm_castps_si128(_mm_cmpord_ps(v, v)))
+        }
+    }
+
+    #[inline(always)]
+    fn to_f32(self, v: __m128i) -> __m128i {
+        // SAFETY: SSE2 is always there.
+        unsafe { _mm_castps_si128(_mm_cvtepi32_ps(v)) }
+    }
+
+    #[inline(always)]
+    fn bytes(self, [a, b, c, d]: [__m128i; 4], unsigned: bool) -> __m128i {
+        // SAFETY: SSE2 is always there.
+        unsafe {
+            // Lanes within the target's range pass both packs unchanged.
+            let (ab, cd) = (_mm_packs_epi32(a, b), _mm_packs_epi32(c, d));
+            if unsigned {
+                _mm_packus_epi16(ab, cd)
+            } else {
+                _mm_packs_epi16(ab, cd)
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn halves(self, [a, b]: [__m128i; 2], unsigned: bool) -> __m128i {
+        // SAFETY: SSE2 is always there.
+        unsafe {
+            if unsigned {
+                // SSE2 packs to signed 16 bits only: move [0, 65535] down
+                // to [-32768, 32767], pack, and flip the top bit back.
+                let down = _mm_set1_epi32(32768);
+                let packed = _mm_packs_epi32(_mm_sub_epi32(a, down), _mm_sub_epi32(b, down));
+                _mm_xor_si128(packed, _mm_set1_epi16(i16::MIN))
+            } else {
+                _mm_packs_epi32(a, b)
+            }
+        }
     }
 }
 
-#[target_feature(enable = "avx,f16c")]
-fn f32_to_f16_f16c(src: &[u8], dst: &mut [u8]) -> usize {
-    let groups = dst.as_chunks_mut::<32>().0.iter_mut().zip(src.as_chunks::<64>().0);
-    let mut taken = 0;
-    for (o, i) in groups {
-        let v: [__m256; 2] = bytemuck::cast(*i);
-        let r: [__m128i; 2] = v.map(|v| _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(v));
-        *o = bytemuck::cast(r);
-        taken += 64;
-    }
-    taken
+/// Proof that the running CPU has AVX2 and F16C: only [`Isa::detect`] and
+/// [`Isa::available`] make one.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Avx2 {
+    _proof: (),
 }
 
-#[target_feature(enable = "avx,f16c")]
-fn f16_to_f32_f16c(src: &[u8], dst: &mut [u8]) -> usize {
-    let groups = dst.as_chunks_mut::<64>().0.iter_mut().zip(src.as_chunks::<32>().0);
-    let mut taken = 0;
-    for (o, i) in groups {
-        let v: [__m128i; 2] = bytemuck::cast(*i);
-        let r: [__m256; 2] = v.map(|v| _mm256_cvtph_ps(v));
-        *o = bytemuck::cast(r);
-        taken += 32;
+// SAFETY: an `Avx2` is only made after the CPU reported AVX2 and F16C,
+// and `run` enables those two.
+unsafe impl Lanes for Avx2 {
+    type R = __m256i;
+    const BYTES: usize = 32;
+
+    #[inline(always)]
+    fn run<T>(self, f: impl FnOnce() -> T) -> T {
+        #[target_feature(enable = "avx2,f16c")]
+        fn enabled<T>(f: impl FnOnce() -> T) -> T {
+            f()
+        }
+        // SAFETY: this token proves the CPU has AVX2 and F16C.
+        unsafe { enabled(f) }
     }
-    taken
+
+    #[inline(always)]
+    unsafe fn load(self, p: *const u8) -> __m256i {
+        // SAFETY: the caller guarantees the read; the token proves AVX2.
+        unsafe { _mm256_loadu_si256(p.cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn store<S: Stores>(self, _: S, p: *mut u8, v: __m256i) {
+        // SAFETY: the caller guarantees the write, aligned when streaming
+        // (and the `Streaming` witness `S` the fence); the token proves
+        // AVX2.
+        unsafe {
+            if S::STREAMING {
+                _mm256_stream_si256(p.cast(), v);
+            } else {
+                _mm256_storeu_si256(p.cast(), v);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn splat(self, v: i32) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_set1_epi32(v) }
+    }
+
+    #[inline(always)]
+    fn and(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_and_si256(a, b) }
+    }
+
+    #[inline(always)]
+    fn or(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_or_si256(a, b) }
+    }
+
+    #[inline(always)]
+    fn add(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { std::arch::x86_64::_mm256_add_epi32(a, b) }
+    }
+
+    #[inline(always)]
+    fn shift_right_16(self, v: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_srai_epi32::<16>(v) }
+    }
+
+    #[inline(always)]
+    fn pick_greater(self, a: __m256i, b: __m256i, then: __m256i, otherwise: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { std::arch::x86_64::_mm256_blendv_epi8(otherwise, then, _mm256_cmpgt_epi32(a, b)) }
+    }
+
+    #[inline(always)]
+    fn truncate(self, v: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            let v = _mm256_castsi256_ps(v);
+            // As in SSE2: `i32::MIN` for what does not fit, turned into
+            // `i32::MAX` from 2^31 up, and NaN into 0.
+            let r = _mm256_cvttps_epi32(v);
+            let over = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_GE_OQ>(v, _mm256_set1_ps(2_147_483_648.0)));
+            let ordered = _mm256_castps_si256(_mm256_cmp_ps::<_CMP_ORD_Q>(v, v));
+            _mm256_and_si256(_mm256_xor_si256(r, over), ordered)
+        }
+    }
+
+    #[inline(always)]
+    fn truncate_within(self, v: __m256i, lo: f32, hi: f32) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            let v = _mm256_castsi256_ps(v);
+            let r =
+                _mm256_cvttps_epi32(_mm256_min_ps(_mm256_max_ps(v, _mm256_set1_ps(lo)), _mm256_set1_ps(hi)));
+            _mm256_and_si256(r, _mm256_castps_si256(_mm256_cmp_ps::<_CMP_ORD_Q>(v, v)))
+        }
+    }
+
+    #[inline(always)]
+    fn to_f32(self, v: __m256i) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe { _mm256_castps_si256(_mm256_cvtepi32_ps(v)) }
+    }
+
+    #[inline(always)]
+    fn bytes(self, [a, b, c, d]: [__m256i; 4], unsigned: bool) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            // The packs work within 16-byte lanes: the bytes come out as
+            // a, b, c, d's first four lanes, then their last four; one
+            // permute of 32-bit words puts them in order.
+            let (ab, cd) = (_mm256_packs_epi32(a, b), _mm256_packs_epi32(c, d));
+            let packed = if unsigned { _mm256_packus_epi16(ab, cd) } else { _mm256_packs_epi16(ab, cd) };
+            _mm256_permutevar8x32_epi32(packed, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7))
+        }
+    }
+
+    #[inline(always)]
+    fn halves(self, [a, b]: [__m256i; 2], unsigned: bool) -> __m256i {
+        // SAFETY: the token proves AVX2.
+        unsafe {
+            // Within 16-byte lanes again: a's first four, b's first four,
+            // a's last four, b's last four; the permute swaps the middle.
+            let packed = if unsigned { _mm256_packus_epi32(a, b) } else { _mm256_packs_epi32(a, b) };
+            _mm256_permute4x64_epi64::<0b11_01_10_00>(packed)
+        }
+    }
+}
+
+// SAFETY: as for the `Lanes` impl above.
+unsafe impl Halves for Avx2 {
+    #[inline(always)]
+    fn f32_to_f16(self, [a, b]: [__m256i; 2]) -> __m256i {
+        // SAFETY: the token proves F16C and AVX2.
+        unsafe {
+            let low = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_castsi256_ps(a));
+            let high = _mm256_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm256_castsi256_ps(b));
+            _mm256_set_m128i(high, low)
+        }
+    }
+
+    #[inline(always)]
+    fn f16_to_f32(self, v: __m256i) -> [__m256i; 2] {
+        // SAFETY: the token proves F16C and AVX2.
+        unsafe {
+            let low: __m128i = std::arch::x86_64::_mm256_castsi256_si128(v);
+            let high = _mm256_extracti128_si256::<1>(v);
+            [_mm256_castps_si256(_mm256_cvtph_ps(low)), _mm256_castps_si256(_mm256_cvtph_ps(high))]
+        }
+    }
+}
+
+/// Proof that the running CPU has AVX-512F: only [`Isa::detect`] and
+/// [`Isa::available`] make one.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Avx512 {
+    _proof: (),
+}
+
+// SAFETY: an `Avx512` is only made after the CPU reported AVX-512F, and
+// `run` enables that alone.
+unsafe impl Lanes for Avx512 {
+    type R = __m512i;
+    const BYTES: usize = 64;
+
+    #[inline(always)]
+    fn run<T>(self, f: impl FnOnce() -> T) -> T {
+        #[target_feature(enable = "avx512f")]
+        fn enabled<T>(f: impl FnOnce() -> T) -> T {
+            f()
+        }
+        // SAFETY: this token proves the CPU has AVX-512F.
+        unsafe { enabled(f) }
+    }
+
+    #[inline(always)]
+    unsafe fn load(self, p: *const u8) -> __m512i {
+        // SAFETY: the caller guarantees the read; the token proves
+        // AVX-512F.
+        unsafe { _mm512_loadu_si512(p.cast()) }
+    }
+
+    #[inline(always)]
+    unsafe fn store<S: Stores>(self, _: S, p: *mut u8, v: __m512i) {
+        // SAFETY: the caller guarantees the write, aligned when streaming
+        // (and the `Streaming` witness `S` the fence); the token proves
+        // AVX-512F.
+        unsafe {
+            if S::STREAMING {
+                _mm512_stream_si512(p.cast(), v);
+            } else {
+                _mm512_storeu_si512(p.cast(), v);
+            }
+        }
+    }
+
+    #[inline(always)]
+    fn splat(self, v: i32) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe { _mm512_set1_epi32(v) }
+    }
+
+    #[inline(always)]
+    fn and(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe { _mm512_and_si512(a, b) }
+    }
+
+    #[inline(always)]
+    fn or(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe { _mm512_or_si512(a, b) }
+    }
+
+    #[inline(always)]
+    fn add(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe { _mm512_add_epi32(a, b) }
+    }
+
+    #[inline(always)]
+    fn shift_right_16(self, v: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe { _mm512_srai_epi32::<16>(v) }
+    }
+
+    #[inline(always)]
+    fn pick_greater(self, a: __m512i, b: __m512i, then: __m512i, otherwise: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe { _mm512_mask_blend_epi32(_mm512_cmpgt_epi32_mask(a, b), otherwise, then) }
+    }
+
+    #[inline(always)]
+    fn truncate(self, v: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe {
+            let v = _mm512_castsi512_ps(v);
+            // NaN lanes are zeroed by the conversion's mask; what does not
+            // fit gives `i32::MIN`, replaced by `i32::MAX` from 2^31 up.
+            let ordered = _mm512_cmp_ps_mask::<_CMP_ORD_Q>(v, v);
+            let over = _mm512_cmp_ps_mask::<_CMP_GE_OQ>(v, _mm512_set1_ps(2_147_483_648.0));
+            let r = _mm512_maskz_cvttps_epi32(ordered, v);
+            _mm512_mask_mov_epi32(r, over, _mm512_set1_epi32(i32::MAX))
+        }
+    }
+
+    #[inline(always)]
+    fn truncate_within(self, v: __m512i, lo: f32, hi: f32) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe {
+            let v = _mm512_castsi512_ps(v);
+            let ordered = _mm512_cmp_ps_mask::<_CMP_ORD_Q>(v, v);
+            let clamped = _mm512_min_ps(_mm512_max_ps(v, _mm512_set1_ps(lo)), _mm512_set1_ps(hi));
+            _mm512_maskz_cvttps_epi32(ordered, clamped)
+        }
+    }
+
+    #[inline(always)]
+    fn to_f32(self, v: __m512i) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe { _mm512_castps_si512(_mm512_cvtepi32_ps(v)) }
+    }
+
+    #[inline(always)]
+    fn bytes(self, [a, b, c, d]: [__m512i; 4], _: bool) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe {
+            // Every lane is within the target's range, so taking its low
+            // byte keeps it, signed or not.
+            let r = _mm512_castsi128_si512(_mm512_cvtepi32_epi8(a));
+            let r = _mm512_inserti32x4::<1>(r, _mm512_cvtepi32_epi8(b));
+            let r = _mm512_inserti32x4::<2>(r, _mm512_cvtepi32_epi8(c));
+            _mm512_inserti32x4::<3>(r, _mm512_cvtepi32_epi8(d))
+        }
+    }
+
+    #[inline(always)]
+    fn halves(self, [a, b]: [__m512i; 2], _: bool) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe {
+            // As for the bytes: the low half keeps every lane.
+            _mm512_inserti64x4::<1>(
+                _mm512_castsi256_si512(_mm512_cvtepi32_epi16(a)),
+                _mm512_cvtepi32_epi16(b),
+            )
+        }
+    }
+}
+
+// SAFETY: as for the `Lanes` impl above.
+unsafe impl Halves for Avx512 {
+    #[inline(always)]
+    fn f32_to_f16(self, [a, b]: [__m512i; 2]) -> __m512i {
+        // SAFETY: the token proves AVX-512F.
+        unsafe {
+            let low = _mm512_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm512_castsi512_ps(a));
+            let high = _mm512_cvtps_ph::<_MM_FROUND_TO_NEAREST_INT>(_mm512_castsi512_ps(b));
+            _mm512_inserti64x4::<1>(_mm512_castsi256_si512(low), high)
+        }
+    }
+
+    #[inline(always)]
+    fn f16_to_f32(self, v: __m512i) -> [__m512i; 2] {
+        // SAFETY: the token proves AVX-512F.
+        unsafe {
+            let low = _mm512_extracti64x4_epi64::<0>(v);
+            let high = _mm512_extracti64x4_epi64::<1>(v);
+            [_mm512_castps_si512(_mm512_cvtph_ps(low)), _mm512_castps_si512(_mm512_cvtph_ps(high))]
+        }
+    }
 }

@@ -10,8 +10,9 @@
 //! - This module picks the instructions once per kernel call
 //!   ([`ReverseCopier`]) and writes a plan's runs into the output
 //!   ([`RunWriter`]), choosing per run between the loops below, ordinary
-//!   and streaming stores, and the library's copy. It has no `unsafe`
-//!   but the one block that promises to fence streaming stores.
+//!   and streaming stores, and the library's copy. It has no `unsafe`:
+//!   `x86::streaming` makes the one promise to fence streaming stores,
+//!   for Convert's loops too.
 //! - `x86` holds the x86_64 loops: mostly one `pshufb` reorders a 16-byte
 //!   (SSSE3) or 32-byte (AVX2) register for every element width; some
 //!   gather, transpose, or permute whole words (`vpermd`) with AVX2. They
@@ -28,6 +29,8 @@ mod x86;
 
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 use x86::Width;
+#[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+pub(super) use x86::{streaming, Plain, Stores};
 
 use super::counts::Count;
 use super::Heads;
@@ -641,12 +644,9 @@ impl RunWriter<'_> {
     /// a token for them (SSSE3 or AVX2); a CPU with neither copies with
     /// ordinary stores.
     ///
-    /// The streaming stores are fenced here, after `write` returns or
-    /// unwinds, so whoever touches `dst` next sees them all. A destructor
-    /// would not do: safe code may forget a value, and then its destructor
-    /// never runs. Here the writer is only lent, and cannot outlive the
-    /// call.
-    #[cfg_attr(all(target_arch = "x86_64", not(feature = "no-simd")), allow(unsafe_code))]
+    /// The streaming stores are fenced after `write` returns or unwinds
+    /// (by `x86::streaming`), so whoever touches `dst` next sees them all.
+    /// The writer is only lent, and cannot outlive the call.
     pub(super) fn with<R>(
         dst: &mut [u8],
         copier: ReverseCopier,
@@ -668,18 +668,16 @@ impl RunWriter<'_> {
                     patterns: x86::Patterns::default(),
                 });
             }
-            // SAFETY: the writer streams into `dst` only, and holds it
-            // borrowed until `write` is done, so nothing else reads or
-            // writes those bytes before the fence; the witness is `!Send`,
-            // so every store made with it is on this thread; and the fence
-            // below runs on this thread whichever way `write` ends, because
-            // an unwinding `write` is caught, fenced after, and resumed.
-            let witness = unsafe { x86::Streaming::new() };
-            let mut writer =
-                RunWriter { dst, copier, stream: Some(witness), patterns: x86::Patterns::default() };
-            let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write(&mut writer)));
-            witness.fence();
-            done.unwrap_or_else(|unwinding| std::panic::resume_unwind(unwinding))
+            // The writer streams into `dst` only, which it holds borrowed
+            // until `write` is done.
+            streaming(|witness| {
+                write(&mut RunWriter {
+                    dst,
+                    copier,
+                    stream: Some(witness),
+                    patterns: x86::Patterns::default(),
+                })
+            })
         }
     }
 

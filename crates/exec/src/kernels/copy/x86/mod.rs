@@ -149,14 +149,14 @@ pub(super) unsafe trait Width: Copy {
 }
 
 /// How a routine stores: [`Plain`] or [`Streaming`].
-pub(super) trait Stores: Copy {
+pub(in crate::kernels) trait Stores: Copy {
     /// Whether the stores are streaming (non-temporal) ones.
     const STREAMING: bool;
 }
 
 /// Ordinary stores, through the cache.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Plain;
+pub(in crate::kernels) struct Plain;
 
 impl Stores for Plain {
     const STREAMING: bool = false;
@@ -172,7 +172,7 @@ impl Stores for Plain {
 /// [`Streaming::new`]. It cannot leave its thread, as the fence only orders
 /// that thread's stores.
 #[derive(Clone, Copy, Debug)]
-pub(super) struct Streaming {
+pub(in crate::kernels) struct Streaming {
     _one_thread: PhantomData<*const ()>,
 }
 
@@ -197,6 +197,26 @@ impl Streaming {
         // SAFETY: `sfence` belongs to SSE, which every x86_64 CPU has.
         unsafe { std::arch::x86_64::_mm_sfence() };
     }
+}
+
+/// Lends `write` a [`Streaming`] witness and returns what it returns,
+/// fencing the streaming stores on this thread after `write` returns or
+/// unwinds, so whoever touches the memory they wrote next sees them all.
+///
+/// A destructor would not do: safe code may forget a value, and then its
+/// destructor never runs. Here the fence follows the call whatever
+/// happens in it.
+pub(in crate::kernels) fn streaming<R>(write: impl FnOnce(Streaming) -> R) -> R {
+    // SAFETY: the fence below runs on this thread whichever way `write`
+    // ends, because an unwinding `write` is caught, fenced after, and
+    // resumed; the witness is `!Send`, so every store made with it is on
+    // this thread. The stores go only where the code that makes them may
+    // write: memory `write` holds borrowed until it returns, so nothing
+    // else reads or writes it before the fence.
+    let witness = unsafe { Streaming::new() };
+    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write(witness)));
+    witness.fence();
+    done.unwrap_or_else(|unwinding| std::panic::resume_unwind(unwinding))
 }
 
 // Every x86_64 target enables SSE and SSE2 for all code: the fence and
