@@ -63,8 +63,8 @@
 //!
 //! # Features
 //!
-//! - `no-simd`: leaves the x86_64 SSSE3, AVX2 and SSE2 loops out of the
-//!   build, so the portable copy and conversion loops that other
+//! - `no-simd`: leaves the x86_64 SSE2, SSSE3, AVX2 and AVX-512 loops out
+//!   of the build, so the portable copy and conversion loops that other
 //!   architectures use run, and are tested, on any machine. Meant for
 //!   checking that fallback; it makes copies slower.
 #![deny(missing_docs)]
