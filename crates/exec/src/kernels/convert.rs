@@ -643,6 +643,12 @@ mod tests {
         v
     }
 
+    /// 64 bytes on a 64-byte boundary.
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+    #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+    #[repr(C, align(64))]
+    struct Line([u8; 64]);
+
     /// Each vector loop, in every instruction set the CPU has and with
     /// ordinary and streaming stores, against the portable loop (`half`'s
     /// software conversions for `f16`), on the edge values, at every
@@ -706,14 +712,22 @@ mod tests {
                         .unwrap(),
                 }
                 for (isa, stream) in sets.iter().flatten().flat_map(|&isa| [(isa, false), (isa, true)]) {
-                    // Room around the output, which must stay as it was.
-                    let mut buf = vec![0xA5u8; count * dw + skew + 64];
+                    // Room around the output, which must stay as it was,
+                    // in lines of 64 bytes, so that the output starts `skew`
+                    // bytes past a line's start.
+                    let mut lines = vec![Line([0xA5; 64]); (count * dw + skew).div_ceil(64) + 1];
+                    let buf: &mut [u8] = bytemuck::cast_slice_mut(&mut lines);
                     let out = &mut buf[skew..skew + count * dw];
+                    let streamed = x86::STREAMED.with(std::cell::Cell::get);
                     let Some(taken) = isa.convert(pair, stream, &input[skew..], out) else {
                         // Only SSE2 leaves a pair, the f16 ones, to `half`.
                         assert!(matches!(isa, x86::Isa::Sse2(_)) && [from, to].contains(&ElementType::F16));
                         continue;
                     };
+                    // Streaming wherever asked for and the output starts on
+                    // a register's boundary.
+                    let streams = stream && skew % isa.bytes() == 0;
+                    assert_eq!(x86::STREAMED.with(std::cell::Cell::get) - streamed, usize::from(streams));
                     assert_eq!(taken % sw, 0);
                     let done = taken / sw * dw;
                     with_type!(from, S => with_type!(to, D => convert_bytes::<S, D>(&input[skew + taken..], &mut out[done..])))

@@ -516,7 +516,7 @@ impl<'h> RowsRun<'h> {
 
 /// Writes output rows `range` of `rows` (all whole) at output byte `at`.
 fn write_whole_rows<const N: usize>(
-    out: &mut RunWriter<'_>,
+    out: &mut RunWriter<'_, '_>,
     src: &[u8],
     rows: &RowsRun<'_>,
     range: Range<usize>,
@@ -562,7 +562,12 @@ fn write_whole_rows<const N: usize>(
 }
 
 /// Writes a plain run at output byte `at`.
-fn write_plain<const N: usize>(out: &mut RunWriter<'_>, src: &[u8], run: Run<'_>, at: usize) -> Option<()> {
+fn write_plain<const N: usize>(
+    out: &mut RunWriter<'_, '_>,
+    src: &[u8],
+    run: Run<'_>,
+    at: usize,
+) -> Option<()> {
     let input = src.get(run.src * N..(run.src + run.len) * N)?;
     if run.reversed {
         out.reversed::<N>(at, input)
@@ -574,7 +579,7 @@ fn write_plain<const N: usize>(out: &mut RunWriter<'_>, src: &[u8], run: Run<'_>
 /// Writes elements `part` (counted from the start of the output of
 /// `rows`, and lying inside one row) at output byte `at`.
 fn write_partial_row<const N: usize>(
-    out: &mut RunWriter<'_>,
+    out: &mut RunWriter<'_, '_>,
     src: &[u8],
     rows: &RowsRun<'_>,
     part: Range<usize>,

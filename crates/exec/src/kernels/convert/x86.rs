@@ -110,6 +110,16 @@ impl Isa {
         avx512.or(avx2).or(sse2).unwrap_or(Isa::Sse2(Sse2 { _proof: () }))
     }
 
+    /// Bytes in a register of this set.
+    #[cfg(test)]
+    pub(super) fn bytes(self) -> usize {
+        match self {
+            Isa::Sse2(_) => Sse2::BYTES,
+            Isa::Avx2(_) => Avx2::BYTES,
+            Isa::Avx512(_) => Avx512::BYTES,
+        }
+    }
+
     /// Each set, SSE2, AVX2 and AVX-512, where the running CPU has it (for
     /// the tests too, which check each against the portable loop).
     pub(super) fn available() -> [Option<Isa>; 3] {
@@ -152,7 +162,8 @@ trait Loop<L: Lanes>: Copy {
     /// `#[inline(always)]`, and no generic function of the standard
     /// library gets one (such as `array::map`), since a closure compiled
     /// apart from that function would call the intrinsics instead of
-    /// holding them. Streaming, `dst` must start on a register's boundary.
+    /// holding them. Streaming, it takes nothing unless `dst` starts on a
+    /// register's boundary.
     fn run<S: Stores>(self, l: L, s: S, src: &[u8], dst: &mut [u8]) -> usize;
 }
 
@@ -160,6 +171,8 @@ trait Loop<L: Lanes>: Copy {
 /// and fences streaming ones before returning.
 fn stores<L: Lanes, P: Loop<L>>(l: L, pair: P, stream: bool, src: &[u8], dst: &mut [u8]) -> usize {
     if stream && dst.as_ptr().align_offset(L::BYTES) == 0 {
+        #[cfg(test)]
+        STREAMED.with(|n| n.set(n.get() + 1));
         return streaming(
             #[inline(always)]
             |s| {
@@ -174,6 +187,13 @@ fn stores<L: Lanes, P: Loop<L>>(l: L, pair: P, stream: bool, src: &[u8], dst: &m
         #[inline(always)]
         || pair.run(l, Plain, src, dst),
     )
+}
+
+#[cfg(test)]
+thread_local! {
+    /// Calls on this thread that took the streaming stores, for the tests
+    /// to check that they did.
+    pub(super) static STREAMED: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
 }
 
 /// The two `f16` loops, for the widths that have [`Halves`].
@@ -266,8 +286,8 @@ fn within<L: Lanes, const N: usize>(l: L, mut v: [L::R; N], to: Narrow) -> [L::R
 
 /// Runs `f` over the whole groups of `I` registers at the start of `src`,
 /// storing its `O` registers at the matching place of `dst`; returns the
-/// bytes of `src` taken. Streaming, `dst` must start on a register's
-/// boundary.
+/// bytes of `src` taken, none when streaming into a `dst` that does not
+/// start on a register's boundary.
 #[inline(always)]
 fn groups<L: Lanes, S: Stores, const I: usize, const O: usize>(
     l: L,
@@ -275,6 +295,10 @@ fn groups<L: Lanes, S: Stores, const I: usize, const O: usize>(
     (src, dst): (&[u8], &mut [u8]),
     f: impl Fn([L::R; I]) -> [L::R; O],
 ) -> usize {
+    if S::STREAMING && dst.as_ptr().align_offset(L::BYTES) != 0 {
+        // Streaming stores need it; `stores` never asks for them here.
+        return 0;
+    }
     let (take, give) = (I * L::BYTES, O * L::BYTES);
     let count = (src.len() / take).min(dst.len() / give);
     let (i, o) = (src.as_ptr(), dst.as_mut_ptr());
@@ -282,8 +306,8 @@ fn groups<L: Lanes, S: Stores, const I: usize, const O: usize>(
         // SAFETY: group `g` reads `take` bytes at `g * take` and writes
         // `give` at `g * give`, inside `src` and `dst` as `count` is the
         // number of whole groups both hold. Streaming, `dst` starts on a
-        // register's boundary (checked by `stores`), and so does every
-        // group's output, a whole number of registers further on.
+        // register's boundary (checked above), and so does every group's
+        // output, a whole number of registers further on.
         unsafe {
             let mut regs = [l.splat(0); I];
             for (k, r) in regs.iter_mut().enumerate() {

@@ -188,7 +188,7 @@ impl ReverseCopier {
     /// many bytes it copied: none when `dst` does not start on a
     /// register's boundary, or without SSSE3.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-    fn stream_forward(self, stream: x86::Streaming, src: &[u8], dst: &mut [u8]) -> usize {
+    fn stream_forward(self, stream: x86::Streaming<'_>, src: &[u8], dst: &mut [u8]) -> usize {
         match self.level {
             Level::Avx2(isa) => x86::stream_forward(isa, stream, src, dst),
             Level::Ssse3(isa) => x86::stream_forward(isa, stream, src, dst),
@@ -371,19 +371,14 @@ impl ReverseCopier {
     ) -> usize {
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
         if let (Some(isa), Some(rows)) = (self.avx2(), src.get(from..)) {
-            let streaming = |out: &RunWriter<'_>, streams: bool| {
-                out.stream.filter(|_| {
-                    streams && out.dst.as_ptr().align_offset(32) == 0 && out.dst.len() >= STREAM_MIN_RUN
-                })
-            };
             if let Some(table) = x86::WordTable::new(row, block) {
-                return RunWriter::with(dst, self, stream, |out| match streaming(out, table.streams()) {
+                return RunWriter::with(dst, self, stream, |out| match out.streaming_32(table.streams()) {
                     Some(stores) => x86::word_block_rows(isa, stores, rows, out.dst, &table, heads),
                     None => x86::word_block_rows(isa, x86::Plain, rows, out.dst, &table, heads),
                 });
             }
             if let Some(windows) = x86::WordWindows::new(row, block) {
-                return RunWriter::with(dst, self, stream, |out| match streaming(out, windows.streams()) {
+                return RunWriter::with(dst, self, stream, |out| match out.streaming_32(windows.streams()) {
                     Some(stores) => x86::word_window_rows(isa, stores, (src, from), out.dst, &windows, heads),
                     None => x86::word_window_rows(isa, x86::Plain, (src, from), out.dst, &windows, heads),
                 });
@@ -528,13 +523,17 @@ pub(super) const fn line_pitch<const N: usize>(size: usize) -> Option<usize> {
 /// streams large copies itself. Such stores are weakly ordered, so they
 /// must be fenced before anyone reads what they wrote: a writer exists only
 /// inside [`RunWriter::with`], which fences before it returns.
-pub(super) struct RunWriter<'a> {
+pub(super) struct RunWriter<'a, 'w> {
     dst: &'a mut [u8],
     copier: ReverseCopier,
     /// Present when streaming stores may be used: the witness that
     /// [`RunWriter::with`] fences them.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-    stream: Option<x86::Streaming>,
+    stream: Option<x86::Streaming<'w>>,
+    /// Without the x86 loops nothing streams: the lifetime of the witness
+    /// the writer would hold stands alone.
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
+    stream: std::marker::PhantomData<&'w ()>,
     /// The patterns of rows that share a head worked out so far, for the
     /// runs written after.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
@@ -610,7 +609,7 @@ impl<'s> Ahead<'s> {
     /// Copies `src` to the output at byte `at`, in order, some runs from
     /// now or at [`Ahead::finish`]. `None` when a run written now does not
     /// fit.
-    pub(super) fn forward(&mut self, out: &mut RunWriter<'_>, at: usize, src: &'s [u8]) -> Option<()> {
+    pub(super) fn forward(&mut self, out: &mut RunWriter<'_, '_>, at: usize, src: &'s [u8]) -> Option<()> {
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
         {
             x86::prefetch_lines(src, AHEAD_MAX_BYTES);
@@ -627,7 +626,7 @@ impl<'s> Ahead<'s> {
     }
 
     /// Writes the runs still held. `None` when one does not fit.
-    pub(super) fn finish(&mut self, out: &mut RunWriter<'_>) -> Option<()> {
+    pub(super) fn finish(&mut self, out: &mut RunWriter<'_, '_>) -> Option<()> {
         let first = self.held.saturating_sub(AHEAD_RUNS);
         for k in first..self.held {
             let (src, at) = *self.runs.get(k % AHEAD_RUNS)?;
@@ -638,7 +637,20 @@ impl<'s> Ahead<'s> {
     }
 }
 
-impl RunWriter<'_> {
+#[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+impl<'w> RunWriter<'_, 'w> {
+    /// The witness for streaming stores 32 bytes wide, where the writer
+    /// streams, `streams` holds (the rows fill whole registers), and its
+    /// output starts on a 32-byte boundary and holds a run's worth of
+    /// bytes.
+    fn streaming_32(&self, streams: bool) -> Option<x86::Streaming<'w>> {
+        self.stream.filter(|_| {
+            streams && self.dst.as_ptr().align_offset(32) == 0 && self.dst.len() >= STREAM_MIN_RUN
+        })
+    }
+}
+
+impl RunWriter<'_, '_> {
     /// Lends `write` a writer over `dst` and returns what it returns;
     /// `stream` asks for streaming stores, used only where the copier has
     /// a token for them (SSSE3 or AVX2); a CPU with neither copies with
@@ -651,12 +663,12 @@ impl RunWriter<'_> {
         dst: &mut [u8],
         copier: ReverseCopier,
         stream: bool,
-        write: impl FnOnce(&mut RunWriter<'_>) -> R,
+        write: impl FnOnce(&mut RunWriter<'_, '_>) -> R,
     ) -> R {
         #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
         {
             let _ = stream;
-            write(&mut RunWriter { dst, copier })
+            write(&mut RunWriter { dst, copier, stream: std::marker::PhantomData })
         }
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
         {

@@ -513,7 +513,7 @@ fn simd_copiers() -> Vec<ReverseCopier> {
 /// leaves every byte of `buf` as the portable one did. Leaves `buf` as the
 /// portable copier wrote it (without streaming), for the caller to check
 /// against a naive copy.
-fn agree(buf: &mut [u8], what: impl Fn() -> String, write: impl Fn(&mut RunWriter<'_>) -> Option<()>) {
+fn agree(buf: &mut [u8], what: impl Fn() -> String, write: impl Fn(&mut RunWriter<'_, '_>) -> Option<()>) {
     for stream in [true, false] {
         buf.fill(0x5A);
         let reference = RunWriter::with(buf, ReverseCopier::portable(), stream, &write);

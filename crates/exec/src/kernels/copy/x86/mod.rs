@@ -13,7 +13,9 @@
 //! compiles the loop with the token's instructions enabled. Whether a
 //! routine stores with ordinary or streaming instructions is a type too,
 //! [`Stores`]: [`Plain`], or [`Streaming`], whose witness is made only by
-//! a caller that promises to fence (see [`Streaming::new`]).
+//! a caller that promises to fence (see [`Streaming::new`]), or lent by
+//! [`streaming`], which fences after the call it lends it to; Convert's
+//! loops take their witness from it too.
 //!
 //! - `reverse`: reversed runs, rows reversed whole, and rows that share
 //!   one head, at either width.
@@ -149,7 +151,12 @@ pub(super) unsafe trait Width: Copy {
 }
 
 /// How a routine stores: [`Plain`] or [`Streaming`].
-pub(in crate::kernels) trait Stores: Copy {
+///
+/// # Safety
+/// A type whose `STREAMING` is `true` must be a witness that the streaming
+/// stores made with it are fenced, as [`Streaming`] is: the routines make
+/// them on its word alone.
+pub(in crate::kernels) unsafe trait Stores: Copy {
     /// Whether the stores are streaming (non-temporal) ones.
     const STREAMING: bool;
 }
@@ -158,7 +165,8 @@ pub(in crate::kernels) trait Stores: Copy {
 #[derive(Clone, Copy, Debug)]
 pub(in crate::kernels) struct Plain;
 
-impl Stores for Plain {
+// SAFETY: it promises nothing: its stores are ordinary ones.
+unsafe impl Stores for Plain {
     const STREAMING: bool = false;
 }
 
@@ -169,26 +177,32 @@ impl Stores for Plain {
 /// them, neither another thread nor an ordinary access is guaranteed to see
 /// them in order, so reading or writing the memory before the fence is a
 /// data race. This value is the promise that the fence comes: see
-/// [`Streaming::new`]. It cannot leave its thread, as the fence only orders
-/// that thread's stores.
+/// [`Streaming::new`] and [`streaming`]. It cannot leave its thread, as the
+/// fence only orders that thread's stores, and its lifetime `'w` ties it
+/// to the call that fences: the witness [`streaming`] lends cannot outlive
+/// the closure it is lent to.
 #[derive(Clone, Copy, Debug)]
-pub(in crate::kernels) struct Streaming {
+pub(in crate::kernels) struct Streaming<'w> {
     _one_thread: PhantomData<*const ()>,
+    /// Invariant in `'w`, so that no longer or shorter lifetime stands in.
+    _fenced_by: PhantomData<fn(&'w ()) -> &'w ()>,
 }
 
-impl Stores for Streaming {
+// SAFETY: a `Streaming` is made only by `Streaming::new`, whose caller
+// promises the fence.
+unsafe impl Stores for Streaming<'_> {
     const STREAMING: bool = true;
 }
 
-impl Streaming {
+impl Streaming<'_> {
     /// A witness that streaming stores may be made.
     ///
     /// # Safety
     /// The caller must call [`Streaming::fence`] after the last store made
     /// with this witness, before any memory those stores wrote is read or
     /// written in any other way, and also when it unwinds.
-    pub(super) unsafe fn new() -> Streaming {
-        Streaming { _one_thread: PhantomData }
+    pub(super) unsafe fn new() -> Self {
+        Streaming { _one_thread: PhantomData, _fenced_by: PhantomData }
     }
 
     /// Orders every streaming store made so far on this thread before
@@ -203,16 +217,19 @@ impl Streaming {
 /// fencing the streaming stores on this thread after `write` returns or
 /// unwinds, so whoever touches the memory they wrote next sees them all.
 ///
-/// A destructor would not do: safe code may forget a value, and then its
-/// destructor never runs. Here the fence follows the call whatever
-/// happens in it.
-pub(in crate::kernels) fn streaming<R>(write: impl FnOnce(Streaming) -> R) -> R {
+/// The witness's lifetime is one `write` must accept whatever it is, so
+/// neither what `write` returns nor anything it writes to outside can hold
+/// it. A destructor would not do for the fence: safe code may forget a
+/// value, and then its destructor never runs. Here the fence follows the
+/// call whatever happens in it.
+pub(in crate::kernels) fn streaming<R>(write: impl for<'w> FnOnce(Streaming<'w>) -> R) -> R {
     // SAFETY: the fence below runs on this thread whichever way `write`
     // ends, because an unwinding `write` is caught, fenced after, and
     // resumed; the witness is `!Send`, so every store made with it is on
-    // this thread. The stores go only where the code that makes them may
-    // write: memory `write` holds borrowed until it returns, so nothing
-    // else reads or writes it before the fence.
+    // this thread, and it cannot outlive `write` (above). The stores go
+    // only where the code that makes them may write: memory `write` holds
+    // borrowed until it returns, so nothing else reads or writes it before
+    // the fence.
     let witness = unsafe { Streaming::new() };
     let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write(witness)));
     witness.fence();

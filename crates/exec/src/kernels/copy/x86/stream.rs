@@ -17,7 +17,7 @@ use super::{aligned, Streaming, Width};
 /// which is 0 when `dst` does not start on a `W::BYTES` boundary.
 pub(in crate::kernels::copy) fn stream_forward<W: Width>(
     isa: W,
-    stream: Streaming,
+    stream: Streaming<'_>,
     src: &[u8],
     dst: &mut [u8],
 ) -> usize {
@@ -36,7 +36,7 @@ pub(in crate::kernels::copy) fn stream_forward<W: Width>(
 /// # Safety
 /// `dst` must start on a `W::BYTES` boundary.
 #[inline(always)]
-unsafe fn stream_lines<W: Width>(isa: W, stream: Streaming, src: &[u8], dst: &mut [u8]) -> usize {
+unsafe fn stream_lines<W: Width>(isa: W, stream: Streaming<'_>, src: &[u8], dst: &mut [u8]) -> usize {
     let mut done = 0;
     for (o, i) in dst.chunks_exact_mut(64).zip(src.chunks_exact(64)) {
         // SAFETY: `i` and `o` are 64 bytes long, a multiple of `W::BYTES`
@@ -55,7 +55,7 @@ unsafe fn stream_lines<W: Width>(isa: W, stream: Streaming, src: &[u8], dst: &mu
 /// `o` must start on a `W::BYTES` boundary, and both slices must be as
 /// long as `o`.
 #[inline(always)]
-unsafe fn stream_registers<W: Width>(isa: W, stream: Streaming, i: &[u8], o: &mut [u8]) {
+unsafe fn stream_registers<W: Width>(isa: W, stream: Streaming<'_>, i: &[u8], o: &mut [u8]) {
     debug_assert!(o.len().is_multiple_of(W::BYTES) && i.len() >= o.len());
     let mut q = 0;
     while q + W::BYTES <= o.len() {
@@ -86,7 +86,7 @@ unsafe fn stream_registers<W: Width>(isa: W, stream: Streaming, i: &[u8], o: &mu
 /// single rows 28–30.5 (the library's memcpy 27–30), over four rounds.
 pub(in crate::kernels::copy) fn stream_descending_rows<W: Width>(
     isa: W,
-    stream: Streaming,
+    stream: Streaming<'_>,
     src: &[u8],
     dst: &mut [u8],
     row: usize,
@@ -134,7 +134,7 @@ pub(in crate::kernels::copy) fn stream_descending_rows<W: Width>(
 /// `o` must start on a `W::BYTES` boundary and be as long as `i`, a
 /// multiple of 32 bytes.
 #[inline(always)]
-unsafe fn descending_pairs<W: Width>(isa: W, stream: Streaming, i: &[u8], o: &mut [u8]) {
+unsafe fn descending_pairs<W: Width>(isa: W, stream: Streaming<'_>, i: &[u8], o: &mut [u8]) {
     let len = o.len();
     // Output row 0 (the input's last row) is alone when the block starts in
     // the middle of a line: 32 bytes before the next line boundary, where
