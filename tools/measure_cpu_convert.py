@@ -114,12 +114,16 @@ MEASUREMENTS = [
     ("f32 to f8e4m3: overflow and inf give NaN", "f32", "f8e4m3", [448.0, 464.0, 465.0, float("inf")], False),
     ("f32 to f8e8m0", "f32", "f8e8m0", [0.0, -1.0, 1.5, 3.0, float("inf"), float("nan")], False),
     ("f32 to f4e2m1", "f32", "f4e2m1", [0.25, 2.5, 7.0, float("nan"), -0.1], False),
+    ("f32 subnormals to bf16 (bits; AVX512_BF16 CPUs flush them)", "f32", "bf16", [], False),
 ]
 
 SPECIAL_INPUTS = {
     "f16 NaNs with a low payload to f8e5m2": np.array([0x7C01, 0x7CFF, 0x7D00, 0xFC01], np.uint16).view(np.float16),
     "f32 just below 2^-17, 2^-16, 2^-15 to f8e5m2":
         np.array([0x36FFF800, 0x377FF000, 0x37FFFFFF], np.uint32).view(np.float32),
+    # 1e-40 and its negative, the largest subnormal, and a normal value.
+    "f32 subnormals to bf16 (bits; AVX512_BF16 CPUs flush them)":
+        np.array([0x000116C2, 0x800116C2, 0x007FFFFF, 0x3F800000], np.uint32).view(np.float32),
 }
 
 
