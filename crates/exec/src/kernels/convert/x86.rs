@@ -20,8 +20,9 @@
 //! A loop converts the whole groups of registers at the start of its
 //! buffers and returns how many bytes of input it took; the caller
 //! converts the rest with the portable loop, which also decides the
-//! results the loops are tested against. With [`Streaming`] stores, the
-//! output goes to memory without being read into the cache first.
+//! results the loops are tested against. With streaming stores (lent and
+//! fenced by `copy::streaming`), the output goes to memory without being
+//! read into the cache first.
 
 use std::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm256_and_si256, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmp_ps,

@@ -166,6 +166,18 @@ impl ReverseCopier {
         ReverseCopier::portable()
     }
 
+    /// The copier [`ReverseCopier::detect`] picks, but with AVX2's loops
+    /// where it would take AVX-512 VBMI's, so tests can check them on
+    /// machines that have VBMI.
+    #[cfg(test)]
+    fn avx2_without_vbmi() -> ReverseCopier {
+        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+        if let Some(isa) = x86::Avx2::detect() {
+            return ReverseCopier { level: Level::Avx2(isa.without_vbmi()) };
+        }
+        ReverseCopier::detect()
+    }
+
     /// A copier that never uses SIMD instructions, so tests can check the
     /// portable loops on machines that have SSSE3.
     #[cfg(test)]

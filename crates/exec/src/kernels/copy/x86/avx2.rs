@@ -16,23 +16,32 @@ use std::arch::x86_64::{
     _mm_storeu_si128,
 };
 
-use super::{Ssse3, Stores, Width};
+use super::{vbmi, Ssse3, Stores, Vbmi, Width};
 use crate::kernels::counts::Count;
 use crate::kernels::Heads;
 
 /// Proof that the running CPU has AVX2 and SSSE3: only [`Avx2::detect`]
 /// makes one. It carries the [`Ssse3`] token it was checked with, for the
-/// 16-byte blocks at the ends of runs.
+/// 16-byte blocks at the ends of runs, and the [`Vbmi`] one where the CPU
+/// has AVX-512 VBMI, for rows of 17 to 31 bytes of narrow elements.
 #[derive(Clone, Copy, Debug)]
 pub(in crate::kernels::copy) struct Avx2 {
     ssse3: Ssse3,
+    vbmi: Option<Vbmi>,
 }
 
 impl Avx2 {
     /// The token, when the running CPU has AVX2 and SSSE3.
     pub(in crate::kernels::copy) fn detect() -> Option<Avx2> {
         let ssse3 = Ssse3::detect()?;
-        std::arch::is_x86_feature_detected!("avx2").then_some(Avx2 { ssse3 })
+        std::arch::is_x86_feature_detected!("avx2").then_some(Avx2 { ssse3, vbmi: Vbmi::detect() })
+    }
+
+    /// The same token without VBMI, so that tests can check the AVX2 loops
+    /// on machines that have it.
+    #[cfg(test)]
+    pub(in crate::kernels::copy) fn without_vbmi(self) -> Avx2 {
+        Avx2 { vbmi: None, ..self }
     }
 }
 
@@ -984,7 +993,7 @@ const ALIKE_MIN_PERIODS: usize = 16;
 
 /// How many rows of `row` bytes (at most 32, a multiple of `n`) the
 /// narrow loops may write: those whose 32 bytes lie inside both slices.
-fn narrow_rows_in(src: &[u8], dst: &[u8], row: usize, n: usize) -> usize {
+pub(super) fn narrow_rows_in(src: &[u8], dst: &[u8], row: usize, n: usize) -> usize {
     let len = src.len().min(dst.len());
     if row == 0 || row > 32 || !row.is_multiple_of(n) || len < 32 {
         return 0;
@@ -1017,6 +1026,12 @@ fn narrow_rows<const N: usize>(
     }
     if N >= 4 {
         return permuted_rows::<N>(isa, src, dst, row, count, heads, only);
+    }
+    if let Some(vbmi) = isa.vbmi {
+        // One permute a row in place of two shuffles of it: on 24-byte rows
+        // of bytes with a head each (`rseq_heads24_i8`) the loop's work,
+        // not its stores, is what bounds it (docs/performance.md).
+        return vbmi::byte_rows::<N>(vbmi, src, dst, row, count, heads, only);
     }
     // At most 32: `narrow_rows_in` is 0 for longer rows.
     let most = row / N;

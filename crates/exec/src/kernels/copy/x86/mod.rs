@@ -45,9 +45,12 @@
 //! - `windows`: rows longer than 96 bytes made of blocks of 3, 5, 6 or 7
 //!   whole 4-byte words with a head each, every register permuted from a
 //!   window of 16 words its head places, with AVX2.
+//! - `vbmi`: rows of 17 to 31 bytes of 1- or 2-byte elements with a head
+//!   each, one byte permute across a register a row, with AVX-512 VBMI
+//!   (whose token the AVX2 one carries where the CPU has it).
 //!
 //! Each of `ssse3`, `avx2`, `periodic`, `mirror`, `gather`, `transpose`,
-//! `words` and `windows` says why it has one width.
+//! `words`, `windows` and `vbmi` says why it has one width.
 
 mod avx2;
 mod gather;
@@ -58,6 +61,7 @@ mod ssse3;
 mod stream;
 mod strips;
 mod transpose;
+mod vbmi;
 mod windows;
 mod words;
 
@@ -75,6 +79,7 @@ pub(super) use ssse3::{rows_with_heads, Ssse3};
 pub(super) use stream::{stream_descending_rows, stream_forward};
 pub(super) use strips::subsequence_strip;
 pub(super) use transpose::{subsequence_lines, subsequence_transposed};
+use vbmi::Vbmi;
 pub(super) use windows::{word_window_rows, WordWindows};
 pub(super) use words::{word_block_rows, WordTable};
 
