@@ -603,6 +603,41 @@ fn simd_rows_match_the_portable_ones_on_every_row_and_head_length() {
     rows_agree::<16>();
 }
 
+/// Rows of 17 to 31 bytes of 1- and 2-byte elements, a register each:
+/// every head as the rows' own (each once, then again in reverse order),
+/// and every head shared by a run of rows too short to be built a period
+/// at a time, off a line, against the portable copy with every SIMD copier
+/// (the AVX2 loop and, where the CPU has AVX-512 VBMI, its permute) and
+/// against the naive copy.
+#[test]
+fn rows_of_17_to_31_bytes_take_every_head() {
+    fn check<const N: usize>() {
+        for row in (17..32).filter(|r| r % N == 0) {
+            let elems = row / N;
+            let heads: Vec<u32> = (0..=elems).chain((0..=elems).rev()).map(|h| h as u32).collect();
+            let src: Vec<u8> = (0..row * heads.len()).map(|i| (i * 13 + i / 251) as u8).collect();
+            let mut buf = vec![0u8; src.len() + 128];
+            let at = buf.as_ptr().align_offset(64) + N;
+            let own = Heads::Each(&heads);
+            agree(
+                &mut buf,
+                || format!("width {N}, row {row}, own heads"),
+                |w| w.rows::<N>(at, &src, row, own),
+            );
+            assert_eq!(buf[at..at + src.len()], naive_rows::<N>(&src, row, own), "width {N}, row {row}");
+            // Four rows: fewer than the periods the shared-head loop needs.
+            let few = &src[..4 * row];
+            for h in 0..=elems {
+                let what = || format!("width {N}, row {row}, head {h} shared");
+                agree(&mut buf, what, |w| w.rows::<N>(at, few, row, Heads::Same(h)));
+                assert_eq!(buf[at..at + few.len()], naive_rows::<N>(few, row, Heads::Same(h)), "{}", what());
+            }
+        }
+    }
+    check::<1>();
+    check::<2>();
+}
+
 /// Runs of every length up to 700 bytes, in order and reversed, from every
 /// kind of boundary.
 fn runs_agree<const N: usize>() {

@@ -802,9 +802,11 @@ const fn narrow_rows_table(n: usize, back: bool) -> [i8; 32] {
 /// overwrites. The controls for every head a row can have are worked out
 /// before the rows, as in [`short_rows_with_heads`], and each row loads
 /// its own: for 4- and 8-byte elements one permute across the lanes
-/// ([`permuted_rows`]), else two in-lane shuffles of the register and of
-/// the register with its lanes swapped, as in [`rows32_with_heads`], since
-/// a row of this length may cross from one lane into the other. The
+/// ([`permuted_rows`]); for narrower ones of 17 to 31 bytes one byte
+/// permute where the CPU has AVX-512 VBMI (`vbmi::byte_rows`), else two
+/// in-lane shuffles of the register and of the register with its lanes
+/// swapped, as in [`rows32_with_heads`], since a row of this length may
+/// cross from one lane into the other. The
 /// stores are ordinary ones; a row does not start on a register boundary.
 pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
     isa: Avx2,
@@ -1006,7 +1008,8 @@ pub(super) fn narrow_rows_in(src: &[u8], dst: &[u8], row: usize, n: usize) -> us
 /// `r`-th of `heads` says, cut to `row / N`. `only`, when given, is the
 /// head of every row (at most `row / N`): only its controls are worked
 /// out, so that a short run of rows alike costs no more set-up than a
-/// row. Returns the bytes written.
+/// row. Rows of 17 to 31 bytes of 1- or 2-byte elements go one byte
+/// permute each where the token carries VBMI. Returns the bytes written.
 #[inline(always)]
 fn narrow_rows<const N: usize>(
     isa: Avx2,
@@ -1027,7 +1030,7 @@ fn narrow_rows<const N: usize>(
     if N >= 4 {
         return permuted_rows::<N>(isa, src, dst, row, count, heads, only);
     }
-    if let Some(vbmi) = isa.vbmi {
+    if let Some(vbmi) = isa.vbmi.filter(|_| row < 32) {
         // One permute a row in place of two shuffles of it: on 24-byte rows
         // of bytes with a head each (`rseq_heads24_i8`) the loop's work,
         // not its stores, is what bounds it (docs/performance.md).
