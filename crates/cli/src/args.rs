@@ -153,7 +153,8 @@ pub struct RunArgs {
     pub inputs: Vec<String>,
     /// The shape to generate an input in, for inputs not given with -i,
     /// as benchmark_app's -data_shape: `NAME=[2,3]`. Needed for a dynamic
-    /// input whose size matters; without it a dynamic dimension gets 2.
+    /// input whose size matters; without it a dynamic dimension gets 2
+    /// (or its nearest bound), and a note on stderr gives the size used.
     /// May be given once per input.
     #[arg(long = "shape", value_name = "NAME=[DIMS]", value_parser = parse_shape)]
     pub shapes: Vec<(String, PartialShape)>,
@@ -206,7 +207,8 @@ pub struct BenchArgs {
     pub inputs: Vec<String>,
     /// The shape to generate an input in, for inputs not given with -i,
     /// as benchmark_app's -data_shape: `NAME=[2,3]`. Needed for a dynamic
-    /// input whose size matters; without it a dynamic dimension gets 2.
+    /// input whose size matters; without it a dynamic dimension gets 2
+    /// (or its nearest bound), and a note on stderr gives the size used.
     /// May be given once per input.
     #[arg(long = "shape", value_name = "NAME=[DIMS]", value_parser = parse_shape)]
     pub shapes: Vec<(String, PartialShape)>,
