@@ -13,11 +13,12 @@
 //! time, each line's head reversed by one shuffle, and 8-byte elements on
 //! longer axes (1- and 2-byte ones on axes of over 255 rows, 4-byte ones
 //! on axes of over 2048, or of over 64 with 1024 columns or more) go
-//! through lines staged in a buffer; 1- and
-//! 2-byte elements on axes of 16 to 255 rows are shifted by byte-wise
-//! selects, `log2(size)`
-//! per row, one register of columns at a time; other 1-byte elements are
-//! shifted a whole row at a time, and the rest are gathered from a buffer.
+//! through lines staged in a buffer; 1- and 2-byte elements on axes of
+//! 16 to 255 rows are shifted by byte-wise selects, `log2(size)` per row,
+//! one register of columns at a time, and with AVX-512, whose registers
+//! are a cache line, so are 8-byte ones, read and written in place; other
+//! 1-byte elements are shifted a whole row at a time, and the rest are
+//! gathered from a buffer.
 
 use std::ops::Range;
 
@@ -796,11 +797,11 @@ impl<C: Count> SubsequencePlan<'_, C> {
                     if self.takes_transposed(copier, $n) {
                         return self.transposed::<$n>(copier, src, at, part);
                     }
-                    if self.takes_lines(copier, $n) {
-                        return self.lines::<$n>(copier, src, at, part);
-                    }
                     if self.takes_strips(copier, $n) {
                         return self.strips(copier, stream, $n, src, at, part);
+                    }
+                    if self.takes_lines(copier, $n) {
+                        return self.lines::<$n>(copier, src, at, part);
                     }
                     match self.shift_row(copier, $n) {
                         Some(row) => self.shift_any(copier, row, $n, src, at, part),
@@ -826,11 +827,28 @@ impl<C: Count> SubsequencePlan<'_, C> {
     /// strips took 15–30% less time than the shifter on `u8` there, and
     /// 30–45% less than the gathers on `f16`; on 8 rows, and for 4- and
     /// 8-byte elements, they took as long or longer (up to 1.9 times).
+    ///
+    /// With AVX-512, whose strips are a cache line wide and read and write
+    /// the data in place, they take 8-byte elements as well, in lines of
+    /// at least [`WIDE_STRIP_MIN_LINE_BYTES`], ahead of
+    /// [`SubsequencePlan::lines`]. `i64` along axis 1 of `[8, 64, 128,
+    /// 128]` took 1.3–1.5 times a memcpy that way against 2.2–2.5 through
+    /// the lines (four rounds in turn), `[16, 64, 1024]` 2.6–2.8 against
+    /// 4.7–5.2, `[256, 64, 64]` 2.7–2.9 against 3.1–3.7, and along axis 2
+    /// of `[8, 64, 128, 128]` 1.6–1.7 against 1.8–2.2. `f32` stays with
+    /// the gathers: the strips were level with them on axis 1 of `[8, 64,
+    /// 128, 128]` and slower by a third on `[32, 64, 1024]` and `[128,
+    /// 64, 256]`.
     fn takes_strips(&self, copier: ReverseCopier, n: usize) -> bool {
+        let line = self.inner.saturating_mul(n);
+        let wide = copier.strip_bytes() == LINE;
         copier.selects_strips()
-            && n <= 2
             && (16..=STRIP_MAX_SIZE).contains(&self.size)
-            && self.inner.saturating_mul(n) >= SHIFT_MIN_LINE_BYTES
+            && match n {
+                1 | 2 => line >= SHIFT_MIN_LINE_BYTES,
+                8 => wide && line >= WIDE_STRIP_MIN_LINE_BYTES,
+                _ => false,
+            }
     }
 
     /// The width in bytes of the rows [`SubsequencePlan::shift`] works on
@@ -902,6 +920,13 @@ impl<C: Count> SubsequencePlan<'_, C> {
     /// apart: rows of the data lie a power of two apart more often than
     /// not, and there they fall into the same few sets of the L1 cache and
     /// evict one another while the strips go down the axis.
+    ///
+    /// Strips of a whole cache line (AVX-512's 64 bytes) skip both
+    /// buffers on the rows the chunk covers across the whole tile: each
+    /// reads its rows in place, as no other strip reads the lines it does,
+    /// and writes its output rows in place, streamed where the output
+    /// streams. Only the columns past the last whole strip of a row, and
+    /// rows the chunk covers in part, are staged.
     fn strips(
         &self,
         copier: ReverseCopier,
@@ -920,6 +945,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
         if !(2..=STRIP_MAX_SIZE).contains(&size) || !(1..=bytes).contains(&n) || bytes > STRIP_MAX_BYTES {
             return None;
         }
+        let in_place = bytes == LINE;
         let stride = inner.checked_mul(n)?;
         // A tile's rows: whole strips, as many as the buffers hold with a
         // strip between rows, and no more than the lines need.
@@ -932,6 +958,16 @@ impl<C: Count> SubsequencePlan<'_, C> {
         let mut buffer = [0u8; (STRIP_MAX_SIZE + 7) * STRIP_MAX_BYTES];
         let mut shifts = [0u8; STRIP_MAX_BYTES];
         let mut lens = [0u8; STRIP_MAX_BYTES];
+        // Each strip's lengths a byte per byte, and its shifts to match.
+        let mut strip_lengths = |lengths: &[C]| {
+            // Columns past a narrow strip move nothing.
+            lens.fill(0);
+            spread(&mut lens, lengths, n, |len| len as u8);
+            for (s, &len) in shifts.iter_mut().zip(&lens) {
+                *s = if len > 0 { (size as u8).wrapping_sub(len) } else { 0 };
+            }
+            (shifts, lens)
+        };
         RunWriter::with(dst, copier, stream, |dst| {
             copier.vectorized(
                 #[inline(always)]
@@ -945,18 +981,49 @@ impl<C: Count> SubsequencePlan<'_, C> {
                         #[inline(always)]
                         |part, t0, t1, line, input| {
                             let BlockPart { first, k0, k1, .. } = part;
-                            let width = (t1 - t0) * n;
+                            // Columns `t0..u0` of rows `lo..=hi` are written
+                            // in place; the rest of the part is staged.
+                            let (mut u0, mut lo, mut hi) = (t0, 1, 0);
+                            if let (true, Some((a, b))) = (in_place, part.whole_rows(t0, t1, inner)) {
+                                let columns = bytes / n;
+                                (lo, hi) = (a, b);
+                                while u0 + columns <= t1 {
+                                    let (shifts, lens) = strip_lengths(line.get(u0..u0 + columns)?);
+                                    let strip = SubsequenceStrip {
+                                        input: input.get(u0 * n..)?,
+                                        stride,
+                                        size,
+                                        shifts: &shifts,
+                                        lens: &lens,
+                                        rows: (lo, hi),
+                                    };
+                                    if !dst.strip(
+                                        (first + lo * inner + u0 - start) * n,
+                                        &strip,
+                                        stride,
+                                        &mut buffer,
+                                    ) {
+                                        return None;
+                                    }
+                                    u0 += columns;
+                                }
+                            }
+                            let staged_from = if (lo, hi) == (k0, k1) { u0 } else { t0 };
+                            if staged_from == t1 {
+                                return Some(());
+                            }
+                            let width = (t1 - staged_from) * n;
+                            let skip = (staged_from - t0) * n;
                             for (r, row) in stage_in.chunks_exact_mut(pitch).enumerate() {
-                                let from = r * stride + t0 * n;
-                                row.get_mut(..width)?.copy_from_slice(input.get(from..from + width)?);
+                                let from = r * stride + staged_from * n;
+                                row.get_mut(skip..skip + width)?
+                                    .copy_from_slice(input.get(from..from + width)?);
                             }
                             for (s, lengths) in line.get(t0..t1)?.chunks(bytes / n).enumerate() {
-                                // Columns past a narrow strip move nothing.
-                                lens.fill(0);
-                                spread(&mut lens, lengths, n, |len| len as u8);
-                                for (s, &len) in shifts.iter_mut().zip(&lens) {
-                                    *s = if len > 0 { (size as u8).wrapping_sub(len) } else { 0 };
+                                if (s + 1) * bytes <= skip {
+                                    continue;
                                 }
+                                let (shifts, lens) = strip_lengths(lengths);
                                 let strip = SubsequenceStrip {
                                     input: stage_in.get(s * bytes..)?,
                                     stride: pitch,
@@ -978,6 +1045,10 @@ impl<C: Count> SubsequencePlan<'_, C> {
                                 let Some((c0, c1)) = part.columns(k, t0, t1, inner) else {
                                     continue;
                                 };
+                                let c0 = if (lo..=hi).contains(&k) { c0.max(u0) } else { c0 };
+                                if c0 >= c1 {
+                                    continue;
+                                }
                                 let row = first + k * inner;
                                 let at = (k - k0) * pitch;
                                 dst.forward(
@@ -1581,13 +1652,12 @@ impl BlockPart {
         mut visit: impl FnMut((usize, usize), (usize, usize)) -> Option<()>,
     ) -> Option<()> {
         let (k0, k1) = (self.k0, self.k1);
-        let whole = |k: usize| self.columns(k, t0, t1, inner) == Some((t0, t1));
-        let (lo, hi) = (if whole(k0) { k0 } else { k0 + 1 }, if whole(k1) { k1 + 1 } else { k1 });
-        if lo < hi {
-            visit((t0, t1), (lo, hi - 1))?;
+        let whole = self.whole_rows(t0, t1, inner);
+        if let Some(rows) = whole {
+            visit((t0, t1), rows)?;
         }
         for k in [Some(k0), (k1 != k0).then_some(k1)].into_iter().flatten() {
-            if (lo..hi).contains(&k) {
+            if whole.is_some_and(|(lo, hi)| (lo..=hi).contains(&k)) {
                 continue;
             }
             if let Some(columns) = self.columns(k, t0, t1, inner) {
@@ -1595,6 +1665,16 @@ impl BlockPart {
             }
         }
         Some(())
+    }
+
+    /// The rows `lo..=hi` on which the part covers every column of tile
+    /// `t0..t1`, or `None` when there are none: all its rows but a first
+    /// or last one it covers in part.
+    fn whole_rows(&self, t0: usize, t1: usize, inner: usize) -> Option<(usize, usize)> {
+        let (k0, k1) = (self.k0, self.k1);
+        let whole = |k: usize| self.columns(k, t0, t1, inner) == Some((t0, t1));
+        let (lo, hi) = (if whole(k0) { k0 } else { k0 + 1 }, if whole(k1) { k1 + 1 } else { k1 });
+        (lo < hi).then(|| (lo, hi - 1))
     }
 
     /// The columns `c0..c1` of tile `t0..t1` at position `k` that the part
@@ -1651,9 +1731,14 @@ fn scattered_cost(n: usize) -> usize {
     }
 }
 
-/// The widest strip [`SubsequencePlan::strips`] takes, in bytes: an AVX2
-/// register.
-const STRIP_MAX_BYTES: usize = 32;
+/// The widest strip [`SubsequencePlan::strips`] takes, in bytes: an
+/// AVX-512 register.
+const STRIP_MAX_BYTES: usize = 64;
+
+/// The shortest lines of 8-byte elements that [`SubsequencePlan::strips`]
+/// takes with AVX-512: the shortest measured (`[256, 64, 64]` `i64` along
+/// axis 1), where they beat [`SubsequencePlan::lines`].
+const WIDE_STRIP_MIN_LINE_BYTES: usize = 512;
 
 /// The longest axis [`SubsequencePlan::strips`] takes: a byte holds each
 /// column's length.

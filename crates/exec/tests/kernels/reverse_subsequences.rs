@@ -278,11 +278,16 @@ fn empty_data_passes_through() {
 /// of three threads start inside a tile and inside a row.
 #[test]
 fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads() {
-    let cases: [(ElementType, [usize; 3]); 46] = [
+    let cases: [(ElementType, [usize; 3]); 48] = [
         // Strips: the longest axis they take, and a last strip of a block
         // narrower than a register.
         (ElementType::U8, [2, 255, 70]),
         (ElementType::F16, [3, 17, 45]),
+        // With AVX-512, 8-byte elements in strips too: lines of 560 bytes
+        // (eight whole strips read in place and 48 bytes staged), and of
+        // 512 on the longest axis.
+        (ElementType::I64, [3, 100, 70]),
+        (ElementType::U64, [3, 255, 64]),
         // Tiles of 240 (`f32`) and 480 (`i16`) columns; 3632 on 9 rows.
         (ElementType::F32, [2, 129, 600]),
         (ElementType::I16, [2, 129, 1100]),
@@ -347,7 +352,8 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         (ElementType::U8, [2, 12, 600]),
         (ElementType::I64, [5, 9, 1000]),
         // 8-byte elements staged as lines, blocks larger than the buffer:
-        // tiles of 680 and 1024 columns, the last ones partial.
+        // tiles of 680 and 1024 columns, the last ones partial (with
+        // AVX-512, the first goes in strips).
         (ElementType::I64, [2, 20, 1000]),
         (ElementType::U64, [2, 9, 2000]),
     ];
@@ -399,10 +405,10 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
 }
 
 /// Outputs of 4 MiB and more go through the strips with streaming stores
-/// (1- and 2-byte elements with AVX2, on axes of 16 to 255 rows): rows
-/// whose stretches start on and off a cache line, a last strip narrower
-/// than a register, and the chunks of three threads starting inside a
-/// row.
+/// (1- and 2-byte elements with AVX2, on axes of 16 to 255 rows, and
+/// 8-byte ones too with AVX-512): rows whose stretches start on and off a
+/// cache line, a last strip narrower than a register, and the chunks of
+/// three threads starting inside a row.
 #[test]
 fn strips_and_gathers_that_stream_their_stores_match_the_reference() {
     // `f32` goes to the vector gathers, whose rows must be a multiple of
@@ -410,6 +416,7 @@ fn strips_and_gathers_that_stream_their_stores_match_the_reference() {
     let cases = [
         (ElementType::U8, [1, 64, 65_576]),
         (ElementType::F16, [2, 20, 53_003]),
+        (ElementType::I64, [2, 40, 8_003]),
         (ElementType::F32, [256, 40, 104]),
     ];
     for (ty, shape) in cases {

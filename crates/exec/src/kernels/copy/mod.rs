@@ -167,13 +167,13 @@ impl ReverseCopier {
     }
 
     /// The copier [`ReverseCopier::detect`] picks, but with AVX2's loops
-    /// where it would take AVX-512 VBMI's, so tests can check them on
-    /// machines that have VBMI.
+    /// where it would take AVX-512's, so tests can check them on machines
+    /// that have AVX-512.
     #[cfg(test)]
-    fn avx2_without_vbmi() -> ReverseCopier {
+    fn avx2_only() -> ReverseCopier {
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
         if let Some(isa) = x86::Avx2::detect() {
-            return ReverseCopier { level: Level::Avx2(isa.without_vbmi()) };
+            return ReverseCopier { level: Level::Avx2(isa.without_avx512()) };
         }
         ReverseCopier::detect()
     }
@@ -407,10 +407,12 @@ impl ReverseCopier {
     }
 
     /// The bytes of columns in one strip of
-    /// [`ReverseCopier::subsequence_strip`]: a register's width, and 16
-    /// bytes for the portable loop.
+    /// [`ReverseCopier::subsequence_strip`]: a register's width (64 bytes
+    /// with AVX-512 BW), and 16 bytes for the portable loop.
     pub(super) fn strip_bytes(self) -> usize {
         match self.level {
+            #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+            Level::Avx2(isa) if isa.avx512().is_some() => 64,
             #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
             Level::Avx2(_) => 32,
             _ => 16,
@@ -432,9 +434,12 @@ impl ReverseCopier {
     ) -> bool {
         match self.level {
             #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-            Level::Avx2(isa) => x86::subsequence_strip(isa, strip, out, out_stride, buffer),
+            Level::Avx2(isa) => match isa.avx512() {
+                Some(wide) => x86::subsequence_strip(wide, x86::Plain, strip, out, out_stride, buffer),
+                None => x86::subsequence_strip(isa, x86::Plain, strip, out, out_stride, buffer),
+            },
             #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-            Level::Ssse3(isa) => x86::subsequence_strip(isa, strip, out, out_stride, buffer),
+            Level::Ssse3(isa) => x86::subsequence_strip(isa, x86::Plain, strip, out, out_stride, buffer),
             // No scratch is needed here, but the same arguments fit at
             // every level.
             Level::Portable => {
@@ -726,6 +731,29 @@ impl RunWriter<'_, '_> {
         }
         dst.copy_from_slice(src);
         Some(())
+    }
+
+    /// [`ReverseCopier::subsequence_strip`] into the output from byte `at`:
+    /// row `k` of the strip at `at + (k - k0) * out_stride`. Where the
+    /// writer streams and the strip is a whole cache line (64 bytes, with
+    /// AVX-512), each row starting on one, its rows are streamed.
+    pub(super) fn strip(
+        &mut self,
+        at: usize,
+        strip: &SubsequenceStrip<'_>,
+        out_stride: usize,
+        buffer: &mut [u8],
+    ) -> bool {
+        let Some(out) = self.dst.get_mut(at..) else {
+            return false;
+        };
+        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+        if let (Some(stores), Some(wide)) = (self.stream, self.copier.avx2().and_then(|isa| isa.avx512())) {
+            if out.as_ptr().align_offset(64) == 0 && out_stride.is_multiple_of(64) {
+                return x86::subsequence_strip(wide, stores, strip, out, out_stride, buffer);
+            }
+        }
+        self.copier.subsequence_strip(strip, out, out_stride, buffer)
     }
 
     /// Copies the `N`-byte elements of `src` to the output at byte `at`,

@@ -296,7 +296,7 @@ fn check_rows_alike<const N: usize>(copier: ReverseCopier) {
 fn many_short_rows_that_share_a_head_match_the_naive_copy() {
     let copiers = [
         ReverseCopier::detect(),
-        ReverseCopier::avx2_without_vbmi(),
+        ReverseCopier::avx2_only(),
         ReverseCopier::ssse3_only(),
         ReverseCopier::portable(),
     ];
@@ -504,7 +504,7 @@ fn mismatched_lengths_write_only_the_common_whole_elements() {
 /// that is narrower. None with the `no-simd` feature.
 fn simd_copiers() -> Vec<ReverseCopier> {
     let mut copiers = Vec::new();
-    for copier in [ReverseCopier::detect(), ReverseCopier::avx2_without_vbmi(), ReverseCopier::ssse3_only()] {
+    for copier in [ReverseCopier::detect(), ReverseCopier::avx2_only(), ReverseCopier::ssse3_only()] {
         // The tokens are alike but for the features they carry, which
         // their `Debug` names.
         let kind = format!("{:?}", copier.level);
@@ -1076,7 +1076,12 @@ fn strip_by_rule(input: &[u8], stride: usize, lens: &[u8], (k0, k1): (usize, usi
 
 #[test]
 fn subsequence_strips_match_the_rule_at_every_width() {
-    for copier in [ReverseCopier::detect(), ReverseCopier::ssse3_only(), ReverseCopier::portable()] {
+    for copier in [
+        ReverseCopier::detect(),
+        ReverseCopier::avx2_only(),
+        ReverseCopier::ssse3_only(),
+        ReverseCopier::portable(),
+    ] {
         let bytes = copier.strip_bytes();
         for size in [2, 3, 7, 8, 9, 16, 17, 64, 100, 129, 255] {
             // Rows a few bytes more than a strip apart, with bytes that

@@ -16,32 +16,41 @@ use std::arch::x86_64::{
     _mm_storeu_si128,
 };
 
-use super::{vbmi, Ssse3, Stores, Vbmi, Width};
+use super::{vbmi, Avx512, Ssse3, Stores, Vbmi, Width};
 use crate::kernels::counts::Count;
 use crate::kernels::Heads;
 
 /// Proof that the running CPU has AVX2 and SSSE3: only [`Avx2::detect`]
 /// makes one. It carries the [`Ssse3`] token it was checked with, for the
-/// 16-byte blocks at the ends of runs, and the [`Vbmi`] one where the CPU
-/// has AVX-512 VBMI, for rows of 17 to 31 bytes of narrow elements.
+/// 16-byte blocks at the ends of runs, the [`Vbmi`] one where the CPU
+/// has AVX-512 VBMI, for rows of 17 to 31 bytes of narrow elements, and
+/// the [`Avx512`] one where it has AVX-512 BW, for ReverseSubsequences'
+/// strips.
 #[derive(Clone, Copy, Debug)]
 pub(in crate::kernels::copy) struct Avx2 {
     ssse3: Ssse3,
     vbmi: Option<Vbmi>,
+    avx512: Option<Avx512>,
 }
 
 impl Avx2 {
     /// The token, when the running CPU has AVX2 and SSSE3.
     pub(in crate::kernels::copy) fn detect() -> Option<Avx2> {
         let ssse3 = Ssse3::detect()?;
-        std::arch::is_x86_feature_detected!("avx2").then_some(Avx2 { ssse3, vbmi: Vbmi::detect() })
+        let avx2 = std::arch::is_x86_feature_detected!("avx2");
+        avx2.then(|| Avx2 { ssse3, vbmi: Vbmi::detect(), avx512: Avx512::detect() })
     }
 
-    /// The same token without VBMI, so that tests can check the AVX2 loops
-    /// on machines that have it.
+    /// The AVX-512 token the CPU gave with this one, if any.
+    pub(in crate::kernels::copy) fn avx512(self) -> Option<Avx512> {
+        self.avx512
+    }
+
+    /// The same token without AVX-512 (VBMI or BW), so that tests can check
+    /// the AVX2 loops on machines that have it.
     #[cfg(test)]
-    pub(in crate::kernels::copy) fn without_vbmi(self) -> Avx2 {
-        Avx2 { vbmi: None, ..self }
+    pub(in crate::kernels::copy) fn without_avx512(self) -> Avx2 {
+        Avx2 { vbmi: None, avx512: None, ..self }
     }
 }
 

@@ -33,7 +33,8 @@
 //!   its length picks, with AVX2's gathers (which have no 16-byte form in
 //!   SSSE3).
 //! - `strips`: ReverseSubsequences on one register's width of columns,
-//!   by byte-wise selects, at either width.
+//!   by byte-wise selects, at either width, and at 64 bytes with AVX-512
+//!   (whose token, `avx512`, the AVX2 one carries where the CPU has it).
 //! - `transpose`: ReverseSubsequences on axes of up to 8 rows, a register
 //!   of columns turned into lines and back in registers, and 8-byte
 //!   elements on longer axes through lines staged in a buffer, with AVX2.
@@ -53,6 +54,7 @@
 //! `words`, `windows` and `vbmi` says why it has one width.
 
 mod avx2;
+mod avx512;
 mod gather;
 mod mirror;
 mod periodic;
@@ -71,6 +73,7 @@ pub(super) use avx2::{
     descending_rows, narrow_rows_with_heads, narrow_rows_with_same_head, rows32_with_heads,
     short_rows_with_heads, wide_rows_with_heads, Avx2,
 };
+use avx512::Avx512;
 pub(super) use gather::subsequence_columns;
 pub(super) use mirror::mirrored_rows;
 pub(super) use periodic::Patterns;

@@ -1,8 +1,108 @@
 //! ReverseSubsequences on one strip of columns, one register wide, by
-//! byte-wise selects between rows, at either register width.
+//! byte-wise selects between rows, at 16, 32 or 64 bytes.
 
-use super::{Plain, Width};
+use super::{Plain, Stores, Width};
 use crate::kernels::copy::SubsequenceStrip;
+
+/// A register width and the byte-wise selects the strips need at it. The
+/// 16- and 32-byte widths ([`Width`]) keep a select's mask in a register
+/// of the same width; AVX-512's in a mask register of a bit a byte.
+///
+/// # Safety
+/// A value of an implementing type must exist only when the running CPU
+/// has every instruction its methods use, and the features
+/// [`Selects::run`] enables: the methods' `unsafe` blocks rely on that.
+pub(in crate::kernels::copy) unsafe trait Selects: Copy {
+    /// A register of this width.
+    type Reg: Copy;
+    /// Which bytes a select takes from its far register.
+    type Mask: Copy;
+    /// Bytes in a register: 16, 32 or 64.
+    const BYTES: usize;
+
+    /// Runs `f` in a function compiled with this instruction set enabled
+    /// (see [`Width::run`]).
+    fn run<R>(self, f: impl FnOnce() -> R) -> R;
+
+    /// The register at `p`.
+    ///
+    /// # Safety
+    /// `p` must be valid for reading `BYTES` bytes (any alignment).
+    unsafe fn load(self, p: *const u8) -> Self::Reg;
+
+    /// Stores `v` at `p`, streaming when `S` says so.
+    ///
+    /// # Safety
+    /// `p` must be valid for writing `BYTES` bytes, and aligned to `BYTES`
+    /// when `S` streams.
+    unsafe fn store<S: Stores>(self, stores: S, p: *mut u8, v: Self::Reg);
+
+    /// `v` in every byte.
+    fn splat(self, v: u8) -> Self::Reg;
+
+    /// The bytes of `far` where `mask` marks them, else those of `near`.
+    fn select(self, near: Self::Reg, far: Self::Reg, mask: Self::Mask) -> Self::Reg;
+
+    /// Marks the bytes where `a & b` equals `b`.
+    fn has_bits(self, a: Self::Reg, b: Self::Reg) -> Self::Mask;
+
+    /// Marks the bytes of `v` that are 0.
+    fn is_zero(self, v: Self::Reg) -> Self::Mask;
+
+    /// Each byte of `a` less the one of `b`, 0 where that would be
+    /// negative.
+    fn sub_saturating(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
+}
+
+// SAFETY: each method is the `Width` one, whose token proves the same
+// instructions.
+unsafe impl<W: Width> Selects for W {
+    type Reg = W::Reg;
+    type Mask = W::Reg;
+    const BYTES: usize = W::BYTES;
+
+    #[inline(always)]
+    fn run<R>(self, f: impl FnOnce() -> R) -> R {
+        Width::run(self, f)
+    }
+
+    #[inline(always)]
+    unsafe fn load(self, p: *const u8) -> W::Reg {
+        // SAFETY: the caller's guarantee is the one `Width::load` needs.
+        unsafe { Width::load(self, p) }
+    }
+
+    #[inline(always)]
+    unsafe fn store<S: Stores>(self, stores: S, p: *mut u8, v: W::Reg) {
+        // SAFETY: the caller's guarantee is the one `Width::store` needs.
+        unsafe { Width::store(self, stores, p, v) }
+    }
+
+    #[inline(always)]
+    fn splat(self, v: u8) -> W::Reg {
+        Width::splat(self, v)
+    }
+
+    #[inline(always)]
+    fn select(self, near: W::Reg, far: W::Reg, mask: W::Reg) -> W::Reg {
+        Width::select(self, near, far, mask)
+    }
+
+    #[inline(always)]
+    fn has_bits(self, a: W::Reg, b: W::Reg) -> W::Reg {
+        Width::has_bits(self, a, b)
+    }
+
+    #[inline(always)]
+    fn is_zero(self, v: W::Reg) -> W::Reg {
+        Width::is_zero(self, v)
+    }
+
+    #[inline(always)]
+    fn sub_saturating(self, a: W::Reg, b: W::Reg) -> W::Reg {
+        Width::sub_saturating(self, a, b)
+    }
+}
 
 /// Writes output rows `k0..=k1` of `strip` (see [`SubsequenceStrip`]) into
 /// `out`, row `k` at `(k - k0) * out_stride`, using `buffer` (at least
@@ -20,15 +120,25 @@ use crate::kernels::copy::SubsequenceStrip;
 /// choice between the shifted row and the input's own. A select with
 /// beyond the axis on its far side keeps garbage, which lands only where
 /// `k >= len` and is never kept.
-pub(in crate::kernels::copy) fn subsequence_strip<W: Width>(
+///
+/// With [`Streaming`](super::Streaming) stores, `out` and `out_stride`
+/// must be multiples of `W::BYTES`, or nothing is written: each output
+/// row is then sent to memory without being read first, and at 64 bytes
+/// it is a whole cache line.
+pub(in crate::kernels::copy) fn subsequence_strip<W: Selects, S: Stores>(
     isa: W,
+    stores: S,
     strip: &SubsequenceStrip<'_>,
     out: &mut [u8],
     out_stride: usize,
     buffer: &mut [u8],
 ) -> bool {
     let bytes = W::BYTES;
-    if !strip.fits(bytes, out.len(), out_stride) || (strip.size + 7) * bytes > buffer.len() {
+    let aligned = super::aligned(out.as_ptr(), bytes) && out_stride.is_multiple_of(bytes);
+    if !strip.fits(bytes, out.len(), out_stride)
+        || (strip.size + 7) * bytes > buffer.len()
+        || (S::STREAMING && !aligned)
+    {
         return false;
     }
     let SubsequenceStrip { input, stride, size, shifts, lens, rows: (k0, k1) } = *strip;
@@ -39,7 +149,7 @@ pub(in crate::kernels::copy) fn subsequence_strip<W: Width>(
     let moves = lens.iter().any(|&len| len != 0);
     isa.run(
         #[inline(always)]
-        || {
+        move || {
             // SAFETY: every pointer below stays inside its slice, by the
             // checks above: input row `r < size` spans `r * stride ..
             // r * stride + bytes`, below `input.len()`; output row `k`
@@ -47,7 +157,10 @@ pub(in crate::kernels::copy) fn subsequence_strip<W: Width>(
             // more, below `out.len()`; buffer row `j` is read for `j <
             // size + 7` and written for `j < size`, each `bytes` long,
             // inside `(size + 7) * bytes <= buffer.len()`; `shifts` and
-            // `lens` are `bytes` long. The token proves the instructions.
+            // `lens` are `bytes` long. Streaming stores: `out` starts on a
+            // multiple of `bytes` and `out_stride` is one (above), so each
+            // row starts on one too, and `S` promises the fence. The token proves
+            // the instructions.
             // Macros rather than closures: a closure may be compiled on
             // its own, without the token's instructions.
             unsafe {
@@ -66,7 +179,7 @@ pub(in crate::kernels::copy) fn subsequence_strip<W: Width>(
                 }
                 if !moves {
                     for k in k0..=k1 {
-                        isa.store(Plain, out.add((k - k0) * out_stride), row_in!(k));
+                        isa.store(stores, out.add((k - k0) * out_stride), row_in!(k));
                     }
                     return;
                 }
@@ -123,7 +236,7 @@ pub(in crate::kernels::copy) fn subsequence_strip<W: Width>(
                     let y1 = isa.select(x1, x3, m1);
                     let shifted = isa.select(y0, y1, m0);
                     let v = isa.select(shifted, row_in!(k), isa.is_zero(left));
-                    isa.store(Plain, out.add((k - k0) * out_stride), v);
+                    isa.store(stores, out.add((k - k0) * out_stride), v);
                     left = isa.sub_saturating(left, one);
                     (x1, x2, y0) = (x2, x3, y1);
                 }
