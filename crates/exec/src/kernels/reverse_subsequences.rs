@@ -956,17 +956,13 @@ impl<C: Count> SubsequencePlan<'_, C> {
         let mut stage_out = [0u8; STAGE_BYTES + STRIP_MAX_SIZE * STRIP_MAX_BYTES];
         let (stage_in, stage_out) = (stage_in.get_mut(..staged)?, stage_out.get_mut(..staged)?);
         let mut buffer = [0u8; (STRIP_MAX_SIZE + 7) * STRIP_MAX_BYTES];
-        let mut shifts = [0u8; STRIP_MAX_BYTES];
         let mut lens = [0u8; STRIP_MAX_BYTES];
-        // Each strip's lengths a byte per byte, and its shifts to match.
+        // Each strip's lengths a byte per byte; columns past a narrow strip
+        // move nothing.
         let mut strip_lengths = |lengths: &[C]| {
-            // Columns past a narrow strip move nothing.
             lens.fill(0);
             spread(&mut lens, lengths, n, |len| len as u8);
-            for (s, &len) in shifts.iter_mut().zip(&lens) {
-                *s = if len > 0 { (size as u8).wrapping_sub(len) } else { 0 };
-            }
-            (shifts, lens)
+            lens
         };
         RunWriter::with(dst, copier, stream, |dst| {
             copier.vectorized(
@@ -988,12 +984,11 @@ impl<C: Count> SubsequencePlan<'_, C> {
                                 let columns = bytes / n;
                                 (lo, hi) = (a, b);
                                 while u0 + columns <= t1 {
-                                    let (shifts, lens) = strip_lengths(line.get(u0..u0 + columns)?);
+                                    let lens = strip_lengths(line.get(u0..u0 + columns)?);
                                     let strip = SubsequenceStrip {
                                         input: input.get(u0 * n..)?,
                                         stride,
                                         size,
-                                        shifts: &shifts,
                                         lens: &lens,
                                         rows: (lo, hi),
                                     };
@@ -1023,12 +1018,11 @@ impl<C: Count> SubsequencePlan<'_, C> {
                                 if (s + 1) * bytes <= skip {
                                     continue;
                                 }
-                                let (shifts, lens) = strip_lengths(lengths);
+                                let lens = strip_lengths(lengths);
                                 let strip = SubsequenceStrip {
                                     input: stage_in.get(s * bytes..)?,
                                     stride: pitch,
                                     size,
-                                    shifts: &shifts,
                                     lens: &lens,
                                     rows: (k0, k1),
                                 };

@@ -104,11 +104,8 @@ pub(super) struct SubsequenceStrip<'a> {
     pub(super) stride: usize,
     /// Rows along the axis: 2 to 255.
     pub(super) size: usize,
-    /// Per byte, its column's shift: `size - len` for a length `len > 1`,
-    /// else 0.
-    pub(super) shifts: &'a [u8],
-    /// Per byte, its column's length: at most `size`, and 0 when the
-    /// column moves nothing.
+    /// Per byte, its column's length: a length past the axis counts as
+    /// `size`, and 0 and 1 move nothing.
     pub(super) lens: &'a [u8],
     /// The output rows to write, `k0..=k1`.
     pub(super) rows: (usize, usize),
@@ -118,7 +115,7 @@ impl SubsequenceStrip<'_> {
     /// Whether the strip, `bytes` wide, and an output of `out_len` bytes
     /// with rows `out_stride` apart fit one another: an axis of 2 to 255
     /// rows, rows `k0 <= k1` inside it, every row read or written inside
-    /// its slice, and each byte's shift and length within the axis.
+    /// its slice, and a length for each byte.
     fn fits(&self, bytes: usize, out_len: usize, out_stride: usize) -> bool {
         let (k0, k1) = self.rows;
         let ends_within = |rows: usize, stride: usize, len: usize| {
@@ -127,16 +124,9 @@ impl SubsequenceStrip<'_> {
         (2..=255).contains(&self.size)
             && k0 <= k1
             && k1 < self.size
-            && self.shifts.len() >= bytes
             && self.lens.len() >= bytes
             && ends_within(self.size - 1, self.stride, self.input.len())
             && ends_within(k1 - k0, out_stride, out_len)
-            && self
-                .shifts
-                .iter()
-                .zip(self.lens)
-                .take(bytes)
-                .all(|(&s, &len)| len == 0 || usize::from(s) + usize::from(len) <= self.size)
     }
 }
 

@@ -45,9 +45,10 @@ pub(super) fn finish<const N: usize>(src: &[u8], dst: &mut [u8], done: usize) {
 }
 
 /// The rule of [`super::ReverseCopier::subsequence_strip`], byte by byte,
-/// on strips of `bytes` bytes: row `k` of a column of length `len > k` and
-/// shift `s` reads the input's row `size - 1 - (k + s)`, and otherwise row
-/// `k`. `None`, having written nothing, when the arguments do not fit.
+/// on strips of `bytes` bytes: row `k` of a column of length `len > k`
+/// (at most `size`) reads the input's row `len - 1 - k`, and otherwise
+/// row `k`. `None`, having written nothing, when the arguments do not
+/// fit.
 pub(super) fn subsequence_strip(
     strip: &super::SubsequenceStrip<'_>,
     bytes: usize,
@@ -57,12 +58,13 @@ pub(super) fn subsequence_strip(
     if !strip.fits(bytes, out.len(), out_stride) {
         return None;
     }
-    let super::SubsequenceStrip { input, stride, size, shifts, lens, rows: (k0, k1) } = *strip;
-    let (shifts, lens) = (shifts.get(..bytes)?, lens.get(..bytes)?);
+    let super::SubsequenceStrip { input, stride, size, lens, rows: (k0, k1) } = *strip;
+    let lens = lens.get(..bytes)?;
     for k in k0..=k1 {
         let row = out.get_mut((k - k0) * out_stride..)?.get_mut(..bytes)?;
-        for ((o, &s), (i, &len)) in row.iter_mut().zip(shifts).zip(lens.iter().enumerate()) {
-            let from = if k < usize::from(len) { (size - 1).checked_sub(k + usize::from(s))? } else { k };
+        for (o, (i, &len)) in row.iter_mut().zip(lens.iter().enumerate()) {
+            let len = usize::from(len).min(size);
+            let from = if k < len { len - 1 - k } else { k };
             *o = *input.get(from * stride + i)?;
         }
     }

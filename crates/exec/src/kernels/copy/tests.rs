@@ -1057,15 +1057,21 @@ fn lines_that_do_not_fit_write_nothing<const N: usize>(copier: ReverseCopier) {
 }
 
 /// Output rows `k0..=k1` of one strip by the rule itself: byte `b` of row
-/// `k` comes from row `len - 1 - k` while `k < len` (its column's length),
-/// else from row `k`.
-fn strip_by_rule(input: &[u8], stride: usize, lens: &[u8], (k0, k1): (usize, usize)) -> Vec<Vec<u8>> {
+/// `k` comes from row `len - 1 - k` while `k < len` (its column's length,
+/// `size` where it is longer), else from row `k`.
+fn strip_by_rule(
+    input: &[u8],
+    stride: usize,
+    size: usize,
+    lens: &[u8],
+    (k0, k1): (usize, usize),
+) -> Vec<Vec<u8>> {
     (k0..=k1)
         .map(|k| {
             lens.iter()
                 .enumerate()
                 .map(|(b, &len)| {
-                    let len = usize::from(len);
+                    let len = usize::from(len).min(size);
                     let from = if k < len { len - 1 - k } else { k };
                     input[from * stride + b]
                 })
@@ -1088,17 +1094,12 @@ fn subsequence_strips_match_the_rule_at_every_width() {
             // differ everywhere, so that a byte from the wrong row shows.
             let stride = bytes + 5;
             let input: Vec<u8> = (0..size * stride).map(|i| (i * 7 + i / 251) as u8).collect();
-            // A length per byte, from 0 to the axis size, 1 given as 0
-            // as the kernel gives it; each byte's shift to match.
-            let lens: Vec<u8> = (0..bytes)
-                .map(|b| ((b * 37 + size * 11) % (size + 1)) as u8)
-                .map(|l| if l == 1 { 0 } else { l })
-                .collect();
-            let shifts: Vec<u8> =
-                lens.iter().map(|&l| if l > 0 { (size as u8).wrapping_sub(l) } else { 0 }).collect();
+            // A length per byte, from 0 to a few past the axis size (255
+            // at most).
+            let lens: Vec<u8> =
+                (0..bytes).map(|b| ((b * 37 + size * 11) % (size + 4)).min(255) as u8).collect();
             for rows in [(0, size - 1), (1, size - 1), (size / 2, size / 2), (0, 0)] {
-                let strip =
-                    SubsequenceStrip { input: &input, stride, size, shifts: &shifts, lens: &lens, rows };
+                let strip = SubsequenceStrip { input: &input, stride, size, lens: &lens, rows };
                 let out_stride = bytes + 3;
                 let mut out = vec![0xA5u8; (rows.1 - rows.0 + 1) * out_stride];
                 let mut buffer = vec![0u8; (size + 7) * bytes];
@@ -1106,7 +1107,8 @@ fn subsequence_strips_match_the_rule_at_every_width() {
                     copier.subsequence_strip(&strip, &mut out, out_stride, &mut buffer),
                     "{size} {rows:?}"
                 );
-                for (k, expected) in strip_by_rule(&input, stride, &lens, rows).into_iter().enumerate() {
+                for (k, expected) in strip_by_rule(&input, stride, size, &lens, rows).into_iter().enumerate()
+                {
                     let row = &out[k * out_stride..(k + 1) * out_stride];
                     assert_eq!(
                         &row[..bytes],
@@ -1129,21 +1131,13 @@ fn subsequence_strips_match_the_rule_at_every_width() {
                 input: &input[..input_len * bytes],
                 stride: bytes,
                 size,
-                shifts: &lens,
                 lens: &lens,
                 rows,
             };
             assert!(!copier.subsequence_strip(&strip, &mut out, bytes, &mut buffer), "{size} {rows:?}");
             assert!(out.iter().all(|&b| b == 0));
         }
-        let strip = SubsequenceStrip {
-            input: &input,
-            stride: bytes,
-            size: 8,
-            shifts: &lens,
-            lens: &lens,
-            rows: (0, 7),
-        };
+        let strip = SubsequenceStrip { input: &input, stride: bytes, size: 8, lens: &lens, rows: (0, 7) };
         assert!(!copier.subsequence_strip(&strip, &mut out[..7 * bytes], bytes, &mut buffer));
         assert!(!copier.subsequence_strip(&strip, &mut out, bytes, &mut buffer[..14 * bytes]));
     }

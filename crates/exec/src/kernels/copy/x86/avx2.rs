@@ -9,11 +9,11 @@ use std::arch::x86_64::{
     _mm256_blendv_epi8, _mm256_broadcastq_epi64, _mm256_broadcastsi128_si256, _mm256_castsi128_si256,
     _mm256_castsi256_si128, _mm256_cmpeq_epi32, _mm256_cmpeq_epi8, _mm256_cmpgt_epi32, _mm256_cmpgt_epi8,
     _mm256_extracti128_si256, _mm256_inserti128_si256, _mm256_loadu2_m128i, _mm256_loadu_si256,
-    _mm256_max_epu32, _mm256_max_epu8, _mm256_movemask_epi8, _mm256_or_si256, _mm256_permute2x128_si256,
-    _mm256_permutevar8x32_epi32, _mm256_set1_epi16, _mm256_set1_epi32, _mm256_set1_epi8, _mm256_set_m128i,
-    _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8, _mm256_storeu_si256, _mm256_stream_si256,
-    _mm256_subs_epu8, _mm256_xor_si256, _mm_loadl_epi64, _mm_loadu_si128, _mm_setzero_si128,
-    _mm_storeu_si128,
+    _mm256_max_epu32, _mm256_max_epu8, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
+    _mm256_permute2x128_si256, _mm256_permutevar8x32_epi32, _mm256_set1_epi16, _mm256_set1_epi32,
+    _mm256_set1_epi8, _mm256_set_m128i, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8,
+    _mm256_storeu_si256, _mm256_stream_si256, _mm256_subs_epu8, _mm256_xor_si256, _mm_loadl_epi64,
+    _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128,
 };
 
 use super::{vbmi, Avx512, Ssse3, Stores, Vbmi, Width};
@@ -140,6 +140,18 @@ unsafe impl Width for Avx2 {
     fn sub_saturating(self, a: __m256i, b: __m256i) -> __m256i {
         // SAFETY: this token proves the CPU has AVX2.
         unsafe { _mm256_subs_epu8(a, b) }
+    }
+
+    #[inline(always)]
+    fn min(self, a: __m256i, b: __m256i) -> __m256i {
+        // SAFETY: this token proves the CPU has AVX2.
+        unsafe { _mm256_min_epu8(a, b) }
+    }
+
+    #[inline(always)]
+    fn any(self, mask: __m256i) -> bool {
+        // SAFETY: this token proves the CPU has AVX2.
+        unsafe { _mm256_movemask_epi8(mask) != 0 }
     }
 
     #[inline(always)]

@@ -9,7 +9,8 @@
 
 use std::arch::x86_64::{
     __m512i, __mmask64, _mm512_and_si512, _mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_mask_blend_epi8,
-    _mm512_set1_epi8, _mm512_storeu_si512, _mm512_stream_si512, _mm512_subs_epu8, _mm512_testn_epi8_mask,
+    _mm512_min_epu8, _mm512_set1_epi8, _mm512_storeu_si512, _mm512_stream_si512, _mm512_subs_epu8,
+    _mm512_testn_epi8_mask,
 };
 
 use super::strips::Selects;
@@ -98,5 +99,16 @@ unsafe impl Selects for Avx512 {
     fn sub_saturating(self, a: __m512i, b: __m512i) -> __m512i {
         // SAFETY: this token proves the CPU has AVX-512 BW.
         unsafe { _mm512_subs_epu8(a, b) }
+    }
+
+    #[inline(always)]
+    fn min(self, a: __m512i, b: __m512i) -> __m512i {
+        // SAFETY: this token proves the CPU has AVX-512 BW.
+        unsafe { _mm512_min_epu8(a, b) }
+    }
+
+    #[inline(always)]
+    fn any(self, mask: __mmask64) -> bool {
+        mask != 0
     }
 }

@@ -150,6 +150,13 @@ pub(super) unsafe trait Width: Copy {
     /// negative.
     fn sub_saturating(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
 
+    /// The smaller of each pair of bytes, as unsigned numbers.
+    fn min(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
+
+    /// Whether any byte of `mask`, whose bytes are all ones or all
+    /// zeros, is all ones.
+    fn any(self, mask: Self::Reg) -> bool;
+
     /// Stores `v` at `p`, streaming when `S` says so.
     ///
     /// # Safety

@@ -2,8 +2,9 @@
 //! to row.
 
 use std::arch::x86_64::{
-    __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_or_si128, _mm_set1_epi8,
-    _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128, _mm_stream_si128, _mm_subs_epu8,
+    __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8,
+    _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128,
+    _mm_stream_si128, _mm_subs_epu8,
 };
 
 use super::{aligned, Stores, Width};
@@ -142,6 +143,18 @@ unsafe impl Width for Ssse3 {
     fn sub_saturating(self, a: __m128i, b: __m128i) -> __m128i {
         // SAFETY: SSE2, which every x86_64 CPU has.
         unsafe { _mm_subs_epu8(a, b) }
+    }
+
+    #[inline(always)]
+    fn min(self, a: __m128i, b: __m128i) -> __m128i {
+        // SAFETY: SSE2, which every x86_64 CPU has.
+        unsafe { _mm_min_epu8(a, b) }
+    }
+
+    #[inline(always)]
+    fn any(self, mask: __m128i) -> bool {
+        // SAFETY: SSE2, which every x86_64 CPU has.
+        unsafe { _mm_movemask_epi8(mask) != 0 }
     }
 
     #[inline(always)]

@@ -52,6 +52,12 @@ pub(in crate::kernels::copy) unsafe trait Selects: Copy {
     /// Each byte of `a` less the one of `b`, 0 where that would be
     /// negative.
     fn sub_saturating(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
+
+    /// The smaller of each pair of bytes, as unsigned numbers.
+    fn min(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
+
+    /// Whether `mask` marks any byte.
+    fn any(self, mask: Self::Mask) -> bool;
 }
 
 // SAFETY: each method is the `Width` one, whose token proves the same
@@ -102,6 +108,16 @@ unsafe impl<W: Width> Selects for W {
     fn sub_saturating(self, a: W::Reg, b: W::Reg) -> W::Reg {
         Width::sub_saturating(self, a, b)
     }
+
+    #[inline(always)]
+    fn min(self, a: W::Reg, b: W::Reg) -> W::Reg {
+        Width::min(self, a, b)
+    }
+
+    #[inline(always)]
+    fn any(self, mask: W::Reg) -> bool {
+        Width::any(self, mask)
+    }
 }
 
 /// Writes output rows `k0..=k1` of `strip` (see [`SubsequenceStrip`]) into
@@ -141,12 +157,14 @@ pub(in crate::kernels::copy) fn subsequence_strip<W: Selects, S: Stores>(
     {
         return false;
     }
-    let SubsequenceStrip { input, stride, size, shifts, lens, rows: (k0, k1) } = *strip;
-    let (Some(shifts), Some(lens)) = (shifts.get(..bytes), lens.get(..bytes)) else {
+    let SubsequenceStrip { input, stride, size, lens, rows: (k0, k1) } = *strip;
+    let Some(lens) = lens.get(..bytes) else {
         return false;
     };
-    let needed = shifts.iter().fold(0, |any, &s| any | s);
-    let moves = lens.iter().any(|&len| len != 0);
+    // At most 255 (`fits`), so a byte holds it.
+    let axis = size as u8;
+    // Eight lengths at a time: whether any column moves.
+    let moves = lens.chunks(8).any(|eight| eight.iter().fold(0, |any, &len| any | len) != 0);
     isa.run(
         #[inline(always)]
         move || {
@@ -177,13 +195,17 @@ pub(in crate::kernels::copy) fn subsequence_strip<W: Selects, S: Stores>(
                         isa.load(buf.add($j * bytes))
                     };
                 }
+                // Each byte's length, capped at the axis, and its shift
+                // `s = size - len`, 0 where the length is 0.
+                let lens = isa.min(isa.load(lens.as_ptr()), isa.splat(axis));
+                let idle = isa.is_zero(lens);
+                let shifts = isa.select(isa.sub_saturating(isa.splat(axis), lens), isa.splat(0), idle);
                 if !moves {
                     for k in k0..=k1 {
                         isa.store(stores, out.add((k - k0) * out_stride), row_in!(k));
                     }
                     return;
                 }
-                let shifts = isa.load(shifts.as_ptr());
                 macro_rules! bit {
                     ($b:expr) => {
                         isa.has_bits(shifts, isa.splat(1 << $b))
@@ -194,10 +216,10 @@ pub(in crate::kernels::copy) fn subsequence_strip<W: Selects, S: Stores>(
                 let mut filled = false;
                 for b in 3..8 {
                     let step = 1usize << b;
-                    if needed >> b & 1 == 0 || step >= size {
+                    let mask = bit!(b);
+                    if step >= size || !isa.any(mask) {
                         continue;
                     }
-                    let mask = bit!(b);
                     if filled {
                         for j in 0..size - step {
                             isa.store(Plain, buf.add(j * bytes), isa.select(row!(j), row!(j + step), mask));
@@ -227,7 +249,7 @@ pub(in crate::kernels::copy) fn subsequence_strip<W: Selects, S: Stores>(
                         isa.select(row!(i), row!(i + 4), m2)
                     }};
                 }
-                let mut left = isa.sub_saturating(isa.load(lens.as_ptr()), isa.splat(k0 as u8));
+                let mut left = isa.sub_saturating(lens, isa.splat(k0 as u8));
                 let one = isa.splat(1);
                 let (mut x1, mut x2) = (x!(k0 + 1), x!(k0 + 2));
                 let mut y0 = isa.select(x!(k0), x2, m1);
