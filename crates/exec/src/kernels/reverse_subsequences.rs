@@ -15,10 +15,11 @@
 //! on axes of over 2048, or of over 64 with 1024 columns or more) go
 //! through lines staged in a buffer; 1- and 2-byte elements on axes of
 //! 16 to 255 rows are shifted by byte-wise selects, `log2(size)` per row,
-//! one register of columns at a time, and with AVX-512, whose registers
-//! are a cache line, so are 8-byte ones, read and written in place; other
-//! 1-byte elements are shifted a whole row at a time, and the rest are
-//! gathered from a buffer.
+//! one register of columns at a time; other 1-byte elements are shifted a
+//! whole row at a time, and the rest are gathered from a buffer. With
+//! AVX-512, whose registers are a cache line, the byte-wise selects read
+//! and write the data in place, and take 8-byte elements on axes of 16 to
+//! 255 rows, in lines of at least 512 bytes, as well.
 
 use std::ops::Range;
 
@@ -764,12 +765,11 @@ impl<C: Count> SubsequencePlan<'_, C> {
     /// Moves `data` into `out`, which has its type and shape. When lengths
     /// change every few lines along a non-innermost axis, as lines in
     /// registers ([`SubsequencePlan::transposed`]) where they take the
-    /// plan, else as lines staged in a buffer ([`SubsequencePlan::lines`])
-    /// or in strips ([`SubsequencePlan::strips`]) where they do, else
-    /// through
-    /// the shifter ([`SubsequencePlan::shift`]) where it does, else by the
-    /// gathers ([`SubsequencePlan::gather`]); otherwise as runs. Elements
-    /// are `width` bytes each (`None`: the data's own).
+    /// plan, else in strips ([`SubsequencePlan::strips`]) or as lines
+    /// staged in a buffer ([`SubsequencePlan::lines`]) where they do, else
+    /// through the shifter ([`SubsequencePlan::shift`]) where it does,
+    /// else by the gathers ([`SubsequencePlan::gather`]); otherwise as
+    /// runs. Elements are `width` bytes each (`None`: the data's own).
     fn play(
         &self,
         data: &Tensor,
@@ -826,19 +826,22 @@ impl<C: Count> SubsequencePlan<'_, C> {
     /// [`SHIFT_MIN_LINE_BYTES`] wide. Measured on `[8, 64, 128, 128]`, the
     /// strips took 15–30% less time than the shifter on `u8` there, and
     /// 30–45% less than the gathers on `f16`; on 8 rows, and for 4- and
-    /// 8-byte elements, they took as long or longer (up to 1.9 times).
+    /// 8-byte elements, AVX2's strips took as long or longer (up to 1.9
+    /// times).
     ///
     /// With AVX-512, whose strips are a cache line wide and read and write
     /// the data in place, they take 8-byte elements as well, in lines of
     /// at least [`WIDE_STRIP_MIN_LINE_BYTES`], ahead of
-    /// [`SubsequencePlan::lines`]. `i64` along axis 1 of `[8, 64, 128,
-    /// 128]` took 1.3–1.5 times a memcpy that way against 2.2–2.5 through
-    /// the lines (four rounds in turn), `[16, 64, 1024]` 2.6–2.8 against
-    /// 4.7–5.2, `[256, 64, 64]` 2.7–2.9 against 3.1–3.7, and along axis 2
-    /// of `[8, 64, 128, 128]` 1.6–1.7 against 1.8–2.2. `f32` stays with
-    /// the gathers: the strips were level with them on axis 1 of `[8, 64,
-    /// 128, 128]` and slower by a third on `[32, 64, 1024]` and `[128,
-    /// 64, 256]`.
+    /// [`SubsequencePlan::lines`] and the gathers. `i64` along axis 1 of
+    /// `[8, 64, 128, 128]` took 1.3–1.5 times a memcpy that way against
+    /// 2.2–2.5 through the lines (four rounds in turn), and `[16, 64,
+    /// 1024]` 2.6–2.8 against 4.7–5.2; blocks of up to
+    /// [`GATHER_TILE_BYTES`], which the gathers took before, 2.7–2.9
+    /// against 3.1–3.7 on `[256, 64, 64]` and 1.6–1.7 against 1.8–2.2
+    /// along axis 2 of `[8, 64, 128, 128]` (three rounds). Only axes of
+    /// 64 and 128 rows were measured. `f32` stays with the gathers: the
+    /// strips were level with them on axis 1 of `[8, 64, 128, 128]` and
+    /// slower by a third on `[32, 64, 1024]` and `[128, 64, 256]`.
     fn takes_strips(&self, copier: ReverseCopier, n: usize) -> bool {
         let line = self.inner.saturating_mul(n);
         let wide = copier.strip_bytes() == LINE;
@@ -922,11 +925,18 @@ impl<C: Count> SubsequencePlan<'_, C> {
     /// evict one another while the strips go down the axis.
     ///
     /// Strips of a whole cache line (AVX-512's 64 bytes) skip both
-    /// buffers on the rows the chunk covers across the whole tile: each
+    /// buffers where the chunk covers every row of a tile whole: each
     /// reads its rows in place, as no other strip reads the lines it does,
     /// and writes its output rows in place, streamed where the output
     /// streams. Only the columns past the last whole strip of a row, and
-    /// rows the chunk covers in part, are staged.
+    /// the tiles of a block whose first or last row the chunk covers in
+    /// part (where it starts or ends), are staged. Measured on `u8` along
+    /// axis 1 of `[8, 64, 128, 128]`, one thread, in turns: reading the
+    /// input in place took 1.9–2.4 ms where staging it first took 2.1–2.9
+    /// (tiles of 8, 16 and 32 KiB, which fit the L1 cache) and 2.5–2.7
+    /// (64 KiB); streaming the output rows straight from the strip took
+    /// 2.5–2.6 times a memcpy where writing them through the cache took
+    /// 3.2–3.7.
     fn strips(
         &self,
         copier: ReverseCopier,
@@ -977,12 +987,13 @@ impl<C: Count> SubsequencePlan<'_, C> {
                         #[inline(always)]
                         |part, t0, t1, line, input| {
                             let BlockPart { first, k0, k1, .. } = part;
-                            // Columns `t0..u0` of rows `lo..=hi` are written
-                            // in place; the rest of the part is staged.
-                            let (mut u0, mut lo, mut hi) = (t0, 1, 0);
-                            if let (true, Some((a, b))) = (in_place, part.whole_rows(t0, t1, inner)) {
+                            // Where the part covers every row of the tile
+                            // whole, columns `t0..u0` are written in place
+                            // and the rest staged; where it covers its first
+                            // or last row in part, all of it is staged.
+                            let mut u0 = t0;
+                            if in_place && part.whole_rows(t0, t1, inner) == Some((k0, k1)) {
                                 let columns = bytes / n;
-                                (lo, hi) = (a, b);
                                 while u0 + columns <= t1 {
                                     let lens = strip_lengths(line.get(u0..u0 + columns)?);
                                     let strip = SubsequenceStrip {
@@ -990,10 +1001,10 @@ impl<C: Count> SubsequencePlan<'_, C> {
                                         stride,
                                         size,
                                         lens: &lens,
-                                        rows: (lo, hi),
+                                        rows: (k0, k1),
                                     };
                                     if !dst.strip(
-                                        (first + lo * inner + u0 - start) * n,
+                                        (first + k0 * inner + u0 - start) * n,
                                         &strip,
                                         stride,
                                         &mut buffer,
@@ -1003,14 +1014,12 @@ impl<C: Count> SubsequencePlan<'_, C> {
                                     u0 += columns;
                                 }
                             }
-                            let staged_from = if (lo, hi) == (k0, k1) { u0 } else { t0 };
-                            if staged_from == t1 {
+                            if u0 == t1 {
                                 return Some(());
                             }
-                            let width = (t1 - staged_from) * n;
-                            let skip = (staged_from - t0) * n;
+                            let (width, skip) = ((t1 - u0) * n, (u0 - t0) * n);
                             for (r, row) in stage_in.chunks_exact_mut(pitch).enumerate() {
-                                let from = r * stride + staged_from * n;
+                                let from = r * stride + u0 * n;
                                 row.get_mut(skip..skip + width)?
                                     .copy_from_slice(input.get(from..from + width)?);
                             }
@@ -1039,7 +1048,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
                                 let Some((c0, c1)) = part.columns(k, t0, t1, inner) else {
                                     continue;
                                 };
-                                let c0 = if (lo..=hi).contains(&k) { c0.max(u0) } else { c0 };
+                                let c0 = c0.max(u0);
                                 if c0 >= c1 {
                                     continue;
                                 }
@@ -1344,7 +1353,9 @@ impl<C: Count> SubsequencePlan<'_, C> {
     /// Whether [`SubsequencePlan::lines`] takes this plan with `n`-byte
     /// elements: with AVX2, on an axis longer than [`TRANSPOSED_ROWS`]
     /// with a tile of at least a group of lines ([`lines_tile`]) and
-    /// lengths kept in 32 bits, where the other kernels fall behind.
+    /// lengths kept in 32 bits, where the other kernels fall behind. The
+    /// strips are asked first ([`SubsequencePlan::takes_strips`]): with
+    /// AVX-512 they take 8-byte elements on axes of 16 to 255 rows.
     /// - 8-byte elements where a block is larger than the buffer of
     ///   [`SubsequencePlan::gather`], on axes of up to about 32,800 rows.
     ///   Time-major `[8192, 128]` `i64`, which the gathers read in place,
@@ -1731,7 +1742,8 @@ const STRIP_MAX_BYTES: usize = 64;
 
 /// The shortest lines of 8-byte elements that [`SubsequencePlan::strips`]
 /// takes with AVX-512: the shortest measured (`[256, 64, 64]` `i64` along
-/// axis 1), where they beat [`SubsequencePlan::lines`].
+/// axis 1), where they beat the gathers that took it before. Shorter
+/// lines were not measured.
 const WIDE_STRIP_MIN_LINE_BYTES: usize = 512;
 
 /// The longest axis [`SubsequencePlan::strips`] takes: a byte holds each

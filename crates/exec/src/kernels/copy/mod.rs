@@ -439,8 +439,9 @@ impl ReverseCopier {
         }
     }
 
-    /// Whether [`ReverseCopier::subsequence_strip`] runs at the full width
-    /// of AVX2, where its selects are one instruction each.
+    /// Whether [`ReverseCopier::subsequence_strip`] runs at AVX2's width
+    /// or wider (AVX-512's, where the CPU has it), where its selects are
+    /// one instruction each.
     pub(super) fn selects_strips(self) -> bool {
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
         return self.avx2().is_some();

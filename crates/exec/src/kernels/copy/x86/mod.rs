@@ -1,5 +1,6 @@
 //! The x86_64 copy routines: 16-byte (SSSE3) and 32-byte (AVX2) shuffle
-//! loops, and streaming copies at either width.
+//! loops, streaming copies at either width, and a few loops that AVX-512
+//! widens or shortens.
 //!
 //! A routine that uses SSSE3 or AVX2 takes a token, [`Ssse3`] or
 //! [`Avx2`]: a zero-sized value that only its `detect` makes, after the
@@ -10,7 +11,9 @@
 //!
 //! The routines that do the same thing at both widths are written once,
 //! generic over [`Width`], which both tokens implement; [`Width::run`]
-//! compiles the loop with the token's instructions enabled. Whether a
+//! compiles the loop with the token's instructions enabled. The strips
+//! are generic over `strips::Selects`, which every `Width` implements and
+//! so does AVX-512's token, whose selects take mask registers. Whether a
 //! routine stores with ordinary or streaming instructions is a type too,
 //! [`Stores`]: [`Plain`], or [`Streaming`], whose witness is made only by
 //! a caller that promises to fence (see [`Streaming::new`]), or lent by
@@ -33,8 +36,9 @@
 //!   its length picks, with AVX2's gathers (which have no 16-byte form in
 //!   SSSE3).
 //! - `strips`: ReverseSubsequences on one register's width of columns,
-//!   by byte-wise selects, at either width, and at 64 bytes with AVX-512
-//!   (whose token, `avx512`, the AVX2 one carries where the CPU has it).
+//!   by byte-wise selects, at either width, and at 64 bytes with AVX-512.
+//! - `avx512`: AVX-512 F and BW's token (which the AVX2 one carries where
+//!   the CPU has it), and its selects for the strips.
 //! - `transpose`: ReverseSubsequences on axes of up to 8 rows, a register
 //!   of columns turned into lines and back in registers, and 8-byte
 //!   elements on longer axes through lines staged in a buffer, with AVX2.
