@@ -676,7 +676,9 @@ const GATHER_TILE_BYTES: usize = 128 << 10;
 thread_local! {
     /// The buffer [`SubsequencePlan::lines`] stages its lines in, one per
     /// thread, kept from one run to the next: up to [`LINES_MAX_BYTES`],
-    /// too large for a thread's stack.
+    /// too large for a thread's stack. [`SubsequencePlan::strips`] keeps
+    /// its stages in it too (about 180 KiB), which it would otherwise
+    /// zero on every run.
     static LINES: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -962,10 +964,7 @@ impl<C: Count> SubsequencePlan<'_, C> {
         let tile_bytes = (STAGE_BYTES / size / bytes).max(1).min(stride.div_ceil(bytes)) * bytes;
         let pitch = tile_bytes + bytes;
         let staged = size.checked_mul(pitch)?;
-        let mut stage_in = [0u8; STAGE_BYTES + STRIP_MAX_SIZE * STRIP_MAX_BYTES];
-        let mut stage_out = [0u8; STAGE_BYTES + STRIP_MAX_SIZE * STRIP_MAX_BYTES];
-        let (stage_in, stage_out) = (stage_in.get_mut(..staged)?, stage_out.get_mut(..staged)?);
-        let mut buffer = [0u8; (STRIP_MAX_SIZE + 7) * STRIP_MAX_BYTES];
+        let buffer_bytes = (STRIP_MAX_SIZE + 7) * STRIP_MAX_BYTES;
         let mut lens = [0u8; STRIP_MAX_BYTES];
         // Each strip's lengths a byte per byte; columns past a narrow strip
         // move nothing.
@@ -974,97 +973,112 @@ impl<C: Count> SubsequencePlan<'_, C> {
             spread(&mut lens, lengths, n, |len| len as u8);
             lens
         };
-        RunWriter::with(dst, copier, stream, |dst| {
-            copier.vectorized(
-                #[inline(always)]
-                || {
-                    self.for_each_tile(
-                        n,
-                        src,
-                        start,
-                        end,
-                        tile_bytes / n,
+        // The two stages and the strip's buffer, kept from one run to the
+        // next in this thread's buffer, so that a run does not zero them.
+        LINES
+            .try_with(|lines| {
+                let mut storage = lines.try_borrow_mut().ok()?;
+                let total = staged.checked_mul(2)?.checked_add(buffer_bytes)?;
+                if storage.len() < total.div_ceil(8) {
+                    storage.resize(total.div_ceil(8), 0);
+                }
+                let held: &mut [u8] = bytemuck::cast_slice_mut(storage.as_mut_slice());
+                let (stage_in, rest) = held.split_at_mut_checked(staged)?;
+                let (stage_out, rest) = rest.split_at_mut_checked(staged)?;
+                let buffer = rest.get_mut(..buffer_bytes)?;
+                RunWriter::with(dst, copier, stream, |dst| {
+                    copier.vectorized(
                         #[inline(always)]
-                        |part, t0, t1, line, input| {
-                            let BlockPart { first, k0, k1, .. } = part;
-                            // Where the part covers every row of the tile
-                            // whole, columns `t0..u0` are written in place
-                            // and the rest staged; where it covers its first
-                            // or last row in part, all of it is staged.
-                            let mut u0 = t0;
-                            if in_place && part.whole_rows(t0, t1, inner) == Some((k0, k1)) {
-                                let columns = bytes / n;
-                                while u0 + columns <= t1 {
-                                    let lens = strip_lengths(line.get(u0..u0 + columns)?);
-                                    let strip = SubsequenceStrip {
-                                        input: input.get(u0 * n..)?,
-                                        stride,
-                                        size,
-                                        lens: &lens,
-                                        rows: (k0, k1),
-                                    };
-                                    if !dst.strip(
-                                        (first + k0 * inner + u0 - start) * n,
-                                        &strip,
-                                        stride,
-                                        &mut buffer,
-                                    ) {
-                                        return None;
+                        || {
+                            self.for_each_tile(
+                                n,
+                                src,
+                                start,
+                                end,
+                                tile_bytes / n,
+                                #[inline(always)]
+                                |part, t0, t1, line, input| {
+                                    let BlockPart { first, k0, k1, .. } = part;
+                                    // Where the part covers every row of the tile
+                                    // whole, columns `t0..u0` are written in place
+                                    // and the rest staged; where it covers its first
+                                    // or last row in part, all of it is staged.
+                                    let mut u0 = t0;
+                                    if in_place && part.whole_rows(t0, t1, inner) == Some((k0, k1)) {
+                                        let columns = bytes / n;
+                                        while u0 + columns <= t1 {
+                                            let lens = strip_lengths(line.get(u0..u0 + columns)?);
+                                            let strip = SubsequenceStrip {
+                                                input: input.get(u0 * n..)?,
+                                                stride,
+                                                size,
+                                                lens: &lens,
+                                                rows: (k0, k1),
+                                            };
+                                            if !dst.strip(
+                                                (first + k0 * inner + u0 - start) * n,
+                                                &strip,
+                                                stride,
+                                                &mut *buffer,
+                                            ) {
+                                                return None;
+                                            }
+                                            u0 += columns;
+                                        }
                                     }
-                                    u0 += columns;
-                                }
-                            }
-                            if u0 == t1 {
-                                return Some(());
-                            }
-                            let (width, skip) = ((t1 - u0) * n, (u0 - t0) * n);
-                            for (r, row) in stage_in.chunks_exact_mut(pitch).enumerate() {
-                                let from = r * stride + u0 * n;
-                                row.get_mut(skip..skip + width)?
-                                    .copy_from_slice(input.get(from..from + width)?);
-                            }
-                            for (s, lengths) in line.get(t0..t1)?.chunks(bytes / n).enumerate() {
-                                if (s + 1) * bytes <= skip {
-                                    continue;
-                                }
-                                let lens = strip_lengths(lengths);
-                                let strip = SubsequenceStrip {
-                                    input: stage_in.get(s * bytes..)?,
-                                    stride: pitch,
-                                    size,
-                                    lens: &lens,
-                                    rows: (k0, k1),
-                                };
-                                if !copier.subsequence_strip(
-                                    &strip,
-                                    stage_out.get_mut(s * bytes..)?,
-                                    pitch,
-                                    &mut buffer,
-                                ) {
-                                    return None;
-                                }
-                            }
-                            for k in k0..=k1 {
-                                let Some((c0, c1)) = part.columns(k, t0, t1, inner) else {
-                                    continue;
-                                };
-                                let c0 = c0.max(u0);
-                                if c0 >= c1 {
-                                    continue;
-                                }
-                                let row = first + k * inner;
-                                let at = (k - k0) * pitch;
-                                dst.forward(
-                                    (row + c0 - start) * n,
-                                    stage_out.get(at + (c0 - t0) * n..at + (c1 - t0) * n)?,
-                                )?;
-                            }
-                            Some(())
+                                    if u0 == t1 {
+                                        return Some(());
+                                    }
+                                    let (width, skip) = ((t1 - u0) * n, (u0 - t0) * n);
+                                    for (r, row) in stage_in.chunks_exact_mut(pitch).enumerate() {
+                                        let from = r * stride + u0 * n;
+                                        row.get_mut(skip..skip + width)?
+                                            .copy_from_slice(input.get(from..from + width)?);
+                                    }
+                                    for (s, lengths) in line.get(t0..t1)?.chunks(bytes / n).enumerate() {
+                                        if (s + 1) * bytes <= skip {
+                                            continue;
+                                        }
+                                        let lens = strip_lengths(lengths);
+                                        let strip = SubsequenceStrip {
+                                            input: stage_in.get(s * bytes..)?,
+                                            stride: pitch,
+                                            size,
+                                            lens: &lens,
+                                            rows: (k0, k1),
+                                        };
+                                        if !copier.subsequence_strip(
+                                            &strip,
+                                            stage_out.get_mut(s * bytes..)?,
+                                            pitch,
+                                            &mut *buffer,
+                                        ) {
+                                            return None;
+                                        }
+                                    }
+                                    for k in k0..=k1 {
+                                        let Some((c0, c1)) = part.columns(k, t0, t1, inner) else {
+                                            continue;
+                                        };
+                                        let c0 = c0.max(u0);
+                                        if c0 >= c1 {
+                                            continue;
+                                        }
+                                        let row = first + k * inner;
+                                        let at = (k - k0) * pitch;
+                                        dst.forward(
+                                            (row + c0 - start) * n,
+                                            stage_out.get(at + (c0 - t0) * n..at + (c1 - t0) * n)?,
+                                        )?;
+                                    }
+                                    Some(())
+                                },
+                            )
                         },
                     )
-                },
-            )
-        })
+                })
+            })
+            .ok()?
     }
 
     /// Where the chunk of output elements `start..` that `dst` holds, `n`
