@@ -677,8 +677,9 @@ thread_local! {
     /// The buffer [`SubsequencePlan::lines`] stages its lines in, one per
     /// thread, kept from one run to the next: up to [`LINES_MAX_BYTES`],
     /// too large for a thread's stack. [`SubsequencePlan::strips`] keeps
-    /// its stages in it too (about 180 KiB), which it would otherwise
-    /// zero on every run.
+    /// its stages in it too (about 180 KiB): on the calling thread, which
+    /// runs one thread's share of every run, they are no longer zeroed on
+    /// every run (a worker thread starts with an empty buffer).
     static LINES: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
@@ -978,12 +979,16 @@ impl<C: Count> SubsequencePlan<'_, C> {
         LINES
             .try_with(|lines| {
                 let mut storage = lines.try_borrow_mut().ok()?;
-                let total = staged.checked_mul(2)?.checked_add(buffer_bytes)?;
+                // A line of slack, so that the stages start on a line
+                // boundary however the buffer was allocated, and so do
+                // their rows (a whole number of strips apart).
+                let total = staged.checked_mul(2)?.checked_add(buffer_bytes)?.checked_add(LINE)?;
                 if storage.len() < total.div_ceil(8) {
                     storage.resize(total.div_ceil(8), 0);
                 }
                 let held: &mut [u8] = bytemuck::cast_slice_mut(storage.as_mut_slice());
-                let (stage_in, rest) = held.split_at_mut_checked(staged)?;
+                let skew = held.as_ptr().align_offset(LINE).min(LINE);
+                let (stage_in, rest) = held.get_mut(skew..)?.split_at_mut_checked(staged)?;
                 let (stage_out, rest) = rest.split_at_mut_checked(staged)?;
                 let buffer = rest.get_mut(..buffer_bytes)?;
                 RunWriter::with(dst, copier, stream, |dst| {
@@ -1369,7 +1374,8 @@ impl<C: Count> SubsequencePlan<'_, C> {
     /// with a tile of at least a group of lines ([`lines_tile`]) and
     /// lengths kept in 32 bits, where the other kernels fall behind. The
     /// strips are asked first ([`SubsequencePlan::takes_strips`]): with
-    /// AVX-512 they take 8-byte elements on axes of 16 to 255 rows.
+    /// AVX-512 they take 8-byte elements on axes of 16 to 255 rows, in
+    /// lines of at least [`WIDE_STRIP_MIN_LINE_BYTES`].
     /// - 8-byte elements where a block is larger than the buffer of
     ///   [`SubsequencePlan::gather`], on axes of up to about 32,800 rows.
     ///   Time-major `[8192, 128]` `i64`, which the gathers read in place,

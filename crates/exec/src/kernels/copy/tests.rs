@@ -1094,15 +1094,18 @@ fn subsequence_strips_match_the_rule_at_every_width() {
             // differ everywhere, so that a byte from the wrong row shows.
             let stride = bytes + 5;
             let input: Vec<u8> = (0..size * stride).map(|i| (i * 7 + i / 251) as u8).collect();
-            // A length per byte, from 0 to a few past the axis size (255
-            // at most).
-            let lens: Vec<u8> =
-                (0..bytes).map(|b| ((b * 37 + size * 11) % (size + 4)).min(255) as u8).collect();
+            // A length per byte, from 0 to a few past the axis size, and
+            // 255 in every seventh byte.
+            let lens: Vec<u8> = (0..bytes)
+                .map(|b| if b % 7 == 3 { 255 } else { ((b * 37 + size * 11) % (size + 4)).min(255) as u8 })
+                .collect();
             for rows in [(0, size - 1), (1, size - 1), (size / 2, size / 2), (0, 0)] {
                 let strip = SubsequenceStrip { input: &input, stride, size, lens: &lens, rows };
                 let out_stride = bytes + 3;
                 let mut out = vec![0xA5u8; (rows.1 - rows.0 + 1) * out_stride];
-                let mut buffer = vec![0u8; (size + 7) * bytes];
+                // Scratch that holds something already: the result must
+                // not depend on it.
+                let mut buffer = vec![0xC3u8; (size + 7) * bytes];
                 assert!(
                     copier.subsequence_strip(&strip, &mut out, out_stride, &mut buffer),
                     "{size} {rows:?}"

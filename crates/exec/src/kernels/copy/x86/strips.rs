@@ -126,8 +126,8 @@ unsafe impl<W: Width> Selects for W {
 /// written nothing, when the arguments do not fit.
 ///
 /// With `R[j]` the input's row `size - 1 - j`, output row `k` is `R[k +
-/// s]` in a column whose length is `len > k` (`s = size - len`), and the
-/// input's row `k` elsewhere. Shifting by `s` is shifting by each of its
+/// s]` in a column whose length (capped at `size`) is `len > k` (`s =
+/// size - len`), and the input's row `k` elsewhere. Shifting by `s` is shifting by each of its
 /// bits, in any order, each a select between a row and the row `2^b`
 /// further. The bits of 8 and up each make one pass over the buffer (the
 /// first reads the input). The three low bits are a tree of three selects
@@ -174,11 +174,11 @@ pub(in crate::kernels::copy) fn subsequence_strip<W: Selects, S: Stores>(
             // (`k0 <= k <= k1`) spans `(k - k0) * out_stride` and `bytes`
             // more, below `out.len()`; buffer row `j` is read for `j <
             // size + 7` and written for `j < size`, each `bytes` long,
-            // inside `(size + 7) * bytes <= buffer.len()`; `shifts` and
-            // `lens` are `bytes` long. Streaming stores: `out` starts on a
+            // inside `(size + 7) * bytes <= buffer.len()`; `lens` is `bytes`
+            // long, read by one load. Streaming stores: `out` starts on a
             // multiple of `bytes` and `out_stride` is one (above), so each
-            // row starts on one too, and `S` promises the fence. The token proves
-            // the instructions.
+            // row starts on one too, and `S` promises the fence. The token
+            // proves the instructions.
             // Macros rather than closures: a closure may be compiled on
             // its own, without the token's instructions.
             unsafe {
