@@ -603,6 +603,38 @@ fn simd_rows_match_the_portable_ones_on_every_row_and_head_length() {
     rows_agree::<16>();
 }
 
+/// Rows of 1 to 2 KiB that share a head, which the register loop takes
+/// in place of two runs a row, and rows just past that (two runs each):
+/// heads that end on a register, inside one, near either end of the row,
+/// on a line and off one, with and without streaming, in every copier,
+/// against the naive copy.
+#[test]
+fn long_rows_that_share_a_head_match_the_naive_copy() {
+    fn check<const N: usize>() {
+        for row in [1024, 1040, 1536, 2048, 2064, 4096].into_iter().filter(|r| r % N == 0) {
+            let elems = row / N;
+            let count = 3;
+            let src: Vec<u8> = (0..row * count).map(|i| (i * 31 + i / 253) as u8).collect();
+            let mut buf = vec![0u8; src.len() + 128];
+            let heads = [0, 1, 2, 32 / N, 32 / N + 1, 100 / N, elems / 2, elems - 1, elems];
+            for skew in [0, N] {
+                let at = buf.as_ptr().align_offset(64) + skew;
+                for h in heads.into_iter().filter(|&h| h <= elems) {
+                    let what = || format!("width {N}, row {row}, head {h}, skew {skew}");
+                    agree(&mut buf, what, |w| w.rows::<N>(at, &src, row, Heads::Same(h)));
+                    let expected = naive_rows::<N>(&src, row, Heads::Same(h));
+                    assert_eq!(buf[at..at + src.len()], expected, "{}", what());
+                }
+            }
+        }
+    }
+    check::<1>();
+    check::<2>();
+    check::<4>();
+    check::<8>();
+    check::<16>();
+}
+
 /// Rows of 17 to 31 bytes of 1- and 2-byte elements, a register each:
 /// every head as the rows' own (each once, then again in reverse order),
 /// and every head shared by a run of rows too short to be built a period
