@@ -980,8 +980,9 @@ impl RunWriter<'_, '_> {
                 Heads::Each(list) => x86::narrow_rows_with_heads::<N>(isa, src, dst, row, list),
                 Heads::Same(n) => self.narrow_rows_with_same_head::<N>(isa, at, src, row, n)?,
                 // Byte heads come only with rows of 2 to 16 bytes, a power
-                // of two (`reverse_sequence::byte_heads`).
-                Heads::EachWide(_) | Heads::Bytes(_) => 0,
+                // of two, and of 17 to 31 (`reverse_sequence::byte_heads`).
+                Heads::Bytes(list) => x86::narrow_rows_with_byte_heads::<N>(isa, src, dst, row, list),
+                Heads::EachWide(_) => 0,
             });
         }
         if !row.is_multiple_of(16) {

@@ -467,12 +467,16 @@ const FIT_BLOCK: usize = 1024;
 /// the compiler vectorizes finds that all of them are, which is the rule,
 /// and only when one is not is the first such looked for.
 #[inline(always)]
-fn fitting(heads: &[u32], most: usize) -> usize {
-    let longest = heads.iter().fold(0, |m, &h| m.max(h));
-    if longest as usize <= most {
+fn fitting<H: Copy + Ord + Default>(heads: &[H], most: usize) -> usize
+where
+    usize: TryFrom<H>,
+{
+    let fits = |h: H| usize::try_from(h).is_ok_and(|h| h <= most);
+    let longest = heads.iter().fold(H::default(), |m, &h| m.max(h));
+    if fits(longest) {
         heads.len()
     } else {
-        heads.iter().position(|&h| h as usize > most).unwrap_or(heads.len())
+        heads.iter().position(|&h| !fits(h)).unwrap_or(heads.len())
     }
 }
 
@@ -836,16 +840,7 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
     row: usize,
     heads: &[u32],
 ) -> usize {
-    let rows = narrow_rows_in(src, dst, row, N).min(heads.len());
-    let heads = heads.get(..rows).unwrap_or_default();
-    // With AVX2, so that the pass that finds the largest head is as wide.
-    // Keeping the largest as the rows are written, or checking a block at a
-    // time, measured slower here.
-    let fit = isa.run(
-        #[inline(always)]
-        || fitting(heads, row / N),
-    );
-    let heads = heads.get(..fit).unwrap_or_default();
+    let heads = narrow_heads::<_, N>(isa, (src, dst), row, heads);
     // Rows of 3, 5, 6 and 7 bytes, several a lane, then the rest.
     let grouped = match row {
         3 => grouped_rows::<3, N>(isa, src, dst, heads),
@@ -862,6 +857,49 @@ pub(in crate::kernels::copy) fn narrow_rows_with_heads<const N: usize>(
         return grouped;
     };
     grouped + narrow_rows::<N>(isa, src, dst, row, heads.len(), heads.iter().map(|&h| h as usize), None)
+}
+
+/// The heads of the rows the narrow loops may write: those of the rows
+/// inside both slices ([`narrow_rows_in`]), up to the first that does not
+/// fit its row of `row` bytes of `N`-byte elements.
+fn narrow_heads<'h, H: Copy + Ord + Default, const N: usize>(
+    isa: Avx2,
+    (src, dst): (&[u8], &[u8]),
+    row: usize,
+    heads: &'h [H],
+) -> &'h [H]
+where
+    usize: TryFrom<H>,
+{
+    let rows = narrow_rows_in(src, dst, row, N).min(heads.len());
+    let heads = heads.get(..rows).unwrap_or_default();
+    // With AVX2, so that the pass that finds the largest head is as wide.
+    // Keeping the largest as the rows are written, or checking a block at a
+    // time, measured slower here.
+    let fit = isa.run(
+        #[inline(always)]
+        || fitting(heads, row / N),
+    );
+    heads.get(..fit).unwrap_or_default()
+}
+
+/// [`narrow_rows_with_heads`] for rows of 17 to 31 bytes with their heads
+/// a byte each, as ReverseSequence keeps them for constant lengths of rows
+/// that short: a quarter of the bytes of 32-bit heads to read, which on 8
+/// MiB of 24-byte rows are a sixth as many bytes as the data. 0 for other
+/// rows.
+pub(in crate::kernels::copy) fn narrow_rows_with_byte_heads<const N: usize>(
+    isa: Avx2,
+    src: &[u8],
+    dst: &mut [u8],
+    row: usize,
+    heads: &[u8],
+) -> usize {
+    if !(17..32).contains(&row) {
+        return 0;
+    }
+    let heads = narrow_heads::<_, N>(isa, (src, dst), row, heads);
+    narrow_rows::<N>(isa, src, dst, row, heads.len(), heads.iter().map(|&h| usize::from(h)), None)
 }
 
 /// The constant lanes of [`grouped_rows`] for rows of `ROW` bytes of

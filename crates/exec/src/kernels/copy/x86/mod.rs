@@ -74,8 +74,8 @@ mod words;
 use std::marker::PhantomData;
 
 pub(super) use avx2::{
-    descending_rows, narrow_rows_with_heads, narrow_rows_with_same_head, rows32_with_heads,
-    short_rows_with_heads, wide_rows_with_heads, Avx2,
+    descending_rows, narrow_rows_with_byte_heads, narrow_rows_with_heads, narrow_rows_with_same_head,
+    rows32_with_heads, short_rows_with_heads, wide_rows_with_heads, Avx2,
 };
 use avx512::Avx512;
 pub(super) use gather::subsequence_columns;
