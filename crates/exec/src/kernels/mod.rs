@@ -173,9 +173,9 @@ enum Heads<'a> {
     /// [`Heads::Each`] for rows too long for 32-bit counts, which the
     /// general loop copies.
     EachWide(&'a [usize]),
-    /// [`Heads::Each`] a byte each, for rows of at most 31 elements whose
-    /// lengths were checked once ahead: a quarter of the bytes to read
-    /// beside the rows.
+    /// [`Heads::Each`] a byte each, for rows of at most 31 elements (whose
+    /// lengths were checked once ahead, or which run a few to a length):
+    /// a quarter of the bytes to read beside the rows.
     Bytes(&'a [u8]),
 }
 

@@ -245,10 +245,11 @@ fn play_or_copy<C: Count>(
     if !plan.runs_short(width) {
         return play_as(OP, &plan, data, out, options, Some(width));
     }
-    // Rows of 2 to 16 bytes, a power of two, read their heads a byte
-    // each (a sequence that short has lengths that fit one).
+    // Rows of 2 to 16 bytes, a power of two, and of 17 to 31, read their
+    // heads a byte each (a sequence that short has lengths that fit one).
     let key = Expansion::Rows { mid: plan.mid };
-    if matches!(plan.hi * width, 2 | 4 | 8 | 16) {
+    let row = plan.hi * width;
+    if matches!(row, 2 | 4 | 8 | 16) || (17..32).contains(&row) {
         let heads = row_heads.bytes.keep(checked, key, |heads| plan.heads(heads))?;
         play_as(OP, &plan.flattened(heads)?, data, out, options, Some(width))
     } else {
@@ -271,7 +272,8 @@ pub(super) struct RowHeads {
     /// 32-bit heads or line lengths.
     each: Kept<u32>,
     /// Heads a byte each, for the rows of 2 to 16 bytes that the short
-    /// rows' loop reads that way, or line lengths a byte each on up to 8
+    /// rows' loop reads that way and the rows of 17 to 31 bytes that the
+    /// narrow rows' loops do, or line lengths a byte each on up to 8
     /// rows.
     bytes: Kept<u8>,
 }
@@ -1548,16 +1550,17 @@ mod tests {
         // lengths checked once for all, as a model's constant is), then
         // with the second lengths and the first again, all with one
         // scratch: short runs of rows with a byte head each
-        // (8-byte rows) and with a 32-bit one (24-byte rows), and
+        // (8- and 24-byte rows) and with a 32-bit one (36-byte rows), and
         // time-major data as lines (a byte each on 6 positions). Then the
         // kept heads are swapped for zeros, and one more run with the
         // first lengths must play those.
         // (type, shape, the larger shape, batch and sequence axes, the
         // two lengths, whether the heads are 32-bit)
         type Case = (ElementType, [usize; 3], [usize; 3], (usize, usize), [&'static [i64]; 2], bool);
-        let cases: [Case; 3] = [
+        let cases: [Case; 4] = [
             (ElementType::U8, [5, 2, 8], [5, 3, 8], (0, 2), [&[3, 0, 8, 2, 5], &[8, 1, 4, 4, 6]], false),
-            (ElementType::F32, [5, 2, 6], [5, 4, 6], (0, 2), [&[6, 2, 0, 5, 3], &[1, 6, 6, 2, 4]], true),
+            (ElementType::F32, [5, 2, 6], [5, 4, 6], (0, 2), [&[6, 2, 0, 5, 3], &[1, 6, 6, 2, 4]], false),
+            (ElementType::F32, [5, 2, 9], [5, 4, 9], (0, 2), [&[9, 2, 0, 5, 3], &[1, 9, 6, 2, 4]], true),
             (
                 ElementType::U8,
                 [6, 40, 3],

@@ -430,8 +430,9 @@ fn lengths_checked_once_give_what_reading_them_gives() {
             assert!(matches!(err, Err(KernelError::SeqLengthOutOfRange { .. })), "{err:?}");
         }
     }
-    // Rows of 2 to 16 bytes, which read the checked lengths a byte each:
-    // thousands of rows, on three threads, with every length.
+    // Rows of 2 to 16 bytes, a power of two, and of 17 to 31, which read
+    // the checked lengths a byte each: thousands of rows, on three
+    // threads, with every length.
     for (ty, row) in [
         (ElementType::U8, 2),
         (ElementType::U8, 4),
@@ -440,6 +441,13 @@ fn lengths_checked_once_give_what_reading_them_gives() {
         (ElementType::F16, 8),
         (ElementType::F32, 4),
         (ElementType::I64, 2),
+        (ElementType::U8, 17),
+        (ElementType::U8, 24),
+        (ElementType::U8, 31),
+        (ElementType::F16, 10),
+        (ElementType::F32, 6),
+        (ElementType::F32, 7),
+        (ElementType::I64, 3),
     ] {
         let rows = 3001;
         let data = iota(ty, &[rows, row]);

@@ -548,9 +548,9 @@ pub(super) struct RunWriter<'a, 'w> {
     patterns: x86::Patterns,
 }
 
-/// Rows of at least this many bytes with a reversed head each (and
-/// longer than [`SAME_HEAD_MAX_ROW`] when they share it) are written as
-/// two runs each, the head by the reversing copy (which prefetches the
+/// Rows of at least this many bytes with a reversed head each (when they
+/// share it: longer than [`SAME_HEAD_MAX_ROW`], not whole 32-byte
+/// registers, or without AVX2) are written as two runs each, the head by the reversing copy (which prefetches the
 /// source it reads backwards) and the rest by the forward one: the cost of
 /// two calls per row is small next to such a row, and on 1 KiB rows that
 /// measured faster than the 16-byte row loops, which on shorter rows are
@@ -561,9 +561,11 @@ pub(super) struct RunWriter<'a, 'w> {
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 const HEADS_MAX_ROW: usize = 1024;
 
-/// Rows up to this many bytes that share a head are written by the
-/// register loop of [`x86::rows_with_same_head`] rather than two runs
-/// each, streamed where the output starts on a register boundary. The
+/// Rows up to this many bytes that share a head, whole 32-byte registers,
+/// are written with AVX2 by the register loop of
+/// [`x86::rows_with_same_head`] rather than two runs each, streamed where
+/// the output starts on a 16-byte boundary (32 bytes a store from a
+/// 32-byte one). The
 /// two runs write the line a head ends in, and any run under
 /// [`STREAM_MIN_RUN`], with ordinary stores, which read those lines
 /// first: on 1 KiB rows (`i64` and `f32`, 64 and 32 MiB) they took
@@ -916,8 +918,9 @@ impl RunWriter<'_, '_> {
     /// one head for all, rows that are not whole 16-byte blocks go a
     /// register at a time over periods of rows where their period is short
     /// enough. Otherwise rows must be whole 16-byte blocks shorter than
-    /// [`HEADS_MAX_ROW`], or up to [`SAME_HEAD_MAX_ROW`] when they share a
-    /// head. Others are left to the general loop.
+    /// [`HEADS_MAX_ROW`], or up to [`SAME_HEAD_MAX_ROW`] (whole 32-byte
+    /// registers, with AVX2) when they share a head. Others are left to
+    /// the general loop.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     fn rows_with_heads<const N: usize>(
         &mut self,
@@ -980,7 +983,8 @@ impl RunWriter<'_, '_> {
                 Heads::Each(list) => x86::narrow_rows_with_heads::<N>(isa, src, dst, row, list),
                 Heads::Same(n) => self.narrow_rows_with_same_head::<N>(isa, at, src, row, n)?,
                 // Byte heads come only with rows of 2 to 16 bytes, a power
-                // of two, and of 17 to 31 (`reverse_sequence::byte_heads`).
+                // of two, and of 17 to 31 (from ReverseSequence's checked
+                // lengths, and its short runs of rows sharing a length).
                 Heads::Bytes(list) => x86::narrow_rows_with_byte_heads::<N>(isa, src, dst, row, list),
                 Heads::EachWide(_) => 0,
             });
@@ -1014,7 +1018,11 @@ impl RunWriter<'_, '_> {
                 && src.len() > row
                 && stream.is_some() == stream32.is_some()
         });
-        let same_head = matches!(heads, Heads::Same(_)) && row <= SAME_HEAD_MAX_ROW;
+        // Measured with AVX2 on rows of whole 32-byte registers only.
+        let same_head = matches!(heads, Heads::Same(_))
+            && row <= SAME_HEAD_MAX_ROW
+            && row.is_multiple_of(32)
+            && self.copier.avx2().is_some();
         if row >= HEADS_MAX_ROW && blended.is_none() && !same_head {
             return Some(0);
         }

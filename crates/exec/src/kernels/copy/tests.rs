@@ -635,12 +635,13 @@ fn long_rows_that_share_a_head_match_the_naive_copy() {
     check::<16>();
 }
 
-/// Rows of 17 to 31 bytes of 1- and 2-byte elements, a register each:
+/// Rows of 17 to 31 bytes of elements of 1 to 8 bytes, a register each:
 /// every head as the rows' own (each once, then again in reverse order),
-/// and every head shared by a run of rows too short to be built a period
-/// at a time, off a line, against the portable copy with every SIMD copier
-/// (the AVX2 loop and, where the CPU has AVX-512 VBMI, its permute) and
-/// against the naive copy.
+/// as 32-bit heads and as byte ones, and every head shared by a run of
+/// rows too short to be built a period at a time, off a line, against the
+/// portable copy with every SIMD copier (the AVX2 loops and, where the CPU
+/// has AVX-512 VBMI, its permute) and against the naive copy; and a head
+/// longer than its row refused.
 #[test]
 fn rows_of_17_to_31_bytes_take_every_head() {
     fn check<const N: usize>() {
@@ -650,13 +651,28 @@ fn rows_of_17_to_31_bytes_take_every_head() {
             let src: Vec<u8> = (0..row * heads.len()).map(|i| (i * 13 + i / 251) as u8).collect();
             let mut buf = vec![0u8; src.len() + 128];
             let at = buf.as_ptr().align_offset(64) + N;
-            let own = Heads::Each(&heads);
-            agree(
-                &mut buf,
-                || format!("width {N}, row {row}, own heads"),
-                |w| w.rows::<N>(at, &src, row, own),
-            );
-            assert_eq!(buf[at..at + src.len()], naive_rows::<N>(&src, row, own), "width {N}, row {row}");
+            // The heads as 32 bits and as bytes, as ReverseSequence keeps
+            // them for constant lengths of rows this short.
+            let bytes: Vec<u8> = heads.iter().map(|&h| h as u8).collect();
+            for own in [Heads::Each(&heads), Heads::Bytes(&bytes)] {
+                agree(
+                    &mut buf,
+                    || format!("width {N}, row {row}, own heads {own:?}"),
+                    |w| w.rows::<N>(at, &src, row, own),
+                );
+                assert_eq!(buf[at..at + src.len()], naive_rows::<N>(&src, row, own), "width {N}, row {row}");
+            }
+            // A head longer than its row, as bytes and as 32 bits, is
+            // refused.
+            let mut long = bytes.clone();
+            long[1] = elems as u8 + 1;
+            let long_each: Vec<u32> = long.iter().map(|&h| u32::from(h)).collect();
+            for bad in [Heads::Bytes(&long), Heads::Each(&long_each)] {
+                let got = RunWriter::with(&mut buf, ReverseCopier::detect(), false, |w| {
+                    w.rows::<N>(at, &src, row, bad)
+                });
+                assert_eq!(got, None, "width {N}, row {row}, {bad:?}");
+            }
             // Four rows: fewer than the periods the shared-head loop needs.
             let few = &src[..4 * row];
             for h in 0..=elems {
@@ -668,6 +684,8 @@ fn rows_of_17_to_31_bytes_take_every_head() {
     }
     check::<1>();
     check::<2>();
+    check::<4>();
+    check::<8>();
 }
 
 /// Runs of every length up to 700 bytes, in order and reversed, from every
