@@ -797,27 +797,51 @@ fn blocks_that_stream_match_a_block_by_block_copy() {
         (ElementType::F32, [87_382, 16, 3]),
     ];
     for (ty, shape) in cases {
-        let [batches, seq_size, inner] = shape;
-        let block = inner * ty.byte_width().unwrap_or(0);
-        let bytes = batches * seq_size * block;
-        assert!(bytes >= 16 << 20, "{ty} {shape:?}");
-        let data = scrambled(ty, &shape);
-        let src = data.bytes().unwrap_or_else(|| unreachable!("{ty} holds bytes"));
-        let values: Vec<usize> = (0..batches).map(|b| (b * 2_654_435_761) % (seq_size + 1)).collect();
-        let mut expected = vec![0u8; bytes];
-        for (b, &len) in values.iter().enumerate() {
-            for s in 0..seq_size {
-                let from = if s < len { len - 1 - s } else { s };
-                let (at, row) = ((b * seq_size + s) * block, b * seq_size * block);
-                expected[at..at + block].copy_from_slice(&src[row + from * block..][..block]);
-            }
+        streamed_blocks_match(ty, shape, (0, 1));
+    }
+}
+
+/// Runs ReverseSequence on `shape` (`[batches, seq, inner]` with the
+/// batch axis first, `[seq, batches, inner]` with it second), 16 MiB or
+/// more, a random length per batch index, on one thread and on three,
+/// against the blocks after both axes copied one by one.
+fn streamed_blocks_match(ty: ElementType, shape: [usize; 3], (batch, seq): (usize, usize)) {
+    let (batches, seq_size, inner) = (shape[batch], shape[seq], shape[2]);
+    let block = inner * ty.byte_width().unwrap_or(0);
+    let bytes = batches * seq_size * block;
+    assert!(bytes >= 16 << 20, "{ty} {shape:?}");
+    let data = scrambled(ty, &shape);
+    let src = data.bytes().unwrap_or_else(|| unreachable!("{ty} holds bytes"));
+    let values: Vec<usize> = (0..batches).map(|b| (b * 2_654_435_761) % (seq_size + 1)).collect();
+    // The block of batch index `b` at position `s`.
+    let at = |b: usize, s: usize| if batch == 0 { b * seq_size + s } else { s * batches + b } * block;
+    let mut expected = vec![0u8; bytes];
+    for (b, &len) in values.iter().enumerate() {
+        for s in 0..seq_size {
+            let from = if s < len { len - 1 - s } else { s };
+            expected[at(b, s)..at(b, s) + block].copy_from_slice(&src[at(b, from)..][..block]);
         }
-        let lengths = tensor(&[batches], values.iter().map(|&v| v as i64).collect());
-        for threads in [1, 3] {
-            let options = ExecOptions { threads, min_bytes_per_thread: 1 };
-            let mut out = Tensor::zeros(ty, &shape).unwrap_or_else(|e| unreachable!("{e}"));
-            ok(reverse_sequence_into(&data, &lengths, 0, 1, &mut out, &options, &mut Scratch::new()));
-            assert!(out.bytes() == Some(&expected[..]), "{ty} {shape:?}, {threads} threads");
-        }
+    }
+    let lengths = tensor(&[batches], values.iter().map(|&v| v as i64).collect());
+    for threads in [1, 3] {
+        let options = ExecOptions { threads, min_bytes_per_thread: 1 };
+        let mut out = Tensor::zeros(ty, &shape).unwrap_or_else(|e| unreachable!("{e}"));
+        let (b, s) = (batch as i64, seq as i64);
+        ok(reverse_sequence_into(&data, &lengths, b, s, &mut out, &options, &mut Scratch::new()));
+        assert!(out.bytes() == Some(&expected[..]), "{ty} {shape:?}, {threads} threads");
+    }
+}
+
+/// Time-major blocks of 128 bytes or more, whole lines, a block at a time
+/// into outputs of 16 MiB and more, which stream them.
+#[test]
+fn time_major_blocks_that_stream_match_a_block_by_block_copy() {
+    let cases: [(ElementType, [usize; 3]); 3] = [
+        (ElementType::U8, [1024, 64, 256]),
+        (ElementType::F32, [2048, 64, 32]),
+        (ElementType::U8, [1366, 64, 192]),
+    ];
+    for (ty, shape) in cases {
+        streamed_blocks_match(ty, shape, (1, 0));
     }
 }

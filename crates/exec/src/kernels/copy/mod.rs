@@ -739,6 +739,23 @@ impl RunWriter<'_, '_> {
         Some(())
     }
 
+    /// Copies `src`, whole cache lines, to the output at byte `at`, in
+    /// order: streamed where the writer streams and `at` falls on a line
+    /// (a block of lines moved on its own, where `forward` would stream
+    /// only runs of [`STREAM_MIN_RUN`] bytes or more). `None` when it does
+    /// not fit.
+    pub(super) fn lines(&mut self, at: usize, src: &[u8]) -> Option<()> {
+        let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
+        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+        if let (Some(stream), 0) = (self.stream, dst.as_ptr().align_offset(64)) {
+            let done = self.copier.stream_forward(stream, src, dst);
+            dst.get_mut(done..)?.copy_from_slice(src.get(done..)?);
+            return Some(());
+        }
+        dst.copy_from_slice(src);
+        Some(())
+    }
+
     /// [`ReverseCopier::subsequence_strip`] into the output from byte `at`:
     /// row `k` of the strip at `at + (k - k0) * out_stride`. Where the
     /// writer streams and the strip is a whole cache line (64 bytes, with
