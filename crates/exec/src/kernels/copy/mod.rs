@@ -550,11 +550,12 @@ pub(super) struct RunWriter<'a, 'w> {
 
 /// Rows of at least this many bytes with a reversed head each (when they
 /// share it: longer than [`SAME_HEAD_MAX_ROW`], not whole 32-byte
-/// registers, or without AVX2) are written as two runs each, the head by the reversing copy (which prefetches the
-/// source it reads backwards) and the rest by the forward one: the cost of
-/// two calls per row is small next to such a row, and on 1 KiB rows that
-/// measured faster than the 16-byte row loops, which on shorter rows are
-/// the faster ones by far. With AVX2 and a head per row, the 32-byte
+/// registers, or without AVX2) are written as two runs each, the head by
+/// the reversing copy (which prefetches the source it reads backwards)
+/// and the rest by the forward one: the cost of two calls per row is
+/// small next to such a row, and on 1 KiB rows that measured faster than
+/// the 16-byte row loops, which on shorter rows are the faster ones by
+/// far. With AVX2 and a head per row, the 32-byte
 /// blends take rows up to [`BLENDED_HEADS_MAX_ROW`] instead: on 1 KiB
 /// `i64` rows they took a half to two thirds of the time of the two
 /// runs.
@@ -565,9 +566,8 @@ const HEADS_MAX_ROW: usize = 1024;
 /// are written with AVX2 by the register loop of
 /// [`x86::rows_with_same_head`] rather than two runs each, streamed where
 /// the output starts on a 16-byte boundary (32 bytes a store from a
-/// 32-byte one). The
-/// two runs write the line a head ends in, and any run under
-/// [`STREAM_MIN_RUN`], with ordinary stores, which read those lines
+/// 32-byte one). The two runs write the line a head ends in, and any run
+/// under [`STREAM_MIN_RUN`], with ordinary stores, which read those lines
 /// first: on 1 KiB rows (`i64` and `f32`, 64 and 32 MiB) they took
 /// 1.0–2.3× a memcpy against 0.6–1.0× for the loop, in interleaved
 /// rounds; on 2 KiB rows the two measured level, and on 4 KiB rows and
