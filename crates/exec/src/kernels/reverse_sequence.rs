@@ -484,7 +484,8 @@ enum BlockWalk {
 /// threads; blocks of the sizes listed are copied with copies of a size
 /// fixed when compiling. Time-major blocks of whole lines, at least
 /// [`STREAMED_BLOCK_MIN`] bytes, into an output of [`STREAM_MIN_BYTES`] or
-/// more are streamed instead.
+/// more are streamed instead: 128, 192 or 256 bytes, as the walk takes
+/// stretches of at most [`BLOCKS_MAX_STRETCH`] bytes.
 fn play_blocks<C: Count>(
     plan: &SequencePlan<'_, C>,
     data: &Tensor,
@@ -540,7 +541,6 @@ fn play_blocks<C: Count>(
         return parallel::for_each_costly_chunk(options, dst, block, cost, |first, part| {
             let count = part.len() / block;
             RunWriter::with(part, copier, true, |out| match block {
-                64 => plan.streamed_blocks::<64>(src, first, out, count, block),
                 128 => plan.streamed_blocks::<128>(src, first, out, count, block),
                 256 => plan.streamed_blocks::<256>(src, first, out, count, block),
                 _ => plan.streamed_blocks::<0>(src, first, out, count, block),
@@ -1194,6 +1194,8 @@ impl<C: Count> SequencePlan<'_, C> {
     /// before the row; past that, the block [`BLOCKS_AHEAD_BYTES`] further
     /// along the row, as it goes.
     fn blocks<const K: usize>(&self, src: &[u8], first: usize, dst: &mut [u8], block: usize) -> Option<()> {
+        // A constant where it can be, for the copies.
+        let block = if K > 0 { K } else { block };
         let count = dst.len() / block.max(1);
         self.walk_blocks::<K>(src, first, count, block, |at, from| {
             copy_block::<K>(from, dst.get_mut(at..at + block)?);

@@ -814,7 +814,7 @@ fn streamed_blocks_match(ty: ElementType, shape: [usize; 3], (batch, seq): (usiz
     let src = data.bytes().unwrap_or_else(|| unreachable!("{ty} holds bytes"));
     let values: Vec<usize> = (0..batches).map(|b| (b * 2_654_435_761) % (seq_size + 1)).collect();
     // The block of batch index `b` at position `s`.
-    let at = |b: usize, s: usize| if batch == 0 { b * seq_size + s } else { s * batches + b } * block;
+    let at = |b: usize, s: usize| (if batch == 0 { b * seq_size + s } else { s * batches + b }) * block;
     let mut expected = vec![0u8; bytes];
     for (b, &len) in values.iter().enumerate() {
         for s in 0..seq_size {
@@ -833,13 +833,18 @@ fn streamed_blocks_match(ty: ElementType, shape: [usize; 3], (batch, seq): (usiz
 }
 
 /// Time-major blocks of 128 bytes or more, whole lines, a block at a time
-/// into outputs of 16 MiB and more, which stream them.
+/// into outputs of 16 MiB and more, which stream them. Neighbouring batch
+/// indices have lengths of their own, so each stretch is one block, and
+/// 256 bytes is the longest stretch the block walk takes. With 100 batch
+/// indices, three threads' parts (whole multiples of 64 blocks) start
+/// inside a position's row.
 #[test]
 fn time_major_blocks_that_stream_match_a_block_by_block_copy() {
-    let cases: [(ElementType, [usize; 3]); 3] = [
+    let cases: [(ElementType, [usize; 3]); 4] = [
         (ElementType::U8, [1024, 64, 256]),
         (ElementType::F32, [2048, 64, 32]),
         (ElementType::U8, [1366, 64, 192]),
+        (ElementType::U8, [1400, 100, 128]),
     ];
     for (ty, shape) in cases {
         streamed_blocks_match(ty, shape, (1, 0));

@@ -740,10 +740,10 @@ impl RunWriter<'_, '_> {
     }
 
     /// Copies `src`, whole cache lines, to the output at byte `at`, in
-    /// order: streamed where the writer streams and `at` falls on a line
-    /// (a block of lines moved on its own, where `forward` would stream
-    /// only runs of [`STREAM_MIN_RUN`] bytes or more). `None` when it does
-    /// not fit.
+    /// order: streamed where the writer streams and the destination starts
+    /// on a 64-byte line (a block of lines moved on its own, where
+    /// `forward` would stream only runs of [`STREAM_MIN_RUN`] bytes or
+    /// more). `None` when it does not fit.
     pub(super) fn lines(&mut self, at: usize, src: &[u8]) -> Option<()> {
         let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
