@@ -132,10 +132,12 @@ SMALL_BLOCKS = (("rseq_tm_f32", np.float32, (4096, 512), 1, 0),
                 ("rseq_blocks16_f32", np.float32, ((2 << 20) // 32, 8, 4), 0, 1))
 # Time-major (batch 1, sequence 0) with longer blocks per batch index and
 # position, each read from its own position: `[512, 64, 256]` as in the
-# targets, and blocks of 32 bytes along 4096 positions.
+# targets, blocks of 32 bytes along 4096 positions, and blocks of 256
+# bytes in 32 MiB, an output large enough to stream.
 TIME_MAJOR = (("rseq_tm256_u8", np.uint8, (512, 64, 256)),
               ("rseq_tm1k_f32", np.float32, (512, 64, 256)),
-              ("rseq_tm32_u8", np.uint8, (4096, 64, 32)))
+              ("rseq_tm32_u8", np.uint8, (4096, 64, 32)),
+              ("rseq_tm256_u8_32m", np.uint8, (2048, 64, 256)))
 
 # Images with their channels swapped (RGB to BGR and back): Reverse of
 # the innermost axis of a 1080p NHWC image, rows of three elements; and
