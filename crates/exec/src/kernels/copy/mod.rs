@@ -594,7 +594,6 @@ const INLINE_MAX_ROW: usize = 2048;
 
 /// Runs shorter than this are written with ordinary stores: setting up
 /// the aligned loop would cost more than streaming saves.
-#[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 const STREAM_MIN_RUN: usize = 256;
 
 /// Plain runs held back while the next ones are asked for: see
@@ -719,9 +718,24 @@ impl RunWriter<'_, '_> {
     /// Copies `src` to the output at byte `at`, in order. `None` when it
     /// does not fit.
     pub(super) fn forward(&mut self, at: usize, src: &[u8]) -> Option<()> {
+        self.forward_streamed_from(at, src, STREAM_MIN_RUN)
+    }
+
+    /// Copies `src`, whole cache lines, to the output at byte `at`, in
+    /// order: [`RunWriter::forward`] for a block of lines moved on its own,
+    /// streamed where the writer streams however short it is (`forward`
+    /// streams runs of [`STREAM_MIN_RUN`] bytes or more). `None` when it
+    /// does not fit.
+    pub(super) fn lines(&mut self, at: usize, src: &[u8]) -> Option<()> {
+        self.forward_streamed_from(at, src, 64)
+    }
+
+    /// [`RunWriter::forward`], streaming runs of at least `least` bytes
+    /// where the writer streams.
+    fn forward_streamed_from(&mut self, at: usize, src: &[u8], least: usize) -> Option<()> {
         let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
         #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-        if let (Some(stream), true) = (self.stream, src.len() >= STREAM_MIN_RUN) {
+        if let (Some(stream), true) = (self.stream, src.len() >= least) {
             // Ordinary stores up to the first line boundary, then the
             // streaming loop over whole lines, then ordinary stores for the
             // rest. Streaming only whole lines matters: a line that gets
@@ -735,23 +749,8 @@ impl RunWriter<'_, '_> {
             dst_body.get_mut(done..)?.copy_from_slice(src_body.get(done..)?);
             return Some(());
         }
-        dst.copy_from_slice(src);
-        Some(())
-    }
-
-    /// Copies `src`, whole cache lines, to the output at byte `at`, in
-    /// order: streamed where the writer streams and the destination starts
-    /// on a 64-byte line (a block of lines moved on its own, where
-    /// `forward` would stream only runs of [`STREAM_MIN_RUN`] bytes or
-    /// more). `None` when it does not fit.
-    pub(super) fn lines(&mut self, at: usize, src: &[u8]) -> Option<()> {
-        let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
-        #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-        if let (Some(stream), 0) = (self.stream, dst.as_ptr().align_offset(64)) {
-            let done = self.copier.stream_forward(stream, src, dst);
-            dst.get_mut(done..)?.copy_from_slice(src.get(done..)?);
-            return Some(());
-        }
+        #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
+        let _ = least;
         dst.copy_from_slice(src);
         Some(())
     }

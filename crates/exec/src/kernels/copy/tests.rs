@@ -565,7 +565,7 @@ fn rows_agree<const N: usize>() {
     for row in (N..=300).step_by(N) {
         let elems = row / N;
         // Enough rows for the streaming loops to take them.
-        let count = STREAM_MIN.div_ceil(row).max(2);
+        let count = STREAM_MIN_RUN.div_ceil(row).max(2);
         let src = &pool[1..1 + row * count];
         let each: Vec<usize> = (0..count).map(|r| (r * 7 + r / 3 + row) % (elems + 1)).collect();
         let narrow: Vec<u32> = each.iter().map(|&h| h as u32).collect();
@@ -584,15 +584,6 @@ fn rows_agree<const N: usize>() {
         }
     }
 }
-
-/// The smallest run any streaming loop takes, or 256 bytes without them.
-const STREAM_MIN: usize = {
-    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-    let min = STREAM_MIN_RUN;
-    #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
-    let min = 256;
-    min
-};
 
 #[test]
 fn simd_rows_match_the_portable_ones_on_every_row_and_head_length() {
@@ -728,7 +719,7 @@ fn simd_descending_rows_match_the_portable_ones_on_every_row_length() {
         // the first line boundary (skews 0 and 32) and after the last pair.
         for (per_block, blocks) in [(1, 2), (3, 1), (9, 2), (4, 2)] {
             let block = row * per_block;
-            let count = (STREAM_MIN.div_ceil(block)).max(blocks);
+            let count = (STREAM_MIN_RUN.div_ceil(block)).max(blocks);
             let src = &pool[5..5 + block * count];
             for skew in [0, 16, 32, 3] {
                 let at = line + skew;
