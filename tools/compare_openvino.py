@@ -5,11 +5,15 @@ Run by hand (never in CI), from the repository root:
 
     cargo build --release -p ovir-cli
     python3 tools/compare_openvino.py [--iterations 30] [--ovir-iterations 1000] [--only NAME]
-        [--markdown] [--keep DIR] [--ovir LABEL=PATH]...
+        [--markdown] [--keep DIR] [--ovir LABEL=PATH]... [--rounds N] [--ovir-only]
 
 `--ovir` may be given several times to time several builds of ovir side by
 side in the same run (for example a build from before a change and one from
-after it); by default it times target/release/ovir as "ovir".
+after it); by default it times target/release/ovir as "ovir". `--rounds N` times the
+builds in turns N times per workload and reports each build's median over
+the rounds, and, with several builds, each one's ratio to the first: the
+way to check that a change made no workload slower. `--ovir-only` leaves
+out every runtime but ovir (and the memcpy), for such a check.
 
 For every workload below it writes one IR with OpenVINO's own serializer
 (ReverseSubsequences, which OpenVINO does not have, through the sample
@@ -348,6 +352,10 @@ def main():
     parser.add_argument("--keep", metavar="DIR", help="write the IR and input files here and keep them")
     parser.add_argument("--ovir", action="append", metavar="LABEL=PATH",
                         help="an ovir binary to time, under this label (repeatable; default ovir=target/release/ovir)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="time the ovir builds in turns this many times; report the median of the rounds")
+    parser.add_argument("--ovir-only", action="store_true",
+                        help="time only the ovir builds and the memcpy, not OpenVINO, ONNX Runtime, rten or NumPy")
     parser.add_argument("--rten", metavar="PATH", default=RTEN,
                         help="the rten-bench binary (default: tools/rten-bench's release build, when built)")
     args = parser.parse_args()
@@ -385,23 +393,36 @@ def main():
             src, dst = np.ones(nbytes, np.uint8), np.empty(nbytes, np.uint8)
             row = {"workload": name, "mib": nbytes / 2**20}
             row["memcpy"] = median_ms(lambda: np.copyto(dst, src), args.iterations)
-            row["numpy_flip"] = median_ms(lambda: flip(x).copy(), args.iterations) if flip else None
-            has_ov = model is not None
+            others = not args.ovir_only
+            row["numpy_flip"] = median_ms(lambda: flip(x).copy(), args.iterations) if flip and others else None
+            has_ov = model is not None and others
             row["ov_1t"] = time_openvino(core, model, x, 1, args.iterations) if has_ov else None
             row["ov_default"] = time_openvino(core, model, x, 0, args.iterations) if has_ov else None
-            row["ort_1t"] = time_onnxruntime(name, dtype, x, args.iterations)
-            row["rten_1t"] = time_rten(args.rten, name, dtype, x, npy, tmp, args.iterations)
-            for label, path in builds:
-                one = time_ovir(path, xml, npy, 1, args.ovir_iterations)
-                two = time_ovir(path, xml, npy, 2, args.ovir_iterations)
-                row[f"{label}_1t"], row[f"{label}_2t"] = one["median_ms"], two["median_ms"]
-                row[f"{label}_memcpy"] = one["memcpy_median_ms"]
+            row["ort_1t"] = time_onnxruntime(name, dtype, x, args.iterations) if others else None
+            row["rten_1t"] = time_rten(args.rten, name, dtype, x, npy, tmp, args.iterations) if others else None
+            # Builds in turns, so that a busy spell of the host falls on
+            # every build alike; the median over the rounds.
+            rounds = {label: {"1t": [], "2t": [], "memcpy": []} for label, _ in builds}
+            for _ in range(max(1, args.rounds)):
+                for label, path in builds:
+                    one = time_ovir(path, xml, npy, 1, args.ovir_iterations)
+                    two = time_ovir(path, xml, npy, 2, args.ovir_iterations)
+                    rounds[label]["1t"].append(one["median_ms"])
+                    rounds[label]["2t"].append(two["median_ms"])
+                    rounds[label]["memcpy"].append(one["memcpy_median_ms"])
+            for label, _ in builds:
+                row[f"{label}_1t"] = float(np.median(rounds[label]["1t"]))
+                row[f"{label}_2t"] = float(np.median(rounds[label]["2t"]))
+                row[f"{label}_memcpy"] = float(np.median(rounds[label]["memcpy"]))
             rows.append(row)
             print(f"done {name}", file=sys.stderr)
 
     cols = ["ov_1t", "ov_default", "ort_1t", "rten_1t", "numpy_flip"] + [f"{l}_{t}" for l, _ in builds for t in ("1t", "2t")]
+    first = builds[0][0]
+    later = [l for l, _ in builds[1:]]
     head = (["workload", "MiB", "memcpy ms"] + [f"{c} ms (×memcpy)" for c in cols]
-            + [h for l, _ in builds for h in (f"{l}'s own memcpy ms", f"{l} 1t ÷ own memcpy")])
+            + [h for l, _ in builds for h in (f"{l}'s own memcpy ms", f"{l} 1t ÷ own memcpy")]
+            + [h for l in later for h in (f"{l} 1t ÷ {first} 1t", f"{l} 2t ÷ {first} 2t")])
 
     def cell(row, c):
         v = row[c]
@@ -412,9 +433,11 @@ def main():
         lines.append([row["workload"], f"{row['mib']:.0f}", f"{row['memcpy']:.2f}"]
                      + [cell(row, c) for c in cols]
                      + [v for l, _ in builds for v in (f"{row[f'{l}_memcpy']:.2f}",
-                                                       f"{row[f'{l}_1t'] / row[f'{l}_memcpy']:.2f}×")])
+                                                       f"{row[f'{l}_1t'] / row[f'{l}_memcpy']:.2f}×")]
+                     + [f"{row[f'{l}_{t}'] / row[f'{first}_{t}']:.3f}" for l in later for t in ("1t", "2t")])
     print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-          f"Python {platform.python_version()}, OpenVINO {ov.get_version()}, numpy {np.__version__}")
+          f"Python {platform.python_version()}, OpenVINO {ov.get_version()}, numpy {np.__version__}, "
+          f"{max(1, args.rounds)} round(s) of {args.ovir_iterations} ovir runs")
     if args.markdown:
         print("| " + " | ".join(head) + " |")
         print("|" + "---|" * len(head))
