@@ -137,6 +137,12 @@ pub fn set_inputs(
     if missing.is_empty() {
         return Ok(());
     }
+    // The generated inputs follow the shapes of the given ones.
+    for (i, port) in request.model().inputs().iter().enumerate() {
+        if let Ok(given) = request.input(i) {
+            data_shapes.push((port.name().to_string(), given.shape().to_vec()));
+        }
+    }
     let generated = request.model().example_inputs_shaped(&missing, &data_shapes)?;
     for (i, tensor) in missing.into_iter().zip(generated) {
         let port = request.model().inputs().get(i);

@@ -603,23 +603,66 @@ fn shape_sets_the_size_of_generated_dynamic_inputs() {
         assert_eq!(out.status.code(), Some(1), "{argv:?}");
         assert!(text(&out.stderr).contains(words), "{argv:?}: {}", text(&out.stderr));
     }
-    // A batch of [1..5] that three constant lengths fix at 3: the 2 picked
-    // for it is noted, then refused; --shape gives the size that runs.
+    // A batch of [1..5] that three constant lengths fix at 3: the batch is
+    // generated at 3, and noted.
     let tied = sample("interval_rseq_1_5x4", "model.xml");
-    let out = ovir(&["run", &tied]);
-    assert_eq!(out.status.code(), Some(1));
+    let out = ovir(&["run", &tied, "-o", &dir.join("tied.npy").display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let err = text(&out.stderr);
     assert!(
-        err.starts_with("note: input \"data\" has the dynamic shape [1..5,4]; generated: f32 [2,4]"),
+        err.starts_with("note: input \"data\" has the dynamic shape [1..5,4]; generated: f32 [3,4]"),
         "{err}"
     );
-    assert!(err.contains("3 sequence lengths, but the batch axis has size 2"), "{err}");
+    assert_eq!(ovir_npy::read_npy_file(&dir.join("tied.npy")).unwrap().shape(), &[3, 4]);
     let out = ovir(&["run", &tied, "--shape", "data=[3,4]"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let given = format!("data={}", sample("dynamic_reverse_2xq", "in/data.npy"));
     let out = ovir(&["run", &model, "-i", &given, "--shape", "data=[2,7]"]);
     assert_eq!(out.status.code(), Some(1));
     assert!(text(&out.stderr).contains("generated inputs only"), "{}", text(&out.stderr));
+}
+
+#[test]
+fn generated_sequence_lengths_follow_the_batch_of_the_data() {
+    // data [?,?] with batch_axis 1 and seq_axis 0; lengths a Parameter [?].
+    let model = sample("dynamic_rseq_runtime_lengths", "model.xml");
+    let dir = Scratch::new("rseq-lengths");
+    let out_file = dir.join("out.npy").display().to_string();
+    let out = ovir(&["run", &model, "--shape", "data=[5,7]", "-o", &out_file]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(
+        text(&out.stderr),
+        "note: input \"lengths\" has the dynamic shape [?]; generated: i32 [7]; \
+         `--shape lengths=[DIMS]` sets another\n"
+    );
+    // The data is generated as the fixed pattern 0, -0.5, 1, -1.5, ... and
+    // the lengths as 1, 2, 3, 4, 5, 1, 2: column b keeps its first
+    // lengths[b] rows reversed, the rest in place.
+    let data: Vec<f32> =
+        (0..35).map(|i| if i % 2 == 0 { (i % 251) as f32 } else { -((i % 251) as f32) / 2.0 }).collect();
+    let lengths = [1, 2, 3, 4, 5, 1, 2];
+    let mut expected = vec![0f32; 35];
+    for b in 0..7 {
+        for t in 0..5 {
+            let from = if t < lengths[b] { lengths[b] - 1 - t } else { t };
+            expected[t * 7 + b] = data[from * 7 + b];
+        }
+    }
+    let result = ovir_npy::read_npy_file(&dir.join("out.npy")).unwrap();
+    assert_eq!(result.shape(), &[5, 7]);
+    assert_eq!(result.to_vec::<f32>().unwrap(), expected);
+    // Data read from a file: the generated lengths follow its batch.
+    let given = format!("data={}", sample("dynamic_rseq_runtime_lengths", "in/data.npy"));
+    let out = ovir(&["run", &model, "-i", &given]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let batch =
+        ovir_npy::read_npy_file(std::path::Path::new(&sample("dynamic_rseq_runtime_lengths", "in/data.npy")))
+            .unwrap()
+            .shape()[1];
+    assert!(text(&out.stderr).contains(&format!("generated: i32 [{batch}]")), "{}", text(&out.stderr));
+    // On bench too.
+    let out = ovir(&["bench", &model, "--shape", "data=[5,7]", "--iterations", "2", "--warmup", "1"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
 }
 
 #[test]

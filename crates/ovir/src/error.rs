@@ -90,6 +90,15 @@ pub enum Error {
         /// Why the values could not be converted to the input's type.
         source: Box<ovir_exec::kernels::KernelError>,
     },
+    /// No example values that the model's ops accept exist for an input
+    /// (axes of a scalar, indices into an empty dimension), or its rule and
+    /// another input's each wait for the other.
+    ExampleDomain {
+        /// The input's name.
+        name: String,
+        /// What its values or shape would have to be, and why they cannot.
+        reason: String,
+    },
     /// Outputs were asked for before any inference ran.
     NotRun,
     /// A tensor could not be built or viewed as asked.
@@ -135,6 +144,9 @@ impl fmt::Display for Error {
             Error::ExampleInput { name, source } => {
                 write!(f, "cannot generate example values for input \"{name}\": {}", with_causes(source))
             }
+            Error::ExampleDomain { name, reason } => {
+                write!(f, "cannot generate example values for input \"{name}\": {reason}")
+            }
             Error::NotRun => write!(f, "no inference has run on this request yet"),
             Error::Tensor(e) => write!(f, "{}", with_causes(e)),
             Error::Extension(e) => write!(f, "cannot register the extension: {e}"),
@@ -158,6 +170,7 @@ impl fmt::Debug for Error {
             Error::InputTooLarge { .. } => "InputTooLarge",
             Error::InputValue { .. } => "InputValue",
             Error::ExampleInput { .. } => "ExampleInput",
+            Error::ExampleDomain { .. } => "ExampleDomain",
             Error::NotRun => "NotRun",
             Error::Tensor(_) => "Tensor",
             Error::Extension(_) => "Extension",

@@ -46,8 +46,9 @@
 //! port counts, a `build` function that reads a layer's `<data>` into the
 //! type, and the [`Operation`] trait, whose [`Operation::infer`] gives the
 //! facts of the outputs from those of the inputs and whose
-//! [`Operation::input_values`] says what values each input must hold (so
-//! that example inputs can be made for any model). Shape rules that the
+//! [`Operation::input_values`] and [`Operation::input_shape`] say what
+//! values and shape each input must hold, also in terms of the other
+//! inputs (so that example inputs can be made for any model). Shape rules that the
 //! executor applies again at run time are public functions of the same
 //! module.
 //!
@@ -146,7 +147,7 @@ pub use analyze::{
 pub use error::{AnalyzeError, ShapeError, ShapeErrorKind};
 pub use extension::{CustomOp, CustomOpState, CustomOperation, Extension, ExtensionError};
 pub use fact::PortFact;
-pub use operation::{Input, Op, Operation, Problem, Problems, ValueDomain};
+pub use operation::{Input, Op, Operation, Problem, Problems, ShapeRule, Size, ValueDomain};
 pub use ops::broadcast::BroadcastMode;
 pub use ops::reverse::{reversed_axes, ReverseMode};
 pub use ops::reverse_sequence::sequence_lengths;

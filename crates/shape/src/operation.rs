@@ -105,32 +105,108 @@ impl From<ShapeErrorKind> for Problems {
     }
 }
 
+/// A size that one input's rule takes from elsewhere: a number the
+/// operation knows, or the size of another of its inputs, by position in
+/// `<input>` order.
+///
+/// Whoever makes up inputs reads another input's size after making that
+/// input, so a rule that names an input is also an order: the inputs it
+/// names are made first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum Size {
+    /// A number known when the rule is stated: an attribute, the length
+    /// of a constant.
+    Known(u64),
+    /// The size of dimension `axis` of input `input`: ReverseSequence's
+    /// lengths are as many as the data's batch dimension.
+    DimOf {
+        /// The input, by position.
+        input: usize,
+        /// The dimension of that input.
+        axis: usize,
+    },
+    /// The rank of input `input`: Reverse's mask has one flag per data
+    /// axis.
+    RankOf {
+        /// The input, by position.
+        input: usize,
+    },
+}
+
+/// The shape an input must have, one entry per dimension: `Some` where the
+/// operation ties the dimension to a size, `None` where any size the
+/// input's own fact allows will do. What
+/// [`Operation::input_shape`] returns.
+pub type ShapeRule = Vec<Option<Size>>;
+
 /// The values an input of an operation must hold for the operation to
 /// accept them: what [`Operation::input_values`] tells whoever makes up
 /// inputs for a model, such as `ovir run` without `-i`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+///
+/// A bound that is `None` is not known; whoever makes up values then picks
+/// ones that suit every size (indices 0, lengths 1).
+#[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum ValueDomain {
     /// Any values will do.
     Any,
     /// The values are passed on to the output unchanged but for their
-    /// type: whatever reads the output decides what is valid.
+    /// type: whatever reads the output decides what is valid (Convert).
     PassedOn,
-    /// Axis numbers, each in `[0, rank)` for data of this rank.
+    /// Axis numbers of data of rank `rank`, each in `[first, rank)`;
+    /// with `distinct`, none twice. Reverse's axes in index mode,
+    /// Squeeze's and Unsqueeze's axes, Slice's axes (distinct), Gather's
+    /// axis (from `batch_dims`), Broadcast's `axes_mapping` (distinct, in
+    /// order); to come: Roll's axes, Unique's axis, Split's axis.
     Axes {
-        /// The data rank, when known.
-        rank: Option<usize>,
+        /// The rank the axes index, when known.
+        rank: Option<Size>,
+        /// The smallest axis allowed.
+        first: u64,
+        /// No axis may appear twice.
+        distinct: bool,
     },
-    /// One boolean flag per axis of data of this rank.
-    Mask {
-        /// The data rank, when known.
-        rank: Option<usize>,
-    },
-    /// Lengths from 0 up to this bound.
+    /// One boolean flag per axis: Reverse's axes in mask mode (its
+    /// [`input_shape`](Operation::input_shape) says how many).
+    Mask,
+    /// Lengths from 0 up to `max`: ReverseSequence's lengths, up to the
+    /// sequence axis; ReverseSubsequences' lengths.
     Lengths {
         /// The largest length allowed, when known.
-        max: Option<u64>,
+        max: Option<Size>,
     },
+    /// Indices into a dimension of `size` elements: each in `[0, size)`,
+    /// or in `[-size, size)` when `negative`. Gather's indices (negative
+    /// from Gather-8); to come: ScatterUpdate's and GatherElements'
+    /// indices.
+    Indices {
+        /// The size of the dimension indexed, when known.
+        size: Option<Size>,
+        /// Negative indices count from the end.
+        negative: bool,
+    },
+    /// Lengths, each 0 or more, that add up to `total`; with `inferred`,
+    /// one of them may be -1, standing for what the others leave. To
+    /// come: VariadicSplit's `split_lengths`.
+    SumsTo {
+        /// The sum, when known.
+        total: Option<Size>,
+        /// One length may be -1.
+        inferred: bool,
+    },
+    /// A shape given as values, one size per element, `None` where any
+    /// size will do: Broadcast's target shape, whose dimensions are the
+    /// data's where the data has them.
+    Dims(Vec<Option<Size>>),
+    /// A Reshape target shape for the elements of input `input`: as many
+    /// elements in all, with at most one -1.
+    ReshapeOf {
+        /// The input whose elements the shape must hold.
+        input: usize,
+    },
+    /// Any values but 0: Slice's steps; to come: StridedSlice's strides.
+    NonZero,
 }
 
 /// An operation, with its attributes read: shape inference and the rules
@@ -157,9 +233,25 @@ pub trait Operation: Any + fmt::Debug + Send + Sync {
     fn infer(&self, inputs: &[Input<'_>]) -> Result<Vec<PortFact>, Problems>;
 
     /// The values input `input` must hold, given the facts of all inputs.
+    /// A bound may name another input's size ([`Size`]); whoever makes up
+    /// inputs makes that input first.
     fn input_values(&self, input: usize, inputs: &[&PortFact]) -> ValueDomain {
         let _ = (input, inputs);
         ValueDomain::Any
+    }
+
+    /// The shape input `input` must have, given the facts of all inputs,
+    /// when the operation ties it to something (ReverseSequence's lengths
+    /// to the data's batch dimension, the data's batch dimension to
+    /// constant lengths); `None`, the default, when its own fact says all.
+    ///
+    /// Rules should point one way between two inputs that are both still
+    /// to be made, from the one that follows to the one it follows, and
+    /// give a [`Size::Known`] the other way once the size is known: two
+    /// inputs that each wait for the other cannot be made.
+    fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
+        let _ = (input, inputs);
+        None
     }
 }
 

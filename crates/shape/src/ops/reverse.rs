@@ -8,7 +8,9 @@ use ovir_tensor::{normalize_axis, Dim, ElementType, PartialShape, Tensor};
 use crate::attrs;
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{exactly, Input, Op, OpSpec, Operation, Problems, ValueDomain, Versions};
+use crate::operation::{
+    exactly, Input, Op, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
+};
 
 /// How the second input of `Reverse` names the axes to reverse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -125,13 +127,19 @@ impl Operation for Reverse {
         problems.or_ok(vec![PortFact::of(data.fact.element_type, data.fact.shape.clone())])
     }
 
-    fn input_values(&self, input: usize, inputs: &[&PortFact]) -> ValueDomain {
-        let rank = inputs.first().and_then(|d| d.shape.rank());
+    fn input_values(&self, input: usize, _inputs: &[&PortFact]) -> ValueDomain {
         match (input, self.mode) {
-            (1, ReverseMode::Index) => ValueDomain::Axes { rank },
-            (1, ReverseMode::Mask) => ValueDomain::Mask { rank },
+            (1, ReverseMode::Index) => {
+                ValueDomain::Axes { rank: Some(Size::RankOf { input: 0 }), first: 0, distinct: false }
+            }
+            (1, ReverseMode::Mask) => ValueDomain::Mask,
             _ => ValueDomain::Any,
         }
+    }
+
+    fn input_shape(&self, input: usize, _inputs: &[&PortFact]) -> Option<ShapeRule> {
+        // One flag per data axis.
+        (input == 1 && self.mode == ReverseMode::Mask).then(|| vec![Some(Size::RankOf { input: 0 })])
     }
 }
 

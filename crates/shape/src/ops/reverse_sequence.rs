@@ -7,7 +7,9 @@ use ovir_tensor::{normalize_axis, ElementType, PartialShape, Tensor};
 use crate::attrs;
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{exactly, Input, Op, OpSpec, Operation, Problems, ValueDomain, Versions};
+use crate::operation::{
+    exactly, Input, Op, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
+};
 
 /// Reverses the first `seq_lengths[b]` elements along `seq_axis` of each
 /// slice `b` along `batch_axis`.
@@ -135,9 +137,39 @@ impl Operation for ReverseSequence {
         if input != 1 {
             return ValueDomain::Any;
         }
-        let dims = inputs.first().and_then(|d| d.shape.dims());
-        let max = dims.and_then(|dims| dims.get(normalize_axis(self.seq_axis, dims.len())?)?.get());
+        // OpenVINO takes lengths in `[0, seq_len]`.
+        let rank = inputs.first().and_then(|d| d.shape.rank());
+        let max = axis_of(self.seq_axis, rank).map(|axis| Size::DimOf { input: 0, axis });
         ValueDomain::Lengths { max }
+    }
+
+    fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
+        let data = inputs.first()?;
+        let rank = data.shape.rank();
+        let batch = axis_of(self.batch_axis, rank)?;
+        match input {
+            // One length per batch: the lengths follow the data.
+            1 => Some(vec![Some(Size::DimOf { input: 0, axis: batch })]),
+            // The data's batch follows lengths of a known count (constant
+            // ones, or ones whose shape was chosen), never the other way,
+            // so that the two never wait for each other.
+            0 => {
+                let count = inputs.get(1)?.shape.dims().and_then(|d| d.first()?.get())?;
+                let mut rule = vec![None; rank?];
+                *rule.get_mut(batch)? = Some(Size::Known(count));
+                Some(rule)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// An axis attribute normalised against the data rank; a non-negative one
+/// also when the rank is unknown.
+fn axis_of(axis: i64, rank: Option<usize>) -> Option<usize> {
+    match rank {
+        Some(r) => normalize_axis(axis, r),
+        None => usize::try_from(axis).ok(),
     }
 }
 

@@ -21,7 +21,9 @@ use ovir_tensor::{normalize_axis, Dim, PartialShape};
 
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{exactly, Input, Op, OpSpec, Operation, Problems, ValueDomain, Versions};
+use crate::operation::{
+    exactly, Input, Op, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
+};
 
 /// The highest data rank ReverseSubsequences takes, as DirectML's.
 pub const MAX_SUBSEQUENCE_RANK: usize = 8;
@@ -97,10 +99,40 @@ impl Operation for ReverseSubsequences {
         if input != 1 {
             return ValueDomain::Any;
         }
-        // Lengths above the axis are clamped, so lengths up to the largest
-        // dimension suit every axis.
-        let dims = inputs.first().and_then(|d| d.shape.dims());
-        ValueDomain::Lengths { max: dims.and_then(|dims| dims.iter().filter_map(|d| d.get()).max()) }
+        // Lengths above the axis are clamped to it; lengths up to it show
+        // what the op does.
+        let rank = inputs.first().and_then(|d| d.shape.rank());
+        let axis = rank.and_then(|r| normalize_axis(self.axis, r));
+        ValueDomain::Lengths { max: axis.map(|axis| Size::DimOf { input: 0, axis }) }
+    }
+
+    fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
+        let rank = inputs.first()?.shape.rank()?;
+        let axis = normalize_axis(self.axis, rank)?;
+        match input {
+            // The data's shape with 1 at the axis: the lengths follow the
+            // data.
+            1 => Some(
+                (0..rank)
+                    .map(|k| Some(if k == axis { Size::Known(1) } else { Size::DimOf { input: 0, axis: k } }))
+                    .collect(),
+            ),
+            // The data follows lengths whose dimensions are known.
+            0 => {
+                let lengths = inputs.get(1)?.shape.dims()?;
+                if lengths.len() != rank {
+                    return None;
+                }
+                Some(
+                    lengths
+                        .iter()
+                        .enumerate()
+                        .map(|(k, d)| d.get().filter(|_| k != axis).map(Size::Known))
+                        .collect(),
+                )
+            }
+            _ => None,
+        }
     }
 }
 
