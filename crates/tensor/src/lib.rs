@@ -12,6 +12,8 @@
 //! - [`packed`] lays out the sub-byte types (`u1` … `u6`, `i4`, `nf4`,
 //!   `f4e2m1`) bit for bit as OpenVINO does, and converts them to and from
 //!   one code per byte.
+//! - [`text`] shows a tensor's exact values as stable text and JSON, for
+//!   snapshot tests: `format!("{tensor}")` or `serde_json::to_string(&tensor)`.
 //!
 //! ```
 //! use ovir_tensor::{PartialShape, Tensor};
@@ -35,6 +37,7 @@ pub mod packed;
 mod packing;
 mod shape;
 mod tensor;
+pub mod text;
 
 pub use axis::normalize_axis;
 pub use bytemuck::Pod;

@@ -525,6 +525,11 @@ impl Tensor {
 
     /// The elements of a `f16`, `bf16`, `f32` or `f64` tensor as `f64`;
     /// `None` for other types.
+    ///
+    /// Widening keeps every value but not every NaN's bits (an `f32` NaN's
+    /// payload moves and may be quietened), and the values print with
+    /// `f64` digits; [`value_text`](Self::value_text) and the
+    /// [`text`](crate::text) format show each value in its own width.
     pub fn real_values(&self) -> Option<Vec<f64>> {
         use ElementType as E;
         let v = match self.ty {
