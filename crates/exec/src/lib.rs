@@ -40,8 +40,11 @@
 //!
 //! To add an operation: write its kernel function in `kernels/`, copy the
 //! smallest op module, `src/ops/convert.rs`, to `src/ops/<op>.rs` and make
-//! its `plan` and `Kernel` call the new function, then add the module and
-//! one `with(op, cx, <op>::plan)` line to `src/ops/mod.rs`. Ops added by
+//! its `plan` and `Kernel` call the new function; its one line
+//! `planner!(<Op>, plan);` registers the planner, and `mod <op>;` in
+//! `src/ops/mod.rs` includes it. The planners are found through
+//! `ovir_shape::for_each_builtin_op!`, the one list of built-in ops, so a
+//! built-in op without a planner does not compile. Ops added by
 //! extensions need none of this: `src/ops/custom.rs` runs every one of
 //! them through its `CustomOp`.
 //!

@@ -31,9 +31,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use ovir_exec::ConstantEvaluator;
-use ovir_ir::{Attribute, Attributes, Edge, Layer, LayerIdx, OutputRef, Port, RtInfo, SourceFile, Span};
-use ovir_shape::ops::ReverseSubsequences;
-use ovir_shape::{BroadcastMode, Op, OpRegistry, PortFact, Problem, ReverseMode};
+use ovir_ir::{Edge, LayerIdx, OutputRef, Port, RtInfo, SourceFile, Span};
+use ovir_shape::ops::{
+    Broadcast, BroadcastMode, Concat, Const, Convert, Gather, Parameter, Reshape, ResultOp, Reverse,
+    ReverseMode, ReverseSequence, ReverseSubsequences, ShapeOf, Slice, Squeeze, Unsqueeze,
+};
+use ovir_shape::{BuiltinOp, IntoLayer, Op, OpLayer, OpRegistry, PortFact, Problem};
 use ovir_tensor::{Element, ElementType, PartialShape, Tensor, TensorError};
 
 use crate::error::Error;
@@ -89,6 +92,15 @@ pub enum BuildError {
     /// A constant's value could not be made.
     #[error("constant: {0}")]
     Value(#[from] TensorError),
+    /// [`ModelBuilder::add`] was given an op without exactly one output;
+    /// [`ModelBuilder::add_layer`] takes such ops.
+    #[error("{op} has {found} outputs, but `add` takes an op with one; `add_layer` returns them all")]
+    OutputCount {
+        /// The op's type.
+        op: String,
+        /// Its number of outputs.
+        found: usize,
+    },
     /// Packed codes outside the element type's range.
     #[error("constant: {0}")]
     Codes(#[from] ovir_tensor::packed::PackError),
@@ -145,6 +157,38 @@ impl ModelBuilder {
         self.facts.get(output.at.layer.0)?.get(output.at.port)
     }
 
+    /// Adds a layer of `op`, a built-in op of [`ovir::ops`](crate::ops)
+    /// or an extension's [`OpLayer`], fed by `inputs` in order, and
+    /// returns its output. The layer gets the attributes the op writes,
+    /// as OpenVINO's serializer writes them, and is checked at once.
+    ///
+    /// ```
+    /// use ovir::ops::{Reverse, ReverseMode};
+    /// use ovir::{ElementType, ModelBuilder, PartialShape};
+    ///
+    /// let mut b = ModelBuilder::new("flip");
+    /// let data = b.parameter("data", ElementType::F32, PartialShape::from_static(&[2, 3]))?;
+    /// let axes = b.constant_slice(&[1], &[1i64])?;
+    /// let flipped = b.add(Reverse { mode: ReverseMode::Index }, &[data, axes])?;
+    /// assert_eq!(b.fact(flipped).map(|f| f.shape.to_string()), Some("[2,3]".to_string()));
+    /// # Ok::<(), ovir::BuildError>(())
+    /// ```
+    pub fn add(&mut self, op: impl IntoLayer, inputs: &[Output]) -> Result<Output, BuildError> {
+        let op = op.into_layer();
+        if op.outputs != 1 {
+            return Err(BuildError::OutputCount { op: op.op_type, found: op.outputs });
+        }
+        let op_type = op.op_type.clone();
+        one(self.insert(op, None, inputs)?, &op_type)
+    }
+
+    /// Adds a layer of `op` fed by `inputs`, as [`ModelBuilder::add`]
+    /// does, and returns every output it has, in order: none for a
+    /// `Result`, several for an op with several outputs.
+    pub fn add_layer(&mut self, op: impl IntoLayer, inputs: &[Output]) -> Result<Vec<Output>, BuildError> {
+        self.insert(op.into_layer(), None, inputs)
+    }
+
     /// A model input (`Parameter`): its layer and tensor are both named
     /// `name`.
     pub fn parameter(
@@ -153,15 +197,15 @@ impl ModelBuilder {
         ty: ElementType,
         shape: PartialShape,
     ) -> Result<Output, BuildError> {
-        let attrs = [("shape", shape_attr(&shape)), ("element_type", ty.ir_name().to_string())];
-        let out = self.add("Parameter", "opset1", Some(name), &attrs, &[], None)?;
+        let outputs = self.insert(Parameter { element_type: ty, shape }.write(), Some(name), &[])?;
+        let out = one(outputs, "Parameter")?;
         self.set_names(out, &[name])?;
         Ok(out)
     }
 
     /// A constant (`Const`) holding `value`.
     pub fn constant(&mut self, value: Tensor) -> Result<Output, BuildError> {
-        self.add("Const", "opset1", None, &[], &[], Some(value))
+        self.add(Const { value }, &[])
     }
 
     /// A constant of this shape from a slice of values in row-major order.
@@ -203,13 +247,13 @@ impl ModelBuilder {
 
     /// `Convert`: the elements converted to `to`.
     pub fn convert(&mut self, data: Output, to: ElementType) -> Result<Output, BuildError> {
-        self.op("Convert", "opset1", &[("destination_type", to.ir_name().to_string())], &[data])
+        self.add(Convert { to }, &[data])
     }
 
     /// `Reverse`: `data` with the axes `axes` names reversed (axis numbers
     /// in index mode, one boolean per axis in mask mode).
     pub fn reverse(&mut self, data: Output, axes: Output, mode: ReverseMode) -> Result<Output, BuildError> {
-        self.op("Reverse", "opset1", &[("mode", mode.as_str().to_string())], &[data, axes])
+        self.add(Reverse { mode }, &[data, axes])
     }
 
     /// `ReverseSequence`: the first `lengths[b]` elements along `seq_axis`
@@ -221,8 +265,7 @@ impl ModelBuilder {
         batch_axis: i64,
         seq_axis: i64,
     ) -> Result<Output, BuildError> {
-        let attrs = [("batch_axis", batch_axis.to_string()), ("seq_axis", seq_axis.to_string())];
-        self.op("ReverseSequence", "opset1", &attrs, &[data, lengths])
+        self.add(ReverseSequence { batch_axis, seq_axis }, &[data, lengths])
     }
 
     /// ovir's `ReverseSubsequences` extension: consecutive subsequences
@@ -233,13 +276,12 @@ impl ModelBuilder {
         lengths: Output,
         axis: i64,
     ) -> Result<Output, BuildError> {
-        let (op, version) = (ReverseSubsequences::TYPE, ReverseSubsequences::VERSION);
-        self.op(op, version, &[("axis", axis.to_string())], &[data, lengths])
+        self.add(ReverseSubsequences { axis }, &[data, lengths])
     }
 
     /// `ShapeOf`: the shape of `data`, as `output_type` (`i32` or `i64`).
     pub fn shape_of(&mut self, data: Output, output_type: ElementType) -> Result<Output, BuildError> {
-        self.op("ShapeOf", "opset3", &[("output_type", output_type.ir_name().to_string())], &[data])
+        self.add(ShapeOf { output_type }, &[data])
     }
 
     /// `Gather`: the elements of `data` at `indices` along `axis`, with
@@ -251,7 +293,7 @@ impl ModelBuilder {
         axis: Output,
         batch_dims: i64,
     ) -> Result<Output, BuildError> {
-        self.op("Gather", "opset8", &[("batch_dims", batch_dims.to_string())], &[data, indices, axis])
+        self.add(Gather { batch_dims, version: 8 }, &[data, indices, axis])
     }
 
     /// `Broadcast`: `data` broadcast to `target_shape`; `axes_mapping` is
@@ -265,13 +307,13 @@ impl ModelBuilder {
     ) -> Result<Output, BuildError> {
         let mut inputs = vec![data, target_shape];
         inputs.extend(axes_mapping);
-        self.op("Broadcast", "opset3", &[("mode", mode.as_str().to_string())], &inputs)
+        self.add(Broadcast { mode, version: 3 }, &inputs)
     }
 
     /// `Reshape`: `data` with the shape `shape` holds (`-1` for the one
     /// dimension to infer, `0` to copy a dimension when `special_zero`).
     pub fn reshape(&mut self, data: Output, shape: Output, special_zero: bool) -> Result<Output, BuildError> {
-        self.op("Reshape", "opset1", &[("special_zero", special_zero.to_string())], &[data, shape])
+        self.add(Reshape { special_zero }, &[data, shape])
     }
 
     /// `Squeeze`: `data` without the size-1 axes `axes` names (all of them
@@ -279,17 +321,17 @@ impl ModelBuilder {
     pub fn squeeze(&mut self, data: Output, axes: Option<Output>) -> Result<Output, BuildError> {
         let mut inputs = vec![data];
         inputs.extend(axes);
-        self.op("Squeeze", "opset1", &[], &inputs)
+        self.add(Squeeze, &inputs)
     }
 
     /// `Unsqueeze`: `data` with size-1 axes inserted where `axes` says.
     pub fn unsqueeze(&mut self, data: Output, axes: Output) -> Result<Output, BuildError> {
-        self.op("Unsqueeze", "opset1", &[], &[data, axes])
+        self.add(Unsqueeze, &[data, axes])
     }
 
     /// `Concat`: the inputs joined along `axis`.
     pub fn concat(&mut self, inputs: &[Output], axis: i64) -> Result<Output, BuildError> {
-        self.op("Concat", "opset1", &[("axis", axis.to_string())], inputs)
+        self.add(Concat { axis }, inputs)
     }
 
     /// `Slice`: the elements of `data` from `start` to `stop` by `step`
@@ -304,7 +346,7 @@ impl ModelBuilder {
     ) -> Result<Output, BuildError> {
         let mut inputs = vec![data, start, stop, step];
         inputs.extend(axes);
-        self.op("Slice", "opset8", &[], &inputs)
+        self.add(Slice, &inputs)
     }
 
     /// Gives an output its tensor names (replacing any it had): the names
@@ -328,28 +370,18 @@ impl ModelBuilder {
 
     /// Makes an output a model output (`Result`).
     pub fn result(&mut self, output: Output) -> Result<(), BuildError> {
-        self.add("Result", "opset1", None, &[], &[output], None).map(|_| ())
+        self.add_layer(ResultOp, &[output]).map(|_| ())
     }
 
     /// Makes an output a model output, with its `Result` layer named
     /// `name`.
     pub fn result_named(&mut self, output: Output, name: &str) -> Result<(), BuildError> {
-        self.add("Result", "opset1", Some(name), &[], &[output], None).map(|_| ())
+        self.insert(ResultOp.write(), Some(name), &[output]).map(|_| ())
     }
 
     /// The model, validated as a model read from a file is.
     pub fn build(self) -> Result<Model, Error> {
         Model::validate_with(self.ir, &self.registry)
-    }
-
-    fn op(
-        &mut self,
-        op: &str,
-        version: &str,
-        attrs: &[(&str, String)],
-        inputs: &[Output],
-    ) -> Result<Output, BuildError> {
-        self.add(op, version, None, attrs, inputs, None)
     }
 
     fn port_mut(&mut self, output: Output) -> Option<&mut Port> {
@@ -358,27 +390,18 @@ impl ModelBuilder {
 
     /// Adds a layer and infers it; on any problem the layer is taken out
     /// again, so the builder stays as it was.
-    fn add(
+    fn insert(
         &mut self,
-        op: &str,
-        version: &str,
+        op: OpLayer,
         name: Option<&str>,
-        attrs: &[(&str, String)],
         inputs: &[Output],
-        constant: Option<Tensor>,
-    ) -> Result<Output, BuildError> {
+    ) -> Result<Vec<Output>, BuildError> {
         let idx = LayerIdx(self.ir.layers.len());
         let id = idx.0 as u64;
         for (i, input) in inputs.iter().enumerate() {
             if self.fact(*input).is_none() {
-                return Err(unknown(op, i, *input));
+                return Err(unknown(&op.op_type, i, *input));
             }
-        }
-        let mut attrs: Vec<(&str, String)> = attrs.to_vec();
-        if let Some(value) = &constant {
-            let shape: Vec<String> = value.shape().iter().map(usize::to_string).collect();
-            attrs.push(("element_type", value.element_type().ir_name().to_string()));
-            attrs.push(("shape", shape.join(", ")));
         }
         let port = |i: usize, fact: &PortFact| Port {
             id: i as u64,
@@ -388,25 +411,10 @@ impl ModelBuilder {
             rt_info: RtInfo::default(),
             span: Span::default(),
         };
-        let layer = Layer {
-            id,
-            name: name.map_or_else(|| format!("{op}_{id}"), str::to_string),
-            op_type: op.to_string(),
-            version: version.to_string(),
-            attrs: Attributes(
-                attrs
-                    .into_iter()
-                    .map(|(n, v)| Attribute { name: n.to_string(), value: v, span: Span::default() })
-                    .collect(),
-            ),
-            inputs: inputs.iter().enumerate().filter_map(|(i, o)| Some(port(i, self.fact(*o)?))).collect(),
-            // Every op here has one output, but Result, which has none.
-            outputs: if op == "Result" { Vec::new() } else { vec![port(inputs.len(), &PortFact::unknown())] },
-            rt_info: RtInfo::default(),
-            output_names: None,
-            span: Span::default(),
-            constant,
-        };
+        let mut layer = op.to_layer_with(inputs.len());
+        layer.id = id;
+        layer.name = name.map_or_else(|| format!("{}_{id}", op.op_type), str::to_string);
+        layer.inputs = inputs.iter().enumerate().filter_map(|(i, o)| Some(port(i, self.fact(*o)?))).collect();
         self.ir.layers.push(layer);
         self.ir.sources.push(inputs.iter().map(|o| o.at).collect());
         self.ir.order.push(idx);
@@ -419,7 +427,7 @@ impl ModelBuilder {
                 self.ir.sources.pop();
                 self.ir.order.pop();
                 let name = layer.map(|l| l.name).unwrap_or_default();
-                return Err(BuildError::Invalid { op: op.to_string(), name, problems: problems.into_vec() });
+                return Err(BuildError::Invalid { op: op.op_type, name, problems: problems.into_vec() });
             }
         };
         let first_output = inputs.len();
@@ -438,20 +446,22 @@ impl ModelBuilder {
                 span,
             });
         }
+        let outputs =
+            (0..facts.len()).map(|port| Output { builder: self.id, at: OutputRef { layer: idx, port } });
+        let outputs = outputs.collect();
         self.facts.push(facts);
-        Ok(Output { builder: self.id, at: OutputRef { layer: idx, port: 0 } })
+        Ok(outputs)
+    }
+}
+
+/// The one output of a layer that has exactly one.
+fn one(outputs: Vec<Output>, op: &str) -> Result<Output, BuildError> {
+    match outputs.as_slice() {
+        [out] => Ok(*out),
+        _ => Err(BuildError::OutputCount { op: op.to_string(), found: outputs.len() }),
     }
 }
 
 fn unknown(op: &str, input: usize, output: Output) -> BuildError {
     BuildError::UnknownOutput { op: op.to_string(), input, layer: output.at.layer.0, port: output.at.port }
-}
-
-/// A `Parameter`'s `shape` attribute, as OpenVINO writes it: `?,3,1..10`,
-/// `...` for a dynamic rank, empty for a scalar.
-pub(crate) fn shape_attr(shape: &PartialShape) -> String {
-    match shape.dims() {
-        None => "...".to_string(),
-        Some(dims) => dims.iter().map(ToString::to_string).collect::<Vec<_>>().join(","),
-    }
 }

@@ -68,6 +68,26 @@
 //! assert_eq!(out, ndarray::array![[3.0f32, 2.0, 1.0], [6.0, 5.0, 4.0]].into_dyn());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! A model can also be built in code, op by op: [`ModelBuilder::add`]
+//! takes any op of [`ops`] (or an extension's [`OpLayer`]) and its
+//! inputs, and checks the layer at once.
+//!
+//! ```
+//! use ovir::ops::{Concat, Reverse, ReverseMode};
+//! use ovir::{ElementType, ModelBuilder, PartialShape, Tensor};
+//!
+//! let mut b = ModelBuilder::new("mirror");
+//! let x = b.parameter("x", ElementType::I32, PartialShape::from_static(&[3]))?;
+//! let axes = b.constant_slice(&[1], &[0i64])?;
+//! let flipped = b.add(Reverse { mode: ReverseMode::Index }, &[x, axes])?;
+//! let both = b.add(Concat { axis: 0 }, &[x, flipped])?;
+//! b.set_names(both, &["y"])?;
+//! b.result(both)?;
+//! let y = b.build()?.compile()?.run([("x", Tensor::from_vec(&[3], vec![1i32, 2, 3])?)])?;
+//! assert_eq!(y.get("y")?.to_vec::<i32>()?, [1, 2, 3, 3, 2, 1]);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
@@ -87,7 +107,9 @@ pub use error::{Error, Place};
 pub use model::{CompileOptions, CompiledModel, Model, PortInfo};
 pub use request::{InferRequest, Outputs, OutputsIter, PortKey};
 
-pub use ovir_shape::{CustomOp, CustomOpState, Extension, ExtensionError, PortFact, PortWarning};
+pub use ovir_shape::{
+    BuiltinOp, CustomOp, CustomOpState, Extension, ExtensionError, IntoLayer, OpLayer, PortFact, PortWarning,
+};
 
 /// The `ndarray` that ovir's API takes and returns. Naming it through
 /// ovir (`use ovir::ndarray;`) always gives the matching version, whatever
@@ -100,6 +122,11 @@ pub use ovir_exec as exec;
 pub use ovir_ir as ir;
 #[doc(inline)]
 pub use ovir_shape as shape;
+/// Every built-in op and its attribute types, at one path:
+/// `ovir::ops::Reverse`, `ovir::ops::ReverseMode`, `ovir::ops::Broadcast`,
+/// `ovir::ops::BroadcastMode`, …, the values [`ModelBuilder::add`] takes.
+#[doc(inline)]
+pub use ovir_shape::ops;
 pub use ovir_tensor::packed;
 pub use ovir_tensor::{bf16, f16, Dim, Element, ElementType, PartialShape, Tensor, TensorError};
 

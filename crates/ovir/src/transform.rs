@@ -2,11 +2,12 @@
 //! constant folding computes into the graph.
 
 use ovir_exec::{Folded, Plan};
-use ovir_ir::{Attributes, Edge, LayerIdx, OutputRef, RtInfo};
-use ovir_shape::OpRegistry;
+use ovir_ir::{Edge, LayerIdx, OutputRef, RtInfo};
+use ovir_shape::ops::parameter::shape_attr;
+use ovir_shape::ops::Const;
+use ovir_shape::{BuiltinOp, OpRegistry};
 use ovir_tensor::{PartialShape, DEFAULT_MAX_TENSOR_BYTES};
 
-use crate::builder::shape_attr;
 use crate::error::Error;
 use crate::model::Model;
 
@@ -64,19 +65,21 @@ impl Model {
             let keep = ["Parameter", "Result"].iter().any(|t| ir.layers[i].is(t)) || ir.layers[i].is_const();
             match folded {
                 Folded::Value(value) if !keep => {
+                    let (ty, shape) = (value.element_type(), PartialShape::from_static(value.shape()));
+                    let written = Const { value }.write().to_layer();
                     let layer = &mut ir.layers[i];
-                    layer.op_type = "Const".to_string();
-                    layer.version = "opset1".to_string();
-                    layer.attrs = Attributes::default();
+                    layer.op_type = written.op_type;
+                    layer.version = written.version;
+                    layer.attrs = written.attrs;
                     layer.rt_info = RtInfo::default();
                     layer.inputs.clear();
                     layer.outputs.truncate(1);
                     if let Some(port) = layer.outputs.first_mut() {
-                        port.precision = Some(value.element_type());
-                        port.shape = PartialShape::from_static(value.shape());
+                        port.precision = Some(ty);
+                        port.shape = shape;
                         port.id = 0;
                     }
-                    layer.constant = Some(value);
+                    layer.constant = written.constant;
                     ir.sources[i].clear();
                 }
                 Folded::PassesOn(to) if !keep => redirect[i] = Some(to),

@@ -42,25 +42,55 @@
 //! # Where an operation lives, and how to add one
 //!
 //! Each operation is one module of [`ops`]: a type holding its attributes
-//! (`ops::Convert { to }`), an `OpSpec` row with its type name, opsets and
-//! port counts, a `build` function that reads a layer's `<data>` into the
-//! type, and the [`Operation`] trait, whose [`Operation::infer`] gives the
-//! facts of the outputs from those of the inputs and whose
-//! [`Operation::input_values`] and [`Operation::input_shape`] say what
-//! values and shape each input must hold, also in terms of the other
-//! inputs (so that example inputs can be made for any model). Shape rules that the
-//! executor applies again at run time are public functions of the same
-//! module.
+//! (`ops::Convert { to }`) and two traits. [`BuiltinOp`] registers it: its
+//! [`OpSpec`] row (type name, opsets, port counts), `build`, which reads a
+//! layer's `<data>` into the type, `write`, its inverse, which gives the
+//! attributes as OpenVINO's serializer writes them (what a model built in
+//! code holds), and a few `examples` for the tests. [`Operation`] gives
+//! its inference: [`Operation::infer`] gives the facts of the outputs from
+//! those of the inputs, and [`Operation::input_values`] and
+//! [`Operation::input_shape`] say what values and shape each input must
+//! hold, also in terms of the other inputs (so that example inputs can be
+//! made for any model). Shape rules that the executor applies again at run time are
+//! public functions of the same module.
+//!
+//! The built-in ops are one list, [`for_each_builtin_op!`]: the registry
+//! is made from it, the executor requires a planner for every type in it
+//! (an op without one does not compile), and the tests that every op
+//! round-trips through `write`, `build`, the builder and an IR file
+//! iterate it.
 //!
 //! To add an operation:
 //! 1. copy the smallest complete op, `ops/convert.rs`, to `ops/<op>.rs`,
-//!    and give it the new op's attributes, rules and inference;
-//! 2. add `pub mod <op>;` (and the re-export) to `ops/mod.rs`, and its
-//!    `SPEC` to the list in `registry.rs`;
+//!    and give it the new op's attributes, rules, inference and
+//!    [`BuiltinOp`] impl;
+//! 2. add `pub mod <op>;` and the re-export of its type to `ops/mod.rs`,
+//!    and the type to the list in [`for_each_builtin_op!`];
 //! 3. where no existing [`ShapeErrorKind`] says what is wrong, add a
 //!    variant: errors are one typed vocabulary, shared by load-time checks
 //!    here and run-time checks in the executor;
-//! 4. give it a kernel in the executor (see `ovir_exec`'s crate docs).
+//! 4. give it a planner and a kernel in the executor (see `ovir_exec`'s
+//!    crate docs); until then the executor does not compile.
+//!
+//! An op writes itself as the layer it is, and reads that layer back to
+//! an equal op; `ovir::ModelBuilder::add` adds any op this way:
+//!
+//! ```
+//! use ovir_shape::ops::{Gather, ShapeOf};
+//! use ovir_shape::{BuiltinOp, OpRegistry};
+//! use ovir_tensor::ElementType;
+//!
+//! let gather = Gather { batch_dims: 1, version: 8 };
+//! let layer = gather.write();
+//! assert_eq!(layer.version, "opset8");
+//! assert_eq!(layer.attrs, [("batch_dims".to_string(), "1".to_string())]);
+//! assert_eq!(Gather::build(&layer.to_layer(), 8), Ok(gather));
+//!
+//! let shape_of = ShapeOf { output_type: ElementType::I32 }.write();
+//! assert!(OpRegistry::new().has_op(&shape_of.op_type, &shape_of.version));
+//! ```
+//!
+//! A model's layers, analysed:
 //!
 //! ```
 //! use std::sync::Arc;
@@ -147,7 +177,10 @@ pub use analyze::{
 pub use error::{AnalyzeError, ShapeError, ShapeErrorKind};
 pub use extension::{CustomOp, CustomOpState, CustomOperation, Extension, ExtensionError};
 pub use fact::PortFact;
-pub use operation::{Input, Op, Operation, Problem, Problems, ShapeRule, Size, ValueDomain};
+pub use operation::{
+    BuiltinOp, Input, IntoLayer, Op, OpLayer, OpSpec, Operation, Problem, Problems, ShapeRule, Size,
+    ValueDomain, Versions,
+};
 pub use ops::broadcast::BroadcastMode;
 pub use ops::reverse::{reversed_axes, ReverseMode};
 pub use ops::reverse_sequence::sequence_lengths;

@@ -298,6 +298,29 @@ impl Op {
     pub fn is<T: Operation>(&self) -> bool {
         self.downcast_ref::<T>().is_some()
     }
+
+    /// The layer a built-in op writes ([`BuiltinOp::write`]); `None` for
+    /// an extension's op.
+    ///
+    /// ```
+    /// use ovir_shape::ops::Concat;
+    /// use ovir_shape::Op;
+    /// let layer = Op::new(Concat { axis: -1 }).write().map(|l| l.attrs);
+    /// assert_eq!(layer, Some(vec![("axis".to_string(), "-1".to_string())]));
+    /// ```
+    pub fn write(&self) -> Option<OpLayer> {
+        macro_rules! write_builtin {
+            ($($op:path),* $(,)?) => {
+                $(
+                    if let Some(op) = self.downcast_ref::<$op>() {
+                        return Some(op.write());
+                    }
+                )*
+            };
+        }
+        crate::for_each_builtin_op!(write_builtin);
+        None
+    }
 }
 
 /// The inputs of an operation that takes exactly `N`; the registry checked
@@ -314,7 +337,7 @@ pub(crate) fn exactly<'a, 'b, const N: usize>(
 
 /// Which layer versions an op answers to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Versions {
+pub enum Versions {
     /// The opsets `opsetN` for N in `first..=last`, as OpenVINO's
     /// `opsetN_tbl.hpp` files list them.
     Opsets(u32, u32),
@@ -326,7 +349,7 @@ pub(crate) enum Versions {
 impl Versions {
     /// The opset number of `version` when these versions contain it, or 0
     /// for a named version that matches; `None` otherwise.
-    pub(crate) fn opset_of(self, version: &str) -> Option<u32> {
+    pub fn opset_of(self, version: &str) -> Option<u32> {
         match self {
             Versions::Opsets(first, last) => opset_number(version).filter(|n| (first..=last).contains(n)),
             Versions::Named(name) => (version == name).then_some(0),
@@ -335,7 +358,7 @@ impl Versions {
 
     /// The versions in words: `opset1 only`, `opset1 to opset15`, or
     /// `` version `ovir` ``.
-    pub(crate) fn text(self) -> String {
+    pub fn text(self) -> String {
         match self {
             Versions::Opsets(first, last) if first == last => format!("opset{first} only"),
             Versions::Opsets(first, last) => format!("opset{first} to opset{last}"),
@@ -354,29 +377,172 @@ pub(crate) fn opset_number(version: &str) -> Option<u32> {
 }
 
 /// A built-in operation's row in the registry: the names a layer may use
-/// for it, the versions that contain it, its port counts, and the function
-/// that reads a layer's attributes into it.
+/// for it, the versions that contain it and its port counts.
 #[derive(Clone, Copy, Debug)]
-pub(crate) struct OpSpec {
+pub struct OpSpec {
     /// The type name as OpenVINO writes it.
-    pub(crate) name: &'static str,
+    pub name: &'static str,
     /// Other spellings accepted in `type` (compared ignoring ASCII case).
-    pub(crate) aliases: &'static [&'static str],
-    pub(crate) versions: Versions,
+    pub aliases: &'static [&'static str],
+    /// The versions a layer may name.
+    pub versions: Versions,
     /// The fewest and the most inputs (`None`: no upper limit).
-    pub(crate) inputs: (usize, Option<usize>),
-    pub(crate) outputs: usize,
-    /// Reads and checks a layer's attributes, given the opset number the
-    /// layer's version names (0 for a named version).
-    pub(crate) build: fn(&ovir_ir::Layer, u32) -> Result<Op, Problems>,
+    pub inputs: (usize, Option<usize>),
+    /// The number of outputs.
+    pub outputs: usize,
 }
 
 impl OpSpec {
     /// `true` when a layer `type` names this op, ignoring ASCII case.
-    pub(crate) fn answers_to(&self, op_type: &str) -> bool {
+    pub fn answers_to(&self, op_type: &str) -> bool {
         self.name.eq_ignore_ascii_case(op_type)
             || self.aliases.iter().any(|a| a.eq_ignore_ascii_case(op_type))
     }
+}
+
+/// An operation built into ovir: one of OpenVINO's opsets, or an
+/// extension that ships with ovir. Every type in
+/// [`for_each_builtin_op!`](crate::for_each_builtin_op) implements it, and
+/// that list is the registry: the shape registry, the executor's planners
+/// and the tests are all made from it, so an op is registered once.
+///
+/// [`BuiltinOp::write`] is the inverse of [`BuiltinOp::build`]: what a
+/// layer built in code (by `ovir::ModelBuilder`) or rewritten (by
+/// constant folding) holds, as OpenVINO's serializer would write it.
+///
+/// ```
+/// use ovir_shape::ops::{Reverse, ReverseMode};
+/// use ovir_shape::BuiltinOp;
+///
+/// let op = Reverse { mode: ReverseMode::Mask };
+/// let layer = op.write();
+/// assert_eq!((layer.op_type.as_str(), layer.version.as_str()), ("Reverse", "opset1"));
+/// assert_eq!(layer.attrs, [("mode".to_string(), "mask".to_string())]);
+/// assert_eq!(Reverse::build(&layer.to_layer(), 1), Ok(op));
+/// ```
+pub trait BuiltinOp: Operation + Clone + PartialEq + Sized {
+    /// The op's row in the registry.
+    const SPEC: OpSpec;
+
+    /// Reads and checks a layer's `<data>` attributes (and a constant's
+    /// value), given the opset number the layer's version names (0 for a
+    /// named version).
+    fn build(layer: &ovir_ir::Layer, opset: u32) -> Result<Self, Problems>;
+
+    /// The layer this op is: its type, the version OpenVINO's serializer
+    /// gives it, and its `<data>` attributes in the order and spelling
+    /// the serializer writes them. [`BuiltinOp::build`] reads it back to
+    /// an equal op.
+    fn write(&self) -> OpLayer;
+
+    /// A few values of the op covering its attributes' variants, for the
+    /// tests that every built-in op round-trips.
+    fn examples() -> Vec<Self>;
+}
+
+/// An op as a layer states it: its `type`, `version`, `<data>`
+/// attributes, number of outputs and, for a constant, its value. What
+/// [`BuiltinOp::write`] gives, and what an extension's op is added to a
+/// model in code as.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OpLayer {
+    /// The layer `type`.
+    pub op_type: String,
+    /// The layer `version`.
+    pub version: String,
+    /// The `<data>` attributes, in order.
+    pub attrs: Vec<(String, String)>,
+    /// The number of outputs.
+    pub outputs: usize,
+    /// A constant's value.
+    pub constant: Option<ovir_tensor::Tensor>,
+}
+
+impl OpLayer {
+    /// A layer of this type and version with one output and no attributes.
+    pub fn new(op_type: impl Into<String>, version: impl Into<String>) -> OpLayer {
+        OpLayer {
+            op_type: op_type.into(),
+            version: version.into(),
+            attrs: Vec::new(),
+            outputs: 1,
+            constant: None,
+        }
+    }
+
+    /// A built-in op's layer of this version, with its number of outputs.
+    pub fn builtin(spec: &OpSpec, version: impl Into<String>) -> OpLayer {
+        OpLayer { outputs: spec.outputs, ..OpLayer::new(spec.name, version) }
+    }
+
+    /// The layer with one more attribute.
+    pub fn attr(mut self, name: impl Into<String>, value: impl ToString) -> OpLayer {
+        self.attrs.push((name.into(), value.to_string()));
+        self
+    }
+
+    /// A layer holding these values: the `<data>`, the value, and one
+    /// output for each of `outputs` ports, numbered after `inputs` input
+    /// ports, all with nothing known of them.
+    pub fn to_layer(&self) -> ovir_ir::Layer {
+        self.to_layer_with(0)
+    }
+
+    /// [`OpLayer::to_layer`] with `inputs` input ports.
+    pub fn to_layer_with(&self, inputs: usize) -> ovir_ir::Layer {
+        use ovir_ir::{Attribute, Attributes, Port, RtInfo, Span};
+        let port = |id: usize| Port {
+            id: id as u64,
+            precision: None,
+            names: Vec::new(),
+            shape: ovir_tensor::PartialShape::dynamic(),
+            rt_info: RtInfo::default(),
+            span: Span::default(),
+        };
+        let attrs = self.attrs.iter().map(|(name, value)| Attribute {
+            name: name.clone(),
+            value: value.clone(),
+            span: Span::default(),
+        });
+        ovir_ir::Layer {
+            id: 0,
+            name: self.op_type.clone(),
+            op_type: self.op_type.clone(),
+            version: self.version.clone(),
+            attrs: Attributes(attrs.collect()),
+            inputs: (0..inputs).map(port).collect(),
+            outputs: (inputs..inputs + self.outputs).map(port).collect(),
+            rt_info: RtInfo::default(),
+            output_names: None,
+            span: Span::default(),
+            constant: self.constant.clone(),
+        }
+    }
+}
+
+/// What a model built in code takes as a layer's op: a built-in op, or an
+/// [`OpLayer`] for an extension's.
+pub trait IntoLayer {
+    /// The layer the op is.
+    fn into_layer(self) -> OpLayer;
+}
+
+impl<T: BuiltinOp> IntoLayer for T {
+    fn into_layer(self) -> OpLayer {
+        self.write()
+    }
+}
+
+impl IntoLayer for OpLayer {
+    fn into_layer(self) -> OpLayer {
+        self
+    }
+}
+
+/// [`BuiltinOp::build`] behind the shared [`Op`] handle, as the registry
+/// calls it.
+pub(crate) fn build_op<T: BuiltinOp>(layer: &ovir_ir::Layer, opset: u32) -> Result<Op, Problems> {
+    T::build(layer, opset).map(Op::new)
 }
 
 #[cfg(test)]

@@ -9,37 +9,35 @@ use ovir_ir::Layer;
 
 use crate::error::ShapeErrorKind;
 use crate::extension::{extension_problem, CustomOperation, Extension, ExtensionError};
-use crate::operation::{Op, OpSpec, Problems, Versions};
-use crate::ops;
+use crate::operation::{build_op, BuiltinOp, Op, OpSpec, Problems, Versions};
 
-/// The operations of OpenVINO's opsets that ovir supports, in the order
-/// messages list them.
-const OPSET_OPS: [&OpSpec; 14] = [
-    &ops::parameter::SPEC,
-    &ops::constant::SPEC,
-    &ops::result::SPEC,
-    &ops::convert::SPEC,
-    &ops::reverse::SPEC,
-    &ops::reverse_sequence::SPEC,
-    &ops::shape_of::SPEC,
-    &ops::gather::SPEC,
-    &ops::broadcast::SPEC,
-    &ops::unsqueeze::SPEC,
-    &ops::squeeze::SPEC,
-    &ops::reshape::SPEC,
-    &ops::concat::SPEC,
-    &ops::slice::SPEC,
-];
+/// A built-in op: its row, and how a layer's attributes are read into it.
+#[derive(Clone, Copy)]
+struct Builtin {
+    spec: &'static OpSpec,
+    build: fn(&Layer, u32) -> Result<Op, Problems>,
+}
 
-/// The extensions that ship with ovir: ops outside OpenVINO's opsets,
-/// built in like the opset ops.
-const OVIR_OPS: [&OpSpec; 1] = [&ops::reverse_subsequences::SPEC];
+macro_rules! builtin_table {
+    ($($op:path),* $(,)?) => {
+        /// Every built-in op, in the order messages list them: those of
+        /// OpenVINO's opsets, then the extensions that ship with ovir.
+        const BUILTIN: &[Builtin] =
+            &[$(Builtin { spec: &<$op as BuiltinOp>::SPEC, build: build_op::<$op> }),*];
+    };
+}
+crate::for_each_builtin_op!(builtin_table);
+
+/// The built-in ops of OpenVINO's opsets.
+fn opset_ops() -> impl Iterator<Item = &'static Builtin> {
+    BUILTIN.iter().filter(|b| matches!(b.spec.versions, Versions::Opsets(..)))
+}
 
 /// One operation a registry knows.
 #[derive(Clone)]
 enum Entry {
     /// A built-in op: of an opset, or an extension that ships with ovir.
-    Builtin(&'static OpSpec),
+    Builtin(&'static Builtin),
     /// An op the user added.
     Extension(Arc<dyn Extension>),
 }
@@ -47,14 +45,14 @@ enum Entry {
 impl Entry {
     fn op_type(&self) -> &str {
         match self {
-            Entry::Builtin(spec) => spec.name,
+            Entry::Builtin(b) => b.spec.name,
             Entry::Extension(e) => e.op_type(),
         }
     }
 
     fn answers_to(&self, op_type: &str) -> bool {
         match self {
-            Entry::Builtin(spec) => spec.answers_to(op_type),
+            Entry::Builtin(b) => b.spec.answers_to(op_type),
             Entry::Extension(e) => e.op_type().eq_ignore_ascii_case(op_type),
         }
     }
@@ -62,15 +60,17 @@ impl Entry {
     /// The version an extension answers to; `None` for an opset op.
     fn extension_version(&self) -> Option<&str> {
         match self {
-            Entry::Builtin(OpSpec { versions: Versions::Named(v), .. }) => Some(v),
-            Entry::Builtin(_) => None,
+            Entry::Builtin(b) => match b.spec.versions {
+                Versions::Named(v) => Some(v),
+                Versions::Opsets(..) => None,
+            },
             Entry::Extension(e) => Some(e.version()),
         }
     }
 
     fn has_version(&self, version: &str) -> bool {
         match self {
-            Entry::Builtin(spec) => spec.versions.opset_of(version).is_some(),
+            Entry::Builtin(b) => b.spec.versions.opset_of(version).is_some(),
             Entry::Extension(e) => e.version() == version,
         }
     }
@@ -115,14 +115,12 @@ impl OpRegistry {
     /// The ops of OpenVINO's opsets that ovir supports and the extensions
     /// that ship with ovir (ReverseSubsequences).
     pub fn new() -> Self {
-        let mut registry = OpRegistry::opsets_only();
-        registry.entries.extend(OVIR_OPS.iter().map(|&spec| Entry::Builtin(spec)));
-        registry
+        OpRegistry { entries: BUILTIN.iter().map(Entry::Builtin).collect() }
     }
 
     /// Only the ops of OpenVINO's opsets, with no extension at all.
     pub fn opsets_only() -> Self {
-        OpRegistry { entries: OPSET_OPS.iter().map(|&spec| Entry::Builtin(spec)).collect() }
+        OpRegistry { entries: opset_ops().map(Entry::Builtin).collect() }
     }
 
     /// Registers an extension.
@@ -143,8 +141,9 @@ impl OpRegistry {
                 "an extension needs a type and a version, but it has type `{op_type}` and version `{version}`"
             )));
         }
-        let opset_op =
-            OPSET_OPS.iter().find(|s| s.answers_to(op_type) && s.versions.opset_of(version).is_some());
+        let opset_op = opset_ops()
+            .map(|b| b.spec)
+            .find(|s| s.answers_to(op_type) && s.versions.opset_of(version).is_some());
         if let Some(spec) = opset_op {
             return Err(ExtensionError::new(format!(
                 "{op_type} of `{version}` is built into ovir ({} is defined in {}), so an extension cannot \
@@ -192,10 +191,10 @@ impl OpRegistry {
     /// counts, and reads its attributes.
     pub(crate) fn build(&self, layer: &Layer, inputs: usize) -> Result<Op, Problems> {
         match self.find(&layer.op_type, &layer.version) {
-            Some(Entry::Builtin(spec)) => {
-                check_ports(spec, layer, inputs)?;
-                let opset = spec.versions.opset_of(&layer.version).unwrap_or(0);
-                (spec.build)(layer, opset)
+            Some(Entry::Builtin(builtin)) => {
+                check_ports(builtin.spec, layer, inputs)?;
+                let opset = builtin.spec.versions.opset_of(&layer.version).unwrap_or(0);
+                (builtin.build)(layer, opset)
             }
             Some(Entry::Extension(extension)) => {
                 if layer.outputs.len() != 1 {
@@ -216,10 +215,10 @@ impl OpRegistry {
     /// or nothing knows its type.
     fn unknown(&self, layer: &Layer) -> ShapeErrorKind {
         let opset_op = self.entries.iter().find_map(|e| match e {
-            Entry::Builtin(spec)
-                if matches!(spec.versions, Versions::Opsets(..)) && spec.answers_to(&layer.op_type) =>
+            Entry::Builtin(b)
+                if matches!(b.spec.versions, Versions::Opsets(..)) && b.spec.answers_to(&layer.op_type) =>
             {
-                Some(spec)
+                Some(b.spec)
             }
             _ => None,
         });
@@ -282,6 +281,6 @@ fn check_ports(spec: &OpSpec, layer: &Layer, inputs: usize) -> Result<(), Proble
 
 /// The supported opset operations, for messages.
 fn supported_ops_text() -> String {
-    let names: Vec<&str> = OPSET_OPS.iter().map(|s| s.name).collect();
+    let names: Vec<&str> = opset_ops().map(|b| b.spec.name).collect();
     format!("{} (Constant is accepted for Const)", names.join(", "))
 }

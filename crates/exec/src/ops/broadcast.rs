@@ -9,6 +9,8 @@ use ovir_tensor::Tensor;
 use crate::kernels::{self, broadcast::Layout, KernelError};
 use crate::step::{fits, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
 
+planner!(Broadcast, plan);
+
 pub(crate) fn plan(op: &Broadcast, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     let general = BroadcastKernel { mode: op.mode };
     let layout = match (cx.shape(0), cx.value(1), cx.optional_value(2)) {

@@ -7,6 +7,8 @@ use ovir_tensor::Tensor;
 use crate::kernels::{self, concat::Layout, KernelError};
 use crate::step::{fits, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
 
+planner!(Concat, plan);
+
 pub(crate) fn plan(op: &Concat, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     let general = ConcatKernel { axis: op.axis };
     let shapes: Option<Vec<Vec<usize>>> = (0..cx.len()).map(|i| cx.shape(i)).collect();

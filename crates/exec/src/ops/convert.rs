@@ -6,6 +6,8 @@ use ovir_tensor::{ElementType, Tensor};
 use crate::kernels::{self, KernelError};
 use crate::step::{exactly, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
 
+planner!(Convert, plan);
+
 pub(crate) fn plan(op: &Convert, _cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     Ok(Planned::step(ConvertKernel { to: op.to }))
 }

@@ -7,6 +7,8 @@ use ovir_tensor::Tensor;
 use crate::kernels::{self, gather::Layout, KernelError};
 use crate::step::{exactly, fits, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
 
+planner!(Gather, plan);
+
 pub(crate) fn plan(op: &Gather, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     let general = GatherKernel { batch_dims: op.batch_dims };
     // A layout that cannot be made keeps the general kernel, so that any

@@ -3,10 +3,35 @@
 //! [`Planned`] step, and holding the [`Kernel`](crate::step::Kernel)s that
 //! call the op's kernel function in [`kernels`](crate::kernels).
 
-use ovir_shape::{Op, Operation};
+use ovir_shape::{BuiltinOp, CustomOperation, Op};
 
 use crate::kernels::KernelError;
 use crate::step::{PlanContext, Planned};
+
+/// How a layer of a built-in op runs: every type in
+/// `ovir_shape::for_each_builtin_op!` implements it (see
+/// [`plan`]), so a built-in op without a planner does not compile.
+pub(crate) trait PlanOp: BuiltinOp {
+    /// What the plan does with a layer of this op, given what is known of
+    /// its inputs before the model runs.
+    fn plan(&self, cx: &PlanContext<'_>) -> Result<Planned, KernelError>;
+}
+
+/// Makes `$plan`, a function of the op and the plan context, the
+/// planner of the built-in op `$op`: the one line an op module registers
+/// itself with.
+macro_rules! planner {
+    ($op:ty, $plan:path) => {
+        impl $crate::ops::PlanOp for $op {
+            fn plan(
+                &self,
+                cx: &$crate::step::PlanContext<'_>,
+            ) -> Result<$crate::step::Planned, $crate::kernels::KernelError> {
+                $plan(self, cx)
+            }
+        }
+    };
+}
 
 mod broadcast;
 mod concat;
@@ -26,32 +51,25 @@ mod squeeze;
 mod unsqueeze;
 mod view;
 
-/// How a layer of this op runs; `None` when no module of this crate runs
-/// it.
-pub(crate) fn plan(op: &Op, cx: &PlanContext<'_>) -> Option<Result<Planned, KernelError>> {
-    None.or_else(|| with(op, cx, parameter::plan))
-        .or_else(|| with(op, cx, constant::plan))
-        .or_else(|| with(op, cx, result::plan))
-        .or_else(|| with(op, cx, convert::plan))
-        .or_else(|| with(op, cx, reverse::plan))
-        .or_else(|| with(op, cx, reverse_sequence::plan))
-        .or_else(|| with(op, cx, reverse_subsequences::plan))
-        .or_else(|| with(op, cx, shape_of::plan))
-        .or_else(|| with(op, cx, gather::plan))
-        .or_else(|| with(op, cx, broadcast::plan))
-        .or_else(|| with(op, cx, unsqueeze::plan))
-        .or_else(|| with(op, cx, squeeze::plan))
-        .or_else(|| with(op, cx, reshape::plan))
-        .or_else(|| with(op, cx, concat::plan))
-        .or_else(|| with(op, cx, slice::plan))
-        .or_else(|| with(op, cx, custom::plan))
+macro_rules! plan_builtin {
+    ($($op:path),* $(,)?) => {
+        /// The planner of a built-in op, found by its type: a few type
+        /// comparisons per layer, once, when the model compiles.
+        fn plan_builtin(op: &Op, cx: &PlanContext<'_>) -> Option<Result<Planned, KernelError>> {
+            $(
+                if let Some(op) = op.downcast_ref::<$op>() {
+                    return Some(PlanOp::plan(op, cx));
+                }
+            )*
+            None
+        }
+    };
 }
+ovir_shape::for_each_builtin_op!(plan_builtin);
 
-/// `plan` applied to `op` when it is a `T`.
-fn with<T: Operation>(
-    op: &Op,
-    cx: &PlanContext<'_>,
-    plan: fn(&T, &PlanContext<'_>) -> Result<Planned, KernelError>,
-) -> Option<Result<Planned, KernelError>> {
-    op.downcast_ref::<T>().map(|op| plan(op, cx))
+/// How a layer of this op runs: a built-in op's planner, or the
+/// extension op's `CustomOp`; `None` for an op that is neither (one a
+/// program made up and wrapped in an `Op` itself).
+pub(crate) fn plan(op: &Op, cx: &PlanContext<'_>) -> Option<Result<Planned, KernelError>> {
+    plan_builtin(op, cx).or_else(|| op.downcast_ref::<CustomOperation>().map(|op| custom::plan(op, cx)))
 }

@@ -5,6 +5,8 @@ use ovir_shape::ops::Parameter;
 use crate::kernels::KernelError;
 use crate::step::{PlanContext, Planned};
 
+planner!(Parameter, plan);
+
 pub(crate) fn plan(_op: &Parameter, _cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     Ok(Planned::Input)
 }

@@ -7,6 +7,8 @@ use crate::kernels::KernelError;
 use crate::ops::view;
 use crate::step::{PlanContext, Planned};
 
+planner!(Reshape, plan);
+
 pub(crate) fn plan(op: &Reshape, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     view::plan(View::Reshape { special_zero: op.special_zero }, cx)
 }

@@ -12,6 +12,8 @@ use crate::step::{exactly, Kernel, OutShape, Output, PlanContext, Planned, RunCo
 /// up to 8 so that reading them allocates nothing.
 type Flags = smallvec::SmallVec<[bool; 8]>;
 
+planner!(Reverse, plan);
+
 pub(crate) fn plan(op: &Reverse, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     match (cx.value(1), cx.rank(0)) {
         (Some(axes), Some(rank)) => Ok(fixed(kernels::reverse_axes(axes, op.mode, rank)?)),

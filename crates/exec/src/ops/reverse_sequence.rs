@@ -8,6 +8,8 @@ use ovir_tensor::Tensor;
 use crate::kernels::{self, CheckedLengths, KernelError};
 use crate::step::{exactly, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
 
+planner!(ReverseSequence, plan);
+
 pub(crate) fn plan(op: &ReverseSequence, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     Ok(Planned::step(ReverseSequenceKernel { op: *op, checked: checked_lengths(op, cx) }))
 }

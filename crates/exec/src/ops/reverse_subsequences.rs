@@ -8,6 +8,8 @@ use ovir_tensor::Tensor;
 use crate::kernels::{self, CheckedSubsequenceLengths, KernelError};
 use crate::step::{exactly, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
 
+planner!(ReverseSubsequences, plan);
+
 pub(crate) fn plan(op: &ReverseSubsequences, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     Ok(Planned::step(SubsequencesKernel { axis: op.axis, checked: checked_lengths(op, cx) }))
 }

@@ -7,6 +7,8 @@ use ovir_tensor::{ElementType, Tensor};
 use crate::kernels::{self, KernelError};
 use crate::step::{exactly, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
 
+planner!(ShapeOf, plan);
+
 pub(crate) fn plan(op: &ShapeOf, _cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     Ok(Planned::step(ShapeOfKernel { output_type: op.output_type }))
 }

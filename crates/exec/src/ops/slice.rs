@@ -10,6 +10,8 @@ use crate::kernels::{self, slice::SliceCopy, KernelError};
 use crate::ops::reverse;
 use crate::step::{Kernel, OutShape, Output, PlanContext, Planned, RunContext};
 
+planner!(Slice, plan);
+
 pub(crate) fn plan(_op: &Slice, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     let bounds = (cx.shape(0), cx.value(1), cx.value(2), cx.value(3), cx.optional_value(4));
     let (Some(shape), Some(start), Some(stop), Some(step), Some(axes)) = bounds else {

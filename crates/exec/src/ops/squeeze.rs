@@ -7,6 +7,8 @@ use crate::kernels::KernelError;
 use crate::ops::view;
 use crate::step::{PlanContext, Planned};
 
+planner!(Squeeze, plan);
+
 pub(crate) fn plan(_op: &Squeeze, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     view::plan(View::Squeeze, cx)
 }

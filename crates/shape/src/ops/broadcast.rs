@@ -6,7 +6,7 @@ use ovir_tensor::{Dim, PartialShape};
 use crate::dims::{checked_ints, dims_of, fact_with_dims, input_rank, integer_input};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{Input, Op, OpSpec, Operation, Problems, Versions};
+use crate::operation::{BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
 
 /// How `Broadcast` lines the data's axes up with the target shape's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -64,24 +64,43 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     versions: Versions::Opsets(1, 16),
     inputs: (2, Some(3)),
     outputs: 1,
-    build,
 };
 
-fn build(layer: &Layer, opset: u32) -> Result<Op, Problems> {
-    let version = if opset >= 3 { 3 } else { 1 };
-    let mode = match layer.attrs.value("mode") {
-        None => BroadcastMode::Numpy,
-        Some(value) => match BroadcastMode::from_attr(value, version) {
-            Some(m) => m,
-            None => {
-                let mut problems = Problems::new();
-                problems
-                    .attr("mode", ShapeErrorKind::InvalidBroadcastMode { value: value.to_string(), version });
-                return Err(problems);
-            }
-        },
-    };
-    Ok(Op::new(Broadcast { mode, version }))
+impl BuiltinOp for Broadcast {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(layer: &Layer, opset: u32) -> Result<Self, Problems> {
+        let version = if opset >= 3 { 3 } else { 1 };
+        let mode = match layer.attrs.value("mode") {
+            None => BroadcastMode::Numpy,
+            Some(value) => match BroadcastMode::from_attr(value, version) {
+                Some(m) => m,
+                None => {
+                    let mut problems = Problems::new();
+                    problems.attr(
+                        "mode",
+                        ShapeErrorKind::InvalidBroadcastMode { value: value.to_string(), version },
+                    );
+                    return Err(problems);
+                }
+            },
+        };
+        Ok(Broadcast { mode, version })
+    }
+
+    fn write(&self) -> OpLayer {
+        OpLayer::builtin(&SPEC, format!("opset{}", self.version)).attr("mode", self.mode.as_str())
+    }
+
+    fn examples() -> Vec<Self> {
+        vec![
+            Broadcast { mode: BroadcastMode::Numpy, version: 1 },
+            Broadcast { mode: BroadcastMode::Explicit, version: 1 },
+            Broadcast { mode: BroadcastMode::Numpy, version: 3 },
+            Broadcast { mode: BroadcastMode::Explicit, version: 3 },
+            Broadcast { mode: BroadcastMode::Bidirectional, version: 3 },
+        ]
+    }
 }
 
 impl Operation for Broadcast {

@@ -7,7 +7,7 @@ use crate::attrs;
 use crate::dims::{dims_of, fact_with_dims};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{Input, Op, OpSpec, Operation, Problems, Versions};
+use crate::operation::{BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
 
 /// Joins its inputs, of one type, along one axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,20 +16,26 @@ pub struct Concat {
     pub axis: i64,
 }
 
-pub(crate) const SPEC: OpSpec = OpSpec {
-    name: "Concat",
-    aliases: &[],
-    versions: Versions::Opsets(1, 16),
-    inputs: (1, None),
-    outputs: 1,
-    build,
-};
+pub(crate) const SPEC: OpSpec =
+    OpSpec { name: "Concat", aliases: &[], versions: Versions::Opsets(1, 16), inputs: (1, None), outputs: 1 };
 
-fn build(layer: &Layer, _opset: u32) -> Result<Op, Problems> {
-    let mut problems = Problems::new();
-    match attrs::int(layer, SPEC.name, "axis", &mut problems) {
-        Some(axis) => Ok(Op::new(Concat { axis })),
-        None => Err(problems),
+impl BuiltinOp for Concat {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(layer: &Layer, _opset: u32) -> Result<Self, Problems> {
+        let mut problems = Problems::new();
+        match attrs::int(layer, SPEC.name, "axis", &mut problems) {
+            Some(axis) => Ok(Concat { axis }),
+            None => Err(problems),
+        }
+    }
+
+    fn write(&self) -> OpLayer {
+        OpLayer::builtin(&SPEC, "opset1").attr("axis", self.axis)
+    }
+
+    fn examples() -> Vec<Self> {
+        vec![Concat { axis: 0 }, Concat { axis: 2 }, Concat { axis: -1 }]
     }
 }
 

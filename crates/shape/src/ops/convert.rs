@@ -7,7 +7,9 @@ use crate::attrs;
 use crate::dims::dims_of;
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{exactly, Input, Op, OpSpec, Operation, Problems, ValueDomain, Versions};
+use crate::operation::{
+    exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ValueDomain, Versions,
+};
 
 /// Converts every element to another type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -22,21 +24,35 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     versions: Versions::Opsets(1, 17),
     inputs: (1, Some(1)),
     outputs: 1,
-    build,
 };
 
 const ATTR: &str = "destination_type";
 
-fn build(layer: &Layer, _opset: u32) -> Result<Op, Problems> {
-    let mut problems = Problems::new();
-    let Some(to) = attrs::element_type(layer, "Convert", ATTR, &mut problems) else {
-        return Err(problems);
-    };
-    if !to.is_static() {
-        let value = layer.attrs.value(ATTR).unwrap_or_default().to_string();
-        problems.attr(ATTR, ShapeErrorKind::DynamicDestination { value });
+impl BuiltinOp for Convert {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(layer: &Layer, _opset: u32) -> Result<Self, Problems> {
+        let mut problems = Problems::new();
+        let Some(to) = attrs::element_type(layer, "Convert", ATTR, &mut problems) else {
+            return Err(problems);
+        };
+        if !to.is_static() {
+            let value = layer.attrs.value(ATTR).unwrap_or_default().to_string();
+            problems.attr(ATTR, ShapeErrorKind::DynamicDestination { value });
+        }
+        problems.or_ok(Convert { to })
     }
-    problems.or_ok(Op::new(Convert { to }))
+
+    fn write(&self) -> OpLayer {
+        OpLayer::builtin(&SPEC, "opset1").attr(ATTR, self.to.ir_name())
+    }
+
+    fn examples() -> Vec<Self> {
+        [ElementType::F32, ElementType::U4, ElementType::Boolean, ElementType::F8e4m3]
+            .into_iter()
+            .map(|to| Convert { to })
+            .collect()
+    }
 }
 
 impl Operation for Convert {

@@ -7,7 +7,7 @@ use crate::attrs;
 use crate::dims::{checked_ints, dims_of, fact_with_dims, integer_input, ints_of};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{exactly, Input, Op, OpSpec, Operation, Problems, Versions};
+use crate::operation::{exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
 
 /// Takes slices of the data along an axis at the given indices; the axis
 /// is the third input.
@@ -27,21 +27,40 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     versions: Versions::Opsets(1, 16),
     inputs: (3, Some(3)),
     outputs: 1,
-    build,
 };
 
-fn build(layer: &Layer, opset: u32) -> Result<Op, Problems> {
-    let version = match opset {
-        0..=6 => 1,
-        7 => 7,
-        _ => 8,
-    };
-    let mut problems = Problems::new();
-    let batch_dims =
-        if version >= 7 { attrs::int_or(layer, "batch_dims", 0, &mut problems) } else { Some(0) };
-    match batch_dims {
-        Some(batch_dims) => Ok(Op::new(Gather { batch_dims, version })),
-        None => Err(problems),
+impl BuiltinOp for Gather {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(layer: &Layer, opset: u32) -> Result<Self, Problems> {
+        let version = match opset {
+            0..=6 => 1,
+            7 => 7,
+            _ => 8,
+        };
+        let mut problems = Problems::new();
+        let batch_dims =
+            if version >= 7 { attrs::int_or(layer, "batch_dims", 0, &mut problems) } else { Some(0) };
+        match batch_dims {
+            Some(batch_dims) => Ok(Gather { batch_dims, version }),
+            None => Err(problems),
+        }
+    }
+
+    fn write(&self) -> OpLayer {
+        match self.version {
+            1 => OpLayer::builtin(&SPEC, "opset1"),
+            v => OpLayer::builtin(&SPEC, format!("opset{v}")).attr("batch_dims", self.batch_dims),
+        }
+    }
+
+    fn examples() -> Vec<Self> {
+        vec![
+            Gather { batch_dims: 0, version: 1 },
+            Gather { batch_dims: 1, version: 7 },
+            Gather { batch_dims: 0, version: 8 },
+            Gather { batch_dims: -1, version: 8 },
+        ]
     }
 }
 

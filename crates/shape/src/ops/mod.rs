@@ -2,6 +2,10 @@
 //! type, the function that reads them from a layer, its shape and value
 //! inference, and the shape rules the executor also applies when the model
 //! runs, so that a problem reads the same whenever it shows up.
+//!
+//! Every op here implements [`BuiltinOp`](crate::BuiltinOp) and is named
+//! once, in [`for_each_builtin_op!`](crate::for_each_builtin_op): the list
+//! the registry, the executor's planners and the tests are made from.
 
 pub mod broadcast;
 pub mod concat;
@@ -34,3 +38,43 @@ pub use shape_of::ShapeOf;
 pub use slice::Slice;
 pub use squeeze::Squeeze;
 pub use unsqueeze::Unsqueeze;
+
+/// Calls `$callback!` with the path of every built-in op type, in the
+/// order messages list them: the ops of OpenVINO's opsets, then the
+/// extensions that ship with ovir. This is the one list of built-in ops:
+/// [`OpRegistry`](crate::OpRegistry) is made from it, the executor
+/// requires a planner for each type in it (a missing one does not
+/// compile), and the tests of every op iterate it. Adding an op is one
+/// line here.
+///
+/// ```
+/// use ovir_shape::BuiltinOp;
+/// macro_rules! names {
+///     ($($op:path),* $(,)?) => { [$(<$op as BuiltinOp>::SPEC.name),*] };
+/// }
+/// let names = ovir_shape::for_each_builtin_op!(names);
+/// assert_eq!(names[..3], ["Parameter", "Const", "Result"]);
+/// assert!(names.contains(&"ReverseSubsequences"));
+/// ```
+#[macro_export]
+macro_rules! for_each_builtin_op {
+    ($callback:ident) => {
+        $callback! {
+            $crate::ops::Parameter,
+            $crate::ops::Const,
+            $crate::ops::ResultOp,
+            $crate::ops::Convert,
+            $crate::ops::Reverse,
+            $crate::ops::ReverseSequence,
+            $crate::ops::ShapeOf,
+            $crate::ops::Gather,
+            $crate::ops::Broadcast,
+            $crate::ops::Unsqueeze,
+            $crate::ops::Squeeze,
+            $crate::ops::Reshape,
+            $crate::ops::Concat,
+            $crate::ops::Slice,
+            $crate::ops::ReverseSubsequences,
+        }
+    };
+}

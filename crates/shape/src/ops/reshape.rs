@@ -7,7 +7,7 @@ use crate::attrs;
 use crate::dims::{checked_ints, dims_of, fact_with_dims, input_rank, integer_input};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{exactly, Input, Op, OpSpec, Operation, Problems, Versions};
+use crate::operation::{exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
 
 /// Gives the data the shape the second input holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -23,14 +23,25 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     versions: Versions::Opsets(1, 16),
     inputs: (2, Some(2)),
     outputs: 1,
-    build,
 };
 
-fn build(layer: &Layer, _opset: u32) -> Result<Op, Problems> {
-    let mut problems = Problems::new();
-    match attrs::boolean(layer, SPEC.name, "special_zero", &mut problems) {
-        Some(special_zero) => Ok(Op::new(Reshape { special_zero })),
-        None => Err(problems),
+impl BuiltinOp for Reshape {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(layer: &Layer, _opset: u32) -> Result<Self, Problems> {
+        let mut problems = Problems::new();
+        match attrs::boolean(layer, SPEC.name, "special_zero", &mut problems) {
+            Some(special_zero) => Ok(Reshape { special_zero }),
+            None => Err(problems),
+        }
+    }
+
+    fn write(&self) -> OpLayer {
+        OpLayer::builtin(&SPEC, "opset1").attr("special_zero", self.special_zero)
+    }
+
+    fn examples() -> Vec<Self> {
+        vec![Reshape { special_zero: false }, Reshape { special_zero: true }]
     }
 }
 

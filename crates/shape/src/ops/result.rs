@@ -3,7 +3,7 @@
 use ovir_ir::Layer;
 
 use crate::fact::PortFact;
-use crate::operation::{Input, Op, OpSpec, Operation, Problems, Versions};
+use crate::operation::{BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
 
 /// The `Result` op: a model output. It has no attributes and no output port
 /// of its own. (Named so that it does not hide Rust's `Result`.)
@@ -16,11 +16,22 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     versions: Versions::Opsets(1, 15),
     inputs: (1, Some(1)),
     outputs: 0,
-    build,
 };
 
-fn build(_layer: &Layer, _opset: u32) -> Result<Op, Problems> {
-    Ok(Op::new(ResultOp))
+impl BuiltinOp for ResultOp {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(_layer: &Layer, _opset: u32) -> Result<Self, Problems> {
+        Ok(ResultOp)
+    }
+
+    fn write(&self) -> OpLayer {
+        OpLayer::builtin(&SPEC, "opset1")
+    }
+
+    fn examples() -> Vec<Self> {
+        vec![ResultOp]
+    }
 }
 
 impl Operation for ResultOp {

@@ -9,7 +9,7 @@ use crate::attrs;
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
 use crate::operation::{
-    exactly, Input, Op, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
+    exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
 };
 
 /// How the second input of `Reverse` names the axes to reverse.
@@ -62,21 +62,32 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     versions: Versions::Opsets(1, 1),
     inputs: (2, Some(2)),
     outputs: 1,
-    build,
 };
 
-fn build(layer: &Layer, _opset: u32) -> Result<Op, Problems> {
-    let mut problems = Problems::new();
-    let mode = attrs::required(layer, SPEC.name, "mode", &mut problems).and_then(|value| {
-        let mode = ReverseMode::from_attr(value);
-        if mode.is_none() {
-            problems.attr("mode", ShapeErrorKind::InvalidMode { value: value.to_string() });
+impl BuiltinOp for Reverse {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(layer: &Layer, _opset: u32) -> Result<Self, Problems> {
+        let mut problems = Problems::new();
+        let mode = attrs::required(layer, SPEC.name, "mode", &mut problems).and_then(|value| {
+            let mode = ReverseMode::from_attr(value);
+            if mode.is_none() {
+                problems.attr("mode", ShapeErrorKind::InvalidMode { value: value.to_string() });
+            }
+            mode
+        });
+        match mode {
+            Some(mode) => Ok(Reverse { mode }),
+            None => Err(problems),
         }
-        mode
-    });
-    match mode {
-        Some(mode) => Ok(Op::new(Reverse { mode })),
-        None => Err(problems),
+    }
+
+    fn write(&self) -> OpLayer {
+        OpLayer::builtin(&SPEC, "opset1").attr("mode", self.mode.as_str())
+    }
+
+    fn examples() -> Vec<Self> {
+        vec![Reverse { mode: ReverseMode::Index }, Reverse { mode: ReverseMode::Mask }]
     }
 }
 

@@ -8,7 +8,7 @@ use crate::attrs;
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
 use crate::operation::{
-    exactly, Input, Op, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
+    exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
 };
 
 /// Reverses the first `seq_lengths[b]` elements along `seq_axis` of each
@@ -27,16 +27,31 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     versions: Versions::Opsets(1, 15),
     inputs: (2, Some(2)),
     outputs: 1,
-    build,
 };
 
-fn build(layer: &Layer, _opset: u32) -> Result<Op, Problems> {
-    let mut problems = Problems::new();
-    let batch_axis = attrs::int_or(layer, "batch_axis", 0, &mut problems);
-    let seq_axis = attrs::int_or(layer, "seq_axis", 1, &mut problems);
-    match (batch_axis, seq_axis) {
-        (Some(batch_axis), Some(seq_axis)) => Ok(Op::new(ReverseSequence { batch_axis, seq_axis })),
-        _ => Err(problems),
+impl BuiltinOp for ReverseSequence {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(layer: &Layer, _opset: u32) -> Result<Self, Problems> {
+        let mut problems = Problems::new();
+        let batch_axis = attrs::int_or(layer, "batch_axis", 0, &mut problems);
+        let seq_axis = attrs::int_or(layer, "seq_axis", 1, &mut problems);
+        match (batch_axis, seq_axis) {
+            (Some(batch_axis), Some(seq_axis)) => Ok(ReverseSequence { batch_axis, seq_axis }),
+            _ => Err(problems),
+        }
+    }
+
+    fn write(&self) -> OpLayer {
+        OpLayer::builtin(&SPEC, "opset1").attr("batch_axis", self.batch_axis).attr("seq_axis", self.seq_axis)
+    }
+
+    fn examples() -> Vec<Self> {
+        vec![
+            ReverseSequence { batch_axis: 0, seq_axis: 1 },
+            ReverseSequence { batch_axis: 2, seq_axis: 0 },
+            ReverseSequence { batch_axis: 1, seq_axis: 0 },
+        ]
     }
 }
 

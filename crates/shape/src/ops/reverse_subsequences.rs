@@ -22,7 +22,7 @@ use ovir_tensor::{normalize_axis, Dim, PartialShape};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
 use crate::operation::{
-    exactly, Input, Op, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
+    exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
 };
 
 /// The highest data rank ReverseSubsequences takes, as DirectML's.
@@ -51,20 +51,35 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     versions: Versions::Named(ReverseSubsequences::VERSION),
     inputs: (2, Some(2)),
     outputs: 1,
-    build,
 };
 
-fn build(layer: &Layer, _opset: u32) -> Result<Op, Problems> {
-    let Some(value) = layer.attrs.value("axis") else {
-        return Err(Problems::one(ShapeErrorKind::SubsequencesAxisMissing));
-    };
-    match value.trim().parse::<i64>() {
-        Ok(axis) => Ok(Op::new(ReverseSubsequences { axis })),
-        Err(_) => {
-            let mut problems = Problems::new();
-            problems.attr("axis", ShapeErrorKind::SubsequencesAxisInvalid { value: value.to_string() });
-            Err(problems)
+impl BuiltinOp for ReverseSubsequences {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(layer: &Layer, _opset: u32) -> Result<Self, Problems> {
+        let Some(value) = layer.attrs.value("axis") else {
+            return Err(Problems::one(ShapeErrorKind::SubsequencesAxisMissing));
+        };
+        match value.trim().parse::<i64>() {
+            Ok(axis) => Ok(ReverseSubsequences { axis }),
+            Err(_) => {
+                let mut problems = Problems::new();
+                problems.attr("axis", ShapeErrorKind::SubsequencesAxisInvalid { value: value.to_string() });
+                Err(problems)
+            }
         }
+    }
+
+    fn write(&self) -> OpLayer {
+        OpLayer::builtin(&SPEC, ReverseSubsequences::VERSION).attr("axis", self.axis)
+    }
+
+    fn examples() -> Vec<Self> {
+        vec![
+            ReverseSubsequences { axis: 0 },
+            ReverseSubsequences { axis: 3 },
+            ReverseSubsequences { axis: -1 },
+        ]
     }
 }
 

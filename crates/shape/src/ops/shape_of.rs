@@ -6,7 +6,7 @@ use ovir_tensor::{Dim, ElementType, PartialShape};
 use crate::dims::int_tensor;
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{exactly, Input, Op, OpSpec, Operation, Problems, Versions};
+use crate::operation::{exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
 
 /// The shape of the input as a 1-D integer tensor.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -24,22 +24,34 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     versions: Versions::Opsets(1, 17),
     inputs: (1, Some(1)),
     outputs: 1,
-    build,
 };
 
-fn build(layer: &Layer, opset: u32) -> Result<Op, Problems> {
-    let output_type = match (opset >= 3, layer.attrs.value("output_type")) {
-        (false, _) | (true, None) => ElementType::I64,
-        (true, Some(value)) => match ElementType::from_ir_name(value) {
-            Some(t @ (ElementType::I32 | ElementType::I64)) => t,
-            _ => {
-                let mut problems = Problems::new();
-                problems.attr("output_type", ShapeErrorKind::ShapeOfOutputType { value: value.to_string() });
-                return Err(problems);
-            }
-        },
-    };
-    Ok(Op::new(ShapeOf { output_type }))
+impl BuiltinOp for ShapeOf {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(layer: &Layer, opset: u32) -> Result<Self, Problems> {
+        let output_type = match (opset >= 3, layer.attrs.value("output_type")) {
+            (false, _) | (true, None) => ElementType::I64,
+            (true, Some(value)) => match ElementType::from_ir_name(value) {
+                Some(t @ (ElementType::I32 | ElementType::I64)) => t,
+                _ => {
+                    let mut problems = Problems::new();
+                    problems
+                        .attr("output_type", ShapeErrorKind::ShapeOfOutputType { value: value.to_string() });
+                    return Err(problems);
+                }
+            },
+        };
+        Ok(ShapeOf { output_type })
+    }
+
+    fn write(&self) -> OpLayer {
+        OpLayer::builtin(&SPEC, "opset3").attr("output_type", self.output_type.ir_name())
+    }
+
+    fn examples() -> Vec<Self> {
+        vec![ShapeOf { output_type: ElementType::I64 }, ShapeOf { output_type: ElementType::I32 }]
+    }
 }
 
 impl Operation for ShapeOf {

@@ -8,7 +8,7 @@ use ovir_tensor::{normalize_axis, Dim, PartialShape};
 use crate::dims::{dims_of, fact_with_dims, input_rank, integer_input, saturated_ints, vector_len};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{Input, Op, OpSpec, Operation, Problems, Versions};
+use crate::operation::{BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
 
 /// Takes every `step`-th element between `start` and `stop` along some
 /// axes, as Python slicing does; a step of -1 over a whole axis reverses
@@ -23,11 +23,22 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     versions: Versions::Opsets(8, 16),
     inputs: (4, Some(5)),
     outputs: 1,
-    build,
 };
 
-fn build(_layer: &Layer, _opset: u32) -> Result<Op, Problems> {
-    Ok(Op::new(Slice))
+impl BuiltinOp for Slice {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(_layer: &Layer, _opset: u32) -> Result<Self, Problems> {
+        Ok(Slice)
+    }
+
+    fn write(&self) -> OpLayer {
+        OpLayer::builtin(&SPEC, "opset8")
+    }
+
+    fn examples() -> Vec<Self> {
+        vec![Slice]
+    }
 }
 
 impl Operation for Slice {

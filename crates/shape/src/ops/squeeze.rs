@@ -8,7 +8,7 @@ use ovir_tensor::{normalize_axis, PartialShape};
 use crate::dims::{checked_ints, dims_of, fact_with_dims, holds_one, input_rank, integer_input};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{Input, Op, OpSpec, Operation, Problems, Versions};
+use crate::operation::{BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
 
 /// Removes axes of size 1: those the optional second input lists, or all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -21,11 +21,22 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     versions: Versions::Opsets(1, 14),
     inputs: (1, Some(2)),
     outputs: 1,
-    build,
 };
 
-fn build(_layer: &Layer, _opset: u32) -> Result<Op, Problems> {
-    Ok(Op::new(Squeeze))
+impl BuiltinOp for Squeeze {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(_layer: &Layer, _opset: u32) -> Result<Self, Problems> {
+        Ok(Squeeze)
+    }
+
+    fn write(&self) -> OpLayer {
+        OpLayer::builtin(&SPEC, "opset1")
+    }
+
+    fn examples() -> Vec<Self> {
+        vec![Squeeze]
+    }
 }
 
 impl Operation for Squeeze {

@@ -8,7 +8,7 @@ use ovir_tensor::{normalize_axis, Dim, PartialShape};
 use crate::dims::{checked_ints, dims_of, fact_with_dims, holds_one, input_rank, integer_input};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{exactly, Input, Op, OpSpec, Operation, Problems, Versions};
+use crate::operation::{exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
 
 /// Inserts an axis of size 1 at each position the second input lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,11 +20,22 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     versions: Versions::Opsets(1, 16),
     inputs: (2, Some(2)),
     outputs: 1,
-    build,
 };
 
-fn build(_layer: &Layer, _opset: u32) -> Result<Op, Problems> {
-    Ok(Op::new(Unsqueeze))
+impl BuiltinOp for Unsqueeze {
+    const SPEC: OpSpec = SPEC;
+
+    fn build(_layer: &Layer, _opset: u32) -> Result<Self, Problems> {
+        Ok(Unsqueeze)
+    }
+
+    fn write(&self) -> OpLayer {
+        OpLayer::builtin(&SPEC, "opset1")
+    }
+
+    fn examples() -> Vec<Self> {
+        vec![Unsqueeze]
+    }
 }
 
 impl Operation for Unsqueeze {
