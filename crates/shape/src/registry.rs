@@ -284,3 +284,103 @@ fn supported_ops_text() -> String {
     let names: Vec<&str> = opset_ops().map(|b| b.spec.name).collect();
     format!("{} (Constant is accepted for Const)", names.join(", "))
 }
+
+#[cfg(test)]
+mod tests {
+    use std::ops::RangeInclusive;
+
+    use super::*;
+
+    /// Which of OpenVINO 2026's opsets list each version of the ops ovir
+    /// has: the `_OPENVINO_OP_REG(<type>, ov::op::v<N>)` lines of
+    /// `src/core/include/openvino/opsets/opset1_tbl.hpp` to
+    /// `opset17_tbl.hpp`, as (type, op version, the opsets whose table has
+    /// that line, whether ovir implements that version). Opset1 is the
+    /// only one with `Reverse`; opset15 and opset16 list `Squeeze` at
+    /// `v15`; opset16 lists every other op here that earlier opsets do,
+    /// and opset17 so far only `Parameter`, `Convert` and `ShapeOf`.
+    const OPENVINO_OPSETS: &[(&str, u32, RangeInclusive<u32>, bool)] = &[
+        ("Parameter", 0, 1..=17, true),
+        ("Constant", 0, 1..=16, true),
+        ("Result", 0, 1..=16, true),
+        ("Convert", 0, 1..=17, true),
+        ("Reverse", 1, 1..=1, true),
+        ("ReverseSequence", 0, 1..=16, true),
+        ("ShapeOf", 0, 1..=2, true),
+        ("ShapeOf", 3, 3..=17, true),
+        ("Gather", 1, 1..=6, true),
+        ("Gather", 7, 7..=7, true),
+        ("Gather", 8, 8..=16, true),
+        ("Broadcast", 1, 1..=2, true),
+        ("Broadcast", 3, 3..=16, true),
+        ("Unsqueeze", 0, 1..=16, true),
+        ("Squeeze", 0, 1..=14, true),
+        ("Squeeze", 15, 15..=16, false),
+        ("Reshape", 1, 1..=16, true),
+        ("Concat", 0, 1..=16, true),
+        ("Slice", 8, 8..=16, true),
+    ];
+
+    /// The opsets that list a version of `spec`'s op ovir implements.
+    fn listed(spec: &OpSpec) -> Vec<u32> {
+        let rows = OPENVINO_OPSETS.iter().filter(|(name, _, _, ours)| *ours && spec.answers_to(name));
+        let mut opsets: Vec<u32> = rows.flat_map(|(_, _, opsets, _)| opsets.clone()).collect();
+        opsets.sort_unstable();
+        opsets
+    }
+
+    #[test]
+    fn opset_ranges_are_openvinos() {
+        let mut checked = 0;
+        for spec in opset_ops().map(|b| b.spec) {
+            let Versions::Opsets(first, last) = spec.versions else { continue };
+            assert_eq!(listed(spec), (first..=last).collect::<Vec<_>>(), "{}", spec.name);
+            checked += 1;
+        }
+        assert_eq!(checked, opset_ops().count());
+        // Every op version the table says ovir implements is registered.
+        for (name, _, opsets, _) in OPENVINO_OPSETS.iter().filter(|row| row.3) {
+            let registry = OpRegistry::opsets_only();
+            assert!(opsets.clone().all(|n| registry.has_op(name, &format!("opset{n}"))), "{name}");
+        }
+    }
+
+    /// A built-in op writes the version OpenVINO's serializer writes: the
+    /// first opset that lists its op version.
+    fn written_versions<T: BuiltinOp>() -> Result<(), String> {
+        for op in T::examples() {
+            let version = op.write().version;
+            let first_opsets: Vec<String> = OPENVINO_OPSETS
+                .iter()
+                .filter(|(name, _, _, ours)| *ours && T::SPEC.answers_to(name))
+                .map(|(_, _, opsets, _)| format!("opset{}", opsets.start()))
+                .collect();
+            let named = matches!(T::SPEC.versions, Versions::Named(v) if v == version);
+            if !named && !first_opsets.contains(&version) {
+                return Err(format!("{} writes {version}, not one of {first_opsets:?}", T::SPEC.name));
+            }
+        }
+        Ok(())
+    }
+
+    #[test]
+    fn ops_write_the_version_that_introduced_them() {
+        macro_rules! check_all {
+            ($($op:path),* $(,)?) => { [$(written_versions::<$op>()),*] };
+        }
+        let failures: Vec<String> =
+            crate::for_each_builtin_op!(check_all).into_iter().filter_map(Result::err).collect();
+        assert!(failures.is_empty(), "{failures:?}");
+    }
+
+    #[test]
+    fn the_registry_is_the_list_of_builtin_ops() {
+        macro_rules! count {
+            ($($op:path),* $(,)?) => { [$(stringify!($op)),*].len() };
+        }
+        assert_eq!(OpRegistry::new().entries.len(), crate::for_each_builtin_op!(count));
+        // Opset ops first, then the extensions that ship with ovir.
+        let named = BUILTIN.iter().position(|b| matches!(b.spec.versions, Versions::Named(_)));
+        assert_eq!(named, Some(opset_ops().count()));
+    }
+}

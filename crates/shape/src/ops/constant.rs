@@ -17,7 +17,7 @@ pub struct Const {
 pub(crate) const SPEC: OpSpec = OpSpec {
     name: "Const",
     aliases: &["Constant"],
-    versions: Versions::Opsets(1, 15),
+    versions: Versions::Opsets(1, 16),
     inputs: (0, Some(0)),
     outputs: 1,
 };

@@ -13,7 +13,7 @@ pub struct ResultOp;
 pub(crate) const SPEC: OpSpec = OpSpec {
     name: "Result",
     aliases: &[],
-    versions: Versions::Opsets(1, 15),
+    versions: Versions::Opsets(1, 16),
     inputs: (1, Some(1)),
     outputs: 0,
 };

@@ -24,7 +24,7 @@ pub struct ReverseSequence {
 pub(crate) const SPEC: OpSpec = OpSpec {
     name: "ReverseSequence",
     aliases: &[],
-    versions: Versions::Opsets(1, 15),
+    versions: Versions::Opsets(1, 16),
     inputs: (2, Some(2)),
     outputs: 1,
 };

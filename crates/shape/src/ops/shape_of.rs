@@ -16,8 +16,8 @@ pub struct ShapeOf {
     pub output_type: ElementType,
 }
 
-// The ops from here to Slice follow what OpenVINO 2026.4 registers per
-// opset; ShapeOf runs to opset17.
+// ShapeOf runs to opset17 (see the registry's test of OpenVINO's opset
+// tables).
 pub(crate) const SPEC: OpSpec = OpSpec {
     name: "ShapeOf",
     aliases: &[],

@@ -54,14 +54,14 @@ const ERROR_CASES: &[ErrorCase] = &[
         text: "Reverse is not part of `opset3`; it is defined in opset1 only",
     },
     ErrorCase {
-        name: "Const in opset16",
+        name: "Const in opset17",
         build: |g| {
-            let c = g.add("Const", "opset16", &[], &[], 1);
+            let c = g.add("Const", "opset17", &[], &[], 1);
             g.set_constant(c, Tensor::from_vec(&[1], vec![1.0f32]).unwrap());
         },
         kind: "UnsupportedVersion",
         attribute: None,
-        text: "Const is not part of `opset16`; it is defined in opset1 to opset15",
+        text: "Const is not part of `opset17`; it is defined in opset1 to opset16",
     },
     ErrorCase {
         name: "version that is no opset",
@@ -81,7 +81,7 @@ const ERROR_CASES: &[ErrorCase] = &[
         },
         kind: "UnsupportedVersion",
         attribute: None,
-        text: "ReverseSequence is not part of `opset99`; it is defined in opset1 to opset15",
+        text: "ReverseSequence is not part of `opset99`; it is defined in opset1 to opset16",
     },
     ErrorCase {
         name: "Reverse with one input",
