@@ -270,3 +270,60 @@ fn constant_subsequence_lengths_run_as_lengths_given_at_run_time() {
         }
     }
 }
+
+/// `Scale` of version `mine`: the input times the `factor` attribute.
+struct ScaleExtension;
+
+#[derive(Debug)]
+struct Scale(f32);
+
+impl ovir::Extension for ScaleExtension {
+    fn op_type(&self) -> &str {
+        "Scale"
+    }
+    fn version(&self) -> &str {
+        "mine"
+    }
+    fn build(
+        &self,
+        layer: &ovir::ir::Layer,
+    ) -> Result<std::sync::Arc<dyn ovir::CustomOp>, ovir::ExtensionError> {
+        let factor = layer.attrs.value("factor").and_then(|v| v.parse().ok());
+        let factor = factor.ok_or_else(|| ovir::ExtensionError::attribute("factor", "needs a number"))?;
+        Ok(std::sync::Arc::new(Scale(factor)))
+    }
+}
+
+impl ovir::CustomOp for Scale {
+    fn op_type(&self) -> &str {
+        "Scale"
+    }
+    fn infer(&self, inputs: &[ovir::PortFact]) -> Result<ovir::PortFact, ovir::ExtensionError> {
+        Ok(ovir::PortFact::of(inputs[0].element_type, inputs[0].shape.clone()))
+    }
+    fn evaluate(&self, inputs: &[&Tensor]) -> Result<Tensor, ovir::ExtensionError> {
+        let values = inputs[0].to_vec::<f32>().map_err(|e| ovir::ExtensionError::new(e.to_string()))?;
+        let scaled = values.iter().map(|v| v * self.0).collect();
+        Tensor::from_vec(inputs[0].shape(), scaled).map_err(|e| ovir::ExtensionError::new(e.to_string()))
+    }
+}
+
+#[test]
+fn an_extension_op_is_added_as_the_layer_it_is() {
+    let mut core = ovir::Core::new();
+    core.add_extension(ScaleExtension).unwrap();
+    let mut b = ModelBuilder::with_core("m", &core);
+    let x = b.parameter("x", ElementType::F32, PartialShape::from_static(&[3])).unwrap();
+    let err = b.add(ovir::OpLayer::new("Scale", "mine").attr("factor", "much"), &[x]).unwrap_err();
+    assert!(err.to_string().contains("attribute `factor`: Scale: needs a number"), "{err}");
+    let y = b.add(ovir::OpLayer::new("Scale", "mine").attr("factor", 2.5), &[x]).unwrap();
+    b.set_names(y, &["y"]).unwrap();
+    b.result(y).unwrap();
+    let model = b.build().unwrap();
+    let layer = &model.ir().layers[1];
+    assert_eq!((layer.op_type.as_str(), layer.version.as_str()), ("Scale", "mine"));
+    assert_eq!(layer.attrs.value("factor"), Some("2.5"));
+    let x = Tensor::from_vec(&[3], vec![1.0f32, -2.0, 4.0]).unwrap();
+    let y = model.compile().unwrap().run([("x", x)]).unwrap();
+    assert_eq!(y.get("y").unwrap().to_vec::<f32>().unwrap(), [2.5, -5.0, 10.0]);
+}
