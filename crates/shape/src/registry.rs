@@ -187,6 +187,28 @@ impl OpRegistry {
         }
     }
 
+    /// The ops of OpenVINO's opsets that ovir supports in words, for
+    /// messages: their names in the order of
+    /// [`for_each_builtin_op!`](crate::for_each_builtin_op), and the other
+    /// type names they answer to.
+    ///
+    /// ```
+    /// let ops = ovir_shape::OpRegistry::describe_opset_ops();
+    /// assert!(ops.starts_with("Parameter, Const, Result, "), "{ops}");
+    /// assert!(ops.ends_with(" (Constant is accepted for Const)"), "{ops}");
+    /// ```
+    pub fn describe_opset_ops() -> String {
+        let names: Vec<&str> = opset_ops().map(|b| b.spec.name).collect();
+        let aliases: Vec<String> = opset_ops()
+            .flat_map(|b| b.spec.aliases.iter().map(move |a| format!("{a} is accepted for {}", b.spec.name)))
+            .collect();
+        if aliases.is_empty() {
+            names.join(", ")
+        } else {
+            format!("{} ({})", names.join(", "), aliases.join(", "))
+        }
+    }
+
     /// Finds the op of a layer fed by `inputs` edges, checks its port
     /// counts, and reads its attributes.
     pub(crate) fn build(&self, layer: &Layer, inputs: usize) -> Result<Op, Problems> {
@@ -245,7 +267,7 @@ impl OpRegistry {
         ShapeErrorKind::UnknownOp {
             op_type: layer.op_type.clone(),
             version: layer.version.clone(),
-            supported: supported_ops_text(),
+            supported: OpRegistry::describe_opset_ops(),
             extensions: self.describe_extensions(),
         }
     }
@@ -277,12 +299,6 @@ fn check_ports(spec: &OpSpec, layer: &Layer, inputs: usize) -> Result<(), Proble
         });
     }
     problems.or_ok(())
-}
-
-/// The supported opset operations, for messages.
-fn supported_ops_text() -> String {
-    let names: Vec<&str> = opset_ops().map(|b| b.spec.name).collect();
-    format!("{} (Constant is accepted for Const)", names.join(", "))
 }
 
 #[cfg(test)]
