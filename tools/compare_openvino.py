@@ -164,14 +164,14 @@ def subsequences_writer(dtype, tname, axis, rng):
     """Writes a ReverseSubsequences IR over SHAPE with random i32 lengths
     (a Const), through the sample generator's XML rules."""
     sys.path.insert(0, os.path.join(REPO, "tools"))
-    import gen_samples as gs  # noqa: E402  (only these workloads need it)
+    from samples.generators.reverse_subsequences import subsequences_xml  # noqa: E402  (only these workloads)
 
     lengths_shape = tuple(1 if i == axis else d for i, d in enumerate(SHAPE))
     lengths = rng.integers(1, SHAPE[axis] + 1, size=lengths_shape).astype(np.int32)
 
     def write(xml_path):
         with open(xml_path, "w") as f:
-            f.write(gs.subsequences_xml(SHAPE, tname, lengths_shape, "i32", axis, False))
+            f.write(subsequences_xml(SHAPE, tname, lengths_shape, "i32", axis, False))
         with open(xml_path[:-4] + ".bin", "wb") as f:
             f.write(lengths.tobytes())
     return write

@@ -201,7 +201,7 @@ def cross_check_encode(fmt: str, xs: np.ndarray, want: np.ndarray, src="f32"):
 def cross_check_packed(et: str, xs: np.ndarray, want: np.ndarray):
     """ovir saturates where OpenVINO keeps the low bits of an int32; every
     other value must agree."""
-    from gen_samples import unpack_codes  # the generator's unpacking, pinned to OpenVINO's bytes
+    from samples.elements import unpack_codes  # the generator's unpacking, pinned to OpenVINO's bytes
     raw = ov_convert("f32", et, xs.tobytes(), len(xs))
     got = unpack_codes(raw, et, len(xs)).astype(np.int64) & ((1 << (4 if et == "i4" else 8)) - 1)
     lo, hi = PACKED[et]

@@ -20,7 +20,7 @@ import openvino as ov
 import openvino.opset13 as ops
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gen_samples import pack_codes, unpack_codes  # noqa: E402  (OpenVINO's bit layouts)
+from samples.elements import pack_codes, unpack_codes  # noqa: E402  (OpenVINO's bit layouts)
 
 T = ov.Type
 CORE = ov.Core()

@@ -21,7 +21,6 @@ original.
 """
 
 import argparse
-import os
 import subprocess
 import sys
 import tempfile
@@ -32,7 +31,9 @@ import openvino as ov
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tools"))
-import gen_samples as gs  # noqa: E402  (the samples' own naming and packing rules)
+from samples.cases import first_line, output_names, xml_input_names  # noqa: E402  (the samples' naming)
+from samples.elements import F8_TYPES, PACKED_BITS, pack_codes, safe_name, same_bits, tight_strings, \
+    unpack_codes  # noqa: E402  (the samples' packing rules)
 
 CORE = ov.Core()
 
@@ -41,12 +42,12 @@ def to_tensor(arr: np.ndarray, et: ov.Type) -> ov.Tensor:
     """A tensor of OpenVINO type `et` from the sample's npy data: packed
     sub-byte types are given as one code per element and packed here."""
     name = et.get_type_name()
-    if name in gs.PACKED_BITS:
+    if name in PACKED_BITS:
         t = ov.Tensor(et, ov.Shape(list(arr.shape)))
-        raw = np.frombuffer(gs.pack_codes(arr, name), np.uint8)
+        raw = np.frombuffer(pack_codes(arr, name), np.uint8)
         t.data.reshape(-1).view(np.uint8)[: raw.size] = raw
         return t
-    if name in gs.F8_TYPES:
+    if name in F8_TYPES:
         t = ov.Tensor(et, ov.Shape(list(arr.shape)))
         t.data.reshape(-1).view(np.uint8)[:] = arr.reshape(-1).view(np.uint8)
         return t
@@ -60,12 +61,12 @@ def from_tensor(t: ov.Tensor) -> np.ndarray:
     name = et.get_type_name()
     shape = tuple(t.get_shape())
     if et == ov.Type.string:
-        return gs.tight_strings(np.array(t.str_data, dtype=str).reshape(shape))
-    if name in gs.PACKED_BITS:
+        return tight_strings(np.array(t.str_data, dtype=str).reshape(shape))
+    if name in PACKED_BITS:
         raw = np.array(t.data).reshape(-1).view(np.uint8).tobytes()
         count = int(np.prod(shape, dtype=np.int64))
-        return gs.unpack_codes(raw, name, count).reshape(shape)
-    if name in gs.F8_TYPES:
+        return unpack_codes(raw, name, count).reshape(shape)
+    if name in F8_TYPES:
         return np.array(t.data).reshape(-1).view(np.uint8).reshape(shape).copy()
     return np.array(t.data)
 
@@ -75,8 +76,8 @@ def run(xml: Path, case: Path) -> dict:
     file name; raises when OpenVINO refuses the model or the run."""
     graph = CORE.read_model(str(xml))
     text = xml.read_text()
-    in_names = gs.xml_input_names(text)
-    out_names = gs.output_names(graph, text)
+    in_names = xml_input_names(text)
+    out_names = output_names(graph, text)
     compiled = CORE.compile_model(graph, "CPU")
     request = compiled.create_infer_request()
     for i, p in enumerate(compiled.inputs):
@@ -89,7 +90,7 @@ def run(xml: Path, case: Path) -> dict:
     outputs = {}
     for i, n in enumerate(out_names):
         value = from_tensor(request.get_output_tensor(i))
-        for name in [n, *map(gs.safe_name, compiled.outputs[i].get_names())]:
+        for name in [n, *map(safe_name, compiled.outputs[i].get_names())]:
             outputs.setdefault(name, value)
     return outputs
 
@@ -112,7 +113,7 @@ def attempt_here(xml: str, case: str, result: str) -> int:
     try:
         outputs = run(Path(xml), Path(case))
     except Exception as e:  # OpenVINO raises RuntimeError, and more
-        print(gs.first_line(str(e)))
+        print(first_line(str(e)))
         return 1
     np.savez(result, **outputs)
     return 0
@@ -124,7 +125,7 @@ def same(got: dict, case: Path) -> list:
     for f in sorted((case / "expected").glob("*.npy")):
         want = np.load(f, allow_pickle=False)
         have = got.get(f.stem)
-        if have is None or not gs.same_bits(want, have):
+        if have is None or not same_bits(want, have):
             bad.append(f.stem)
     return bad
 
@@ -174,7 +175,7 @@ def main() -> int:
         bad, bad_orig = same(got, case), same(orig, case)
         if not bad:
             counts["same"] += 1
-        elif bad == bad_orig and all(gs.same_bits(got[n], orig[n]) for n in bad if n in got and n in orig):
+        elif bad == bad_orig and all(same_bits(got[n], orig[n]) for n in bad if n in got and n in orig):
             # OpenVINO's CPU plugin disagrees with the reference on the
             # original too, and gives the same bits on both.
             counts["same"] += 1

@@ -1,0 +1,1 @@
+"""One module per generator; samples/registry.py lists them."""
