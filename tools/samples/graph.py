@@ -97,12 +97,17 @@ def model(outputs: dict, params: list, name: str) -> ov.Model:
 
 
 def stable_names(m: ov.Model):
-    """Renumber the names the converter makes up from a process-wide counter
-    (e.g. `Convert_612980`), so they do not shift when cases are added."""
+    """Renumber the names a converter makes up from OpenVINO's process-wide
+    counters (a node's `Convert_612980`, a folded constant's
+    `Reshape_889457`, a model's `Model137`), so that they depend neither on
+    the cases built before nor on which generators run: a node's number
+    becomes its index in the model."""
+    if re.fullmatch(r"Model\d+", m.get_friendly_name()):
+        m.set_friendly_name("Model")
     for i, node in enumerate(m.get_ordered_ops()):
-        kind = node.get_type_name()
-        if re.fullmatch(r"%s_\d+" % re.escape(kind), node.get_friendly_name()):
-            node.set_friendly_name(f"{kind}_{i}")
+        made_up = re.fullmatch(r"([A-Z][A-Za-z0-9]*)_\d+", node.get_friendly_name())
+        if made_up:
+            node.set_friendly_name(f"{made_up.group(1)}_{i}")
 
 
 def serialize_text(m: ov.Model) -> tuple[str, bytes]:

@@ -59,6 +59,7 @@ def build(cases: Cases):
                 np.asarray(t.data).view(np.uint8).reshape(-1)[:] = \
                     values.astype(ml_dtypes.bfloat16).view(np.uint8)
                 data, params, feeds = ov.op.Constant(t), [], {}
+                data.set_friendly_name("data")
             else:
                 data, params, feeds = code_const(values, src, "data"), [], {}
         else:
