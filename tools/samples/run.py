@@ -95,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     missing = missing_frameworks(needed_builds(generators, selected))
     if missing:
         for package, users in missing.items():
-            print(f"error: the {package} package is not installed; {', '.join(users)} needs it")
+            print(f"error: the {package} package is not installed (pip install {package}); "
+                  f"needed by {', '.join(users)}")
         if args.only:
             print("nothing was written")
         else:
