@@ -140,8 +140,11 @@ struct Generator<'a> {
     fixed: Vec<Option<Vec<usize>>>,
     /// The model inputs still to be made.
     pending: Vec<bool>,
-    /// For each layer, one model input still to be made that it depends
-    /// on, worked out once a round when some rule needs it.
+    /// The model inputs still to be made when the round began: one made
+    /// in this round is not in the facts yet, so what reads it waits.
+    unmade: Vec<bool>,
+    /// For each layer, one model input unmade when the round began that it
+    /// depends on, worked out once a round when some rule needs it.
     waits_on: OnceCell<Vec<Option<usize>>>,
     unknown: PortFact,
 }
@@ -165,6 +168,7 @@ impl<'a> Generator<'a> {
             facts: Cow::Borrowed(&info.outputs),
             fixed: vec![None; count],
             pending: vec![false; count],
+            unmade: Vec::new(),
             waits_on: OnceCell::new(),
             unknown: PortFact::unknown(),
         }
@@ -263,7 +267,7 @@ impl<'a> Generator<'a> {
                     .get(idx.0)
                     .copied()
                     .flatten()
-                    .filter(|&i| self.pending.get(i) == Some(&true));
+                    .filter(|&i| self.unmade.get(i) == Some(&true));
                 let sources = self.ir.sources.get(idx.0).map_or(&[][..], Vec::as_slice);
                 let upstream =
                     own.or_else(|| sources.iter().find_map(|s| waits.get(s.layer.0).copied().flatten()));
@@ -331,7 +335,10 @@ impl<'a> Generator<'a> {
                 },
                 None => None,
             };
-            out.push(n.unwrap_or_else(|| pick(own_dim)));
+            // What the input declares wins: a size it does not admit would
+            // only be refused when the input is set (a data dimension of 1
+            // broadcasts to any target).
+            out.push(n.filter(|&n| own_dim.contains(n)).unwrap_or_else(|| pick(own_dim)));
         }
         Read::Ready(out)
     }
@@ -699,6 +706,8 @@ fn make_inputs(
         generator.refine();
     }
     while generator.pending.iter().any(|&p| p) {
+        generator.unmade.clone_from(&generator.pending);
+        generator.waits_on = OnceCell::new();
         let mut waiting = None;
         let mut progress = false;
         for (i, port) in inputs.iter().enumerate() {
@@ -933,5 +942,199 @@ mod tests {
         // No axes at all is valid, and is what `--shape axes=[0]` makes.
         let made = compiled.example_inputs_shaped(&[0, 1], &[("axes".to_string(), vec![0])]).unwrap();
         assert_eq!(made[1].shape(), &[0]);
+    }
+
+    /// A model of `op` on inputs built by `inputs` (Parameters and
+    /// constants), with the example inputs made for it, shaped by
+    /// `shapes`, and run: the run must accept them. Returns the inputs
+    /// made.
+    fn made_and_run(
+        shapes: &[(&str, &[usize])],
+        build: impl FnOnce(&mut crate::ModelBuilder) -> crate::builder::Output,
+    ) -> Vec<Tensor> {
+        let mut b = crate::ModelBuilder::new("m");
+        let out = build(&mut b);
+        b.result(out).unwrap();
+        let compiled = b.build().unwrap().compile().unwrap();
+        let shapes: Vec<(String, Vec<usize>)> =
+            shapes.iter().map(|(n, s)| (n.to_string(), s.to_vec())).collect();
+        let all: Vec<usize> = (0..compiled.inputs().len()).collect();
+        let made = compiled.example_inputs_shaped(&all, &shapes).unwrap();
+        let mut request = compiled.infer_request();
+        for (i, t) in made.iter().enumerate() {
+            request.set_input(i, t.clone()).unwrap();
+        }
+        request.infer().unwrap_or_else(|e| panic!("{e}: inputs {made:?}"));
+        made
+    }
+
+    fn param(
+        b: &mut crate::ModelBuilder,
+        name: &str,
+        ty: ElementType,
+        shape: &str,
+    ) -> crate::builder::Output {
+        b.parameter(name, ty, shape.parse().unwrap()).unwrap()
+    }
+
+    fn constant(b: &mut crate::ModelBuilder, shape: &[usize], values: Vec<i64>) -> crate::builder::Output {
+        b.constant(Tensor::from_vec(shape, values).unwrap()).unwrap()
+    }
+
+    #[test]
+    fn gather_indices_stay_within_the_axis_and_follow_the_batch() {
+        let made = made_and_run(&[("data", &[3, 5])], |b| {
+            let data = param(b, "data", ElementType::F32, "?,?");
+            let indices = param(b, "indices", ElementType::I64, "?");
+            let axis = constant(b, &[], vec![1]);
+            b.gather(data, indices, axis, 0).unwrap()
+        });
+        // Gather-8 takes indices in [-5, 5) along axis 1.
+        assert_eq!(ints(&made[1]), vec![0, -4]);
+        // With batch_dims 1 and a runtime axis: the axis is 1 (not below
+        // batch_dims), the indices' batch follows the data's, and indices
+        // of 0 suit whatever axis is given.
+        let made = made_and_run(&[("data", &[3, 4])], |b| {
+            let data = param(b, "data", ElementType::F32, "?,?");
+            let indices = param(b, "indices", ElementType::I32, "?,?");
+            let axis = param(b, "axis", ElementType::I64, "");
+            b.gather(data, indices, axis, 1).unwrap()
+        });
+        assert_eq!(made[1].shape(), &[3, 2]);
+        assert_eq!(ints(&made[1]), vec![0; 6]);
+        assert_eq!(ints(&made[2]), vec![1]);
+    }
+
+    #[test]
+    fn broadcast_targets_fit_the_data_and_the_data_fits_known_targets() {
+        let made = made_and_run(&[("data", &[5, 1])], |b| {
+            let data = param(b, "data", ElementType::F32, "?,?");
+            let target = param(b, "target", ElementType::I64, "?");
+            b.broadcast(data, target, ovir_shape::ops::BroadcastMode::Numpy, None).unwrap()
+        });
+        assert_eq!(ints(&made[1]), vec![5, 1]);
+        // A longer target lines the data up from the end, with 1 before it.
+        let made = made_and_run(&[("data", &[4]), ("target", &[3])], |b| {
+            let data = param(b, "data", ElementType::F32, "?");
+            let target = param(b, "target", ElementType::I64, "?");
+            b.broadcast(data, target, ovir_shape::ops::BroadcastMode::Numpy, None).unwrap()
+        });
+        assert_eq!(ints(&made[1]), vec![1, 1, 4]);
+        // A constant target: the data takes its last dimension.
+        let made = made_and_run(&[], |b| {
+            let data = param(b, "data", ElementType::F32, "?");
+            let target = constant(b, &[2], vec![4, 3]);
+            b.broadcast(data, target, ovir_shape::ops::BroadcastMode::Numpy, None).unwrap()
+        });
+        assert_eq!(made[0].shape(), &[3]);
+        // Data that declares a size of 1 keeps it: it broadcasts.
+        let made = made_and_run(&[], |b| {
+            let data = param(b, "data", ElementType::F32, "1");
+            let target = constant(b, &[2], vec![4, 3]);
+            b.broadcast(data, target, ovir_shape::ops::BroadcastMode::Numpy, None).unwrap()
+        });
+        assert_eq!(made[0].shape(), &[1]);
+        // Explicit: a mapping of distinct axes in order, and the target
+        // holds the data's dimensions where the mapping puts them.
+        let made = made_and_run(&[("data", &[3, 4])], |b| {
+            let data = param(b, "data", ElementType::F32, "?,?");
+            let target = param(b, "target", ElementType::I64, "?");
+            let mapping = param(b, "mapping", ElementType::I64, "?");
+            b.broadcast(data, target, ovir_shape::ops::BroadcastMode::Explicit, Some(mapping)).unwrap()
+        });
+        assert_eq!((ints(&made[1]), ints(&made[2])), (vec![3, 4], vec![0, 1]));
+    }
+
+    #[test]
+    fn reshape_targets_keep_the_element_count() {
+        let made = made_and_run(&[("data", &[3, 4])], |b| {
+            let data = param(b, "data", ElementType::F32, "?,?");
+            let target = param(b, "target", ElementType::I64, "?");
+            b.reshape(data, target, false).unwrap()
+        });
+        assert_eq!(ints(&made[1]), vec![3, -1]);
+        let made = made_and_run(&[("data", &[3, 4]), ("target", &[3])], |b| {
+            let data = param(b, "data", ElementType::F32, "?,?");
+            let target = param(b, "target", ElementType::I32, "?");
+            b.reshape(data, target, true).unwrap()
+        });
+        assert_eq!(ints(&made[1]), vec![3, 4, 1]);
+        // A constant target: the one open data dimension holds the rest.
+        let made = made_and_run(&[], |b| {
+            let data = param(b, "data", ElementType::F32, "2,?");
+            let target = constant(b, &[2], vec![3, 4]);
+            b.reshape(data, target, false).unwrap()
+        });
+        assert_eq!(made[0].shape(), &[2, 6]);
+    }
+
+    #[test]
+    fn slice_bounds_are_equally_long_with_steps_not_zero_and_distinct_axes() {
+        let made = made_and_run(&[("data", &[4, 6])], |b| {
+            let data = param(b, "data", ElementType::F32, "?,?");
+            let [start, stop, step, axes] =
+                ["start", "stop", "step", "axes"].map(|n| param(b, n, ElementType::I64, "?"));
+            b.slice(data, start, stop, step, Some(axes)).unwrap()
+        });
+        assert!(made[1..].iter().all(|t| t.shape() == [2]), "{made:?}");
+        assert_eq!((ints(&made[3]), ints(&made[4])), (vec![1, 2], vec![0, 1]));
+        // One bound of known length sets the others'.
+        let made = made_and_run(&[("data", &[4, 6])], |b| {
+            let data = param(b, "data", ElementType::F32, "?,?");
+            let start = constant(b, &[1], vec![1]);
+            let [stop, step] = ["stop", "step"].map(|n| param(b, n, ElementType::I64, "?"));
+            b.slice(data, start, stop, step, None).unwrap()
+        });
+        assert_eq!((made[1].shape(), made[2].shape()), (&[1][..], &[1][..]));
+    }
+
+    #[test]
+    fn squeeze_and_unsqueeze_axes_are_in_range() {
+        let made = made_and_run(&[], |b| {
+            let data = param(b, "data", ElementType::F32, "1,?,1");
+            let axes = param(b, "axes", ElementType::I64, "?");
+            b.squeeze(data, Some(axes)).unwrap()
+        });
+        assert_eq!(ints(&made[1]), vec![0]);
+        // A scalar's Unsqueeze has one axis to name: 0.
+        let made = made_and_run(&[("axes", &[1])], |b| {
+            let data = param(b, "data", ElementType::F32, "");
+            let axes = param(b, "axes", ElementType::I64, "?");
+            b.unsqueeze(data, axes).unwrap()
+        });
+        assert_eq!(ints(&made[1]), vec![0]);
+    }
+
+    #[test]
+    fn concat_inputs_agree_off_the_axis() {
+        let made = made_and_run(&[], |b| {
+            let first = param(b, "first", ElementType::F32, "?,?");
+            let second = b.constant(Tensor::from_vec(&[4, 3], vec![0f32; 12]).unwrap()).unwrap();
+            b.concat(&[first, second], 0).unwrap()
+        });
+        assert_eq!(made[0].shape(), &[2, 3]);
+        let made = made_and_run(&[("first", &[5, 7])], |b| {
+            let first = param(b, "first", ElementType::F32, "?,?");
+            let second = param(b, "second", ElementType::F32, "?,?");
+            b.concat(&[first, second], -1).unwrap()
+        });
+        assert_eq!(made[1].shape(), &[5, 2]);
+    }
+
+    #[test]
+    fn masks_and_subsequence_lengths_follow_the_data() {
+        let made = made_and_run(&[("data", &[2, 3, 4])], |b| {
+            let data = param(b, "data", ElementType::F32, "?,?,?");
+            let mask = param(b, "mask", ElementType::Boolean, "?");
+            b.reverse(data, mask, ovir_shape::ops::ReverseMode::Mask).unwrap()
+        });
+        assert_eq!(ints(&made[1]), vec![1, 0, 1]);
+        let made = made_and_run(&[("data", &[3, 4])], |b| {
+            let data = param(b, "data", ElementType::F32, "?,?");
+            let lengths = param(b, "lengths", ElementType::I64, "?,?");
+            b.reverse_subsequences(data, lengths, 1).unwrap()
+        });
+        assert_eq!(made[1].shape(), &[3, 1]);
+        assert_eq!(ints(&made[1]), vec![1, 2, 3]);
     }
 }

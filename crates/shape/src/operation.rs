@@ -209,6 +209,16 @@ pub enum ValueDomain {
     NonZero,
 }
 
+/// The rule for a 1-D input (a list of axes, a shape) of `len` elements,
+/// when its own fact does not say how many.
+pub(crate) fn vector_of(own: Option<&&PortFact>, len: Size) -> Option<ShapeRule> {
+    let known = own.and_then(|f| match f.shape.dims() {
+        Some([n]) => n.get(),
+        _ => None,
+    });
+    known.is_none().then(|| vec![Some(len)])
+}
+
 /// An operation, with its attributes read: shape inference and the rules
 /// for its inputs.
 ///

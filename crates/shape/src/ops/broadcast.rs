@@ -3,10 +3,12 @@
 use ovir_ir::Layer;
 use ovir_tensor::{Dim, PartialShape};
 
-use crate::dims::{checked_ints, dims_of, fact_with_dims, input_rank, integer_input};
+use crate::dims::{checked_ints, dims_of, fact_with_dims, input_rank, integer_input, ints_of, vector_len};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
+use crate::operation::{
+    vector_of, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
+};
 
 /// How `Broadcast` lines the data's axes up with the target shape's.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -172,6 +174,79 @@ impl Operation for Broadcast {
             _ => None,
         };
         Ok(vec![fact_with_dims(data.fact.element_type, shape, repeated)])
+    }
+
+    fn input_values(&self, input: usize, inputs: &[&PortFact]) -> ValueDomain {
+        let Some(rank) = inputs.first().and_then(|d| d.shape.rank()) else {
+            return ValueDomain::Any;
+        };
+        let target_len = inputs.get(1).and_then(|t| vector_len(t));
+        match (input, self.mode) {
+            // The target holds the data's dimensions where the data has
+            // them, lined up from the end (or where the mapping puts them),
+            // and 1 elsewhere.
+            (1, BroadcastMode::Explicit) => {
+                let mapping: Vec<usize> = match inputs.get(2).and_then(|m| ints_of(m)) {
+                    Some(m) => m.into_iter().map(|a| usize::try_from(a).unwrap_or(usize::MAX)).collect(),
+                    // A mapping made up is 0, 1, 2, ...
+                    None => (0..rank).collect(),
+                };
+                let len =
+                    target_len.unwrap_or_else(|| mapping.iter().max().map_or(rank, |&m| m.saturating_add(1)));
+                let at = |k: usize| mapping.iter().position(|&m| m == k);
+                ValueDomain::Dims(
+                    (0..len).map(|k| at(k).map(|axis| Size::DimOf { input: 0, axis })).collect(),
+                )
+            }
+            (1, _) => {
+                let len = target_len.unwrap_or(rank);
+                let start = len.saturating_sub(rank);
+                let lead = rank.saturating_sub(len);
+                ValueDomain::Dims(
+                    (0..len)
+                        .map(|k| (k >= start).then(|| Size::DimOf { input: 0, axis: k - start + lead }))
+                        .collect(),
+                )
+            }
+            (2, BroadcastMode::Explicit) => ValueDomain::Axes {
+                rank: Some(target_len.map_or(Size::DimOf { input: 1, axis: 0 }, |n| Size::Known(n as u64))),
+                first: 0,
+                distinct: true,
+            },
+            _ => ValueDomain::Any,
+        }
+    }
+
+    fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
+        let explicit = self.mode == BroadcastMode::Explicit;
+        match input {
+            // A known mapping says how long the target must be at least.
+            1 if explicit => {
+                let longest = inputs.get(2).and_then(|m| ints_of(m)).and_then(|m| m.into_iter().max());
+                let len = longest.and_then(|m| u64::try_from(m).ok()?.checked_add(1));
+                vector_of(inputs.get(1), len.map_or(Size::RankOf { input: 0 }, Size::Known))
+            }
+            1 | 2 if input == 1 || explicit => vector_of(inputs.get(input), Size::RankOf { input: 0 }),
+            // The data follows a target shape that is known: each of its
+            // dimensions is the target's it lines up with.
+            0 => {
+                let rank = inputs.first()?.shape.rank()?;
+                let target = dims_of(inputs.get(1)?)?;
+                let position = |k: usize| -> Option<usize> {
+                    if explicit {
+                        let mapping = ints_of(inputs.get(2)?)?;
+                        usize::try_from(*mapping.get(k)?).ok()
+                    } else {
+                        (k + target.len()).checked_sub(rank)
+                    }
+                };
+                let rule: ShapeRule = (0..rank)
+                    .map(|k| position(k).and_then(|p| target.get(p)?.get()).map(Size::Known))
+                    .collect();
+                rule.iter().any(Option::is_some).then_some(rule)
+            }
+            _ => None,
+        }
     }
 }
 

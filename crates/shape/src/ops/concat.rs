@@ -7,7 +7,7 @@ use crate::attrs;
 use crate::dims::{dims_of, fact_with_dims};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
+use crate::operation::{BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, Versions};
 
 /// Joins its inputs, of one type, along one axis.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,6 +73,21 @@ impl Operation for Concat {
             None
         };
         problems.or_ok(vec![fact_with_dims(ty, shape, joined)])
+    }
+
+    fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
+        // Every dimension but the axis agrees with the other inputs': each
+        // input follows the first whose shape is static, or else the first
+        // input.
+        let static_other = inputs.iter().enumerate().find(|&(k, f)| k != input && f.shape.is_static());
+        let (other, fact) = match static_other {
+            Some(found) => found,
+            None if input > 0 => (0, inputs.first()?),
+            None => return None,
+        };
+        let rank = inputs.get(input)?.shape.rank().or(fact.shape.rank())?;
+        let axis = normalize_axis(self.axis, rank)?;
+        Some((0..rank).map(|k| (k != axis).then_some(Size::DimOf { input: other, axis: k })).collect())
     }
 }
 

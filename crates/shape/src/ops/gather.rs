@@ -7,7 +7,9 @@ use crate::attrs;
 use crate::dims::{checked_ints, dims_of, fact_with_dims, integer_input, ints_of};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
+use crate::operation::{
+    exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
+};
 
 /// Takes slices of the data along an axis at the given indices; the axis
 /// is the third input.
@@ -113,6 +115,66 @@ impl Operation for Gather {
             _ => None,
         };
         problems.or_ok(vec![fact_with_dims(data.fact.element_type, inferred.shape, picked)])
+    }
+
+    fn input_values(&self, input: usize, inputs: &[&PortFact]) -> ValueDomain {
+        let rank = inputs.first().and_then(|d| d.shape.rank());
+        match input {
+            1 => {
+                // The axis is known when it is constant; indices of 0 suit
+                // any axis otherwise.
+                let axis = inputs.get(2).and_then(|a| ints_of(a)).and_then(|v| v.first().copied());
+                let axis = axis.and_then(|a| match rank {
+                    Some(r) => normalize_axis(a, r),
+                    None => usize::try_from(a).ok(),
+                });
+                ValueDomain::Indices {
+                    size: axis.map(|axis| Size::DimOf { input: 0, axis }),
+                    negative: self.version >= 8,
+                }
+            }
+            2 => ValueDomain::Axes {
+                rank: Some(Size::RankOf { input: 0 }),
+                first: self.batch_dims_of(inputs).unwrap_or(0) as u64,
+                distinct: false,
+            },
+            _ => ValueDomain::Any,
+        }
+    }
+
+    fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
+        // The first `batch_dims` dimensions of data and indices agree: the
+        // indices follow the data, and the data follows indices whose
+        // dimensions are known.
+        let batch = self.batch_dims_of(inputs).filter(|&b| b > 0)?;
+        match input {
+            1 => {
+                let rank = inputs.get(1)?.shape.rank()?;
+                Some((0..rank).map(|k| (k < batch).then_some(Size::DimOf { input: 0, axis: k })).collect())
+            }
+            0 => {
+                let rank = inputs.first()?.shape.rank()?;
+                let indices = inputs.get(1)?.shape.dims()?;
+                let rule: ShapeRule = (0..rank)
+                    .map(|k| indices.get(k).filter(|_| k < batch).and_then(|d| d.get()).map(Size::Known))
+                    .collect();
+                rule.iter().any(Option::is_some).then_some(rule)
+            }
+            _ => None,
+        }
+    }
+}
+
+impl Gather {
+    /// `batch_dims` normalised against the rank of the indices, when it can
+    /// be.
+    fn batch_dims_of(&self, inputs: &[&PortFact]) -> Option<usize> {
+        let b = self.batch_dims;
+        if b >= 0 {
+            return usize::try_from(b).ok();
+        }
+        let rank = inputs.get(1)?.shape.rank()?;
+        usize::try_from(b.checked_add(rank as i64)?).ok()
     }
 }
 

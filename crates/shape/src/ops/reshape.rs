@@ -4,10 +4,13 @@ use ovir_ir::Layer;
 use ovir_tensor::{Dim, PartialShape};
 
 use crate::attrs;
-use crate::dims::{checked_ints, dims_of, fact_with_dims, input_rank, integer_input};
+use crate::dims::{checked_ints, dims_of, fact_with_dims, input_rank, integer_input, ints_of};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
+use crate::operation::{
+    exactly, vector_of, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain,
+    Versions,
+};
 
 /// Gives the data the shape the second input holds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -85,6 +88,48 @@ impl Operation for Reshape {
             },
         };
         problems.or_ok(vec![fact_with_dims(data.fact.element_type, shape, dims_of(data.fact))])
+    }
+
+    fn input_values(&self, input: usize, _inputs: &[&PortFact]) -> ValueDomain {
+        match input {
+            1 => ValueDomain::ReshapeOf { input: 0 },
+            _ => ValueDomain::Any,
+        }
+    }
+
+    fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
+        match input {
+            // A target as long as the data's rank keeps its shape.
+            1 => match inputs.get(1)?.shape.rank() {
+                Some(0) => None,
+                _ => vector_of(inputs.get(1), Size::RankOf { input: 0 }),
+            },
+            // Data of one unknown dimension follows a known target without
+            // -1 or 0: the element counts agree.
+            0 => {
+                let dims = inputs.first()?.shape.dims()?;
+                let pattern = ints_of(inputs.get(1)?)?;
+                if pattern.iter().any(|&v| v < 0 || (v == 0 && self.special_zero)) {
+                    return None;
+                }
+                let total = pattern.iter().try_fold(1u64, |acc, &v| acc.checked_mul(v as u64))?;
+                let [open] = dims
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, d)| !d.is_static())
+                    .map(|(k, _)| k)
+                    .collect::<Vec<_>>()[..]
+                else {
+                    return None;
+                };
+                let rest = dims.iter().filter_map(|d| d.get()).try_fold(1u64, |acc, n| acc.checked_mul(n))?;
+                if rest == 0 || total % rest != 0 {
+                    return None;
+                }
+                Some((0..dims.len()).map(|k| (k == open).then_some(Size::Known(total / rest))).collect())
+            }
+            _ => None,
+        }
     }
 }
 

@@ -8,7 +8,9 @@ use ovir_tensor::{normalize_axis, Dim, PartialShape};
 use crate::dims::{dims_of, fact_with_dims, input_rank, integer_input, saturated_ints, vector_len};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
+use crate::operation::{
+    BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
+};
 
 /// Takes every `step`-th element between `start` and `stop` along some
 /// axes, as Python slicing does; a step of -1 over a whole axis reverses
@@ -56,6 +58,25 @@ impl Operation for Slice {
             }));
         };
         infer_slice(data, [start, stop, step], rest.first())
+    }
+
+    fn input_values(&self, input: usize, _inputs: &[&PortFact]) -> ValueDomain {
+        match input {
+            // Any start and stop are clamped into the axis.
+            3 => ValueDomain::NonZero,
+            4 => ValueDomain::Axes { rank: Some(Size::RankOf { input: 0 }), first: 0, distinct: true },
+            _ => ValueDomain::Any,
+        }
+    }
+
+    fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
+        // Start, stop, step and axes are equally long: as long as one of
+        // them is known to be, or else one per data axis.
+        if !(1..=4).contains(&input) || inputs.get(input).is_some_and(|f| vector_len(f).is_some()) {
+            return None;
+        }
+        let known = inputs.iter().skip(1).find_map(|f| vector_len(f));
+        Some(vec![Some(known.map_or(Size::RankOf { input: 0 }, |n| Size::Known(n as u64)))])
     }
 }
 

@@ -8,7 +8,7 @@ use ovir_tensor::{normalize_axis, PartialShape};
 use crate::dims::{checked_ints, dims_of, fact_with_dims, holds_one, input_rank, integer_input};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
+use crate::operation::{BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Size, ValueDomain, Versions};
 
 /// Removes axes of size 1: those the optional second input lists, or all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,6 +89,13 @@ impl Operation for Squeeze {
             }
         };
         problems.or_ok(vec![fact_with_dims(data.fact.element_type, shape, dims_of(data.fact))])
+    }
+
+    fn input_values(&self, input: usize, _inputs: &[&PortFact]) -> ValueDomain {
+        match input {
+            1 => ValueDomain::Axes { rank: Some(Size::RankOf { input: 0 }), first: 0, distinct: false },
+            _ => ValueDomain::Any,
+        }
     }
 }
 

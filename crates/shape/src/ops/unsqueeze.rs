@@ -8,7 +8,9 @@ use ovir_tensor::{normalize_axis, Dim, PartialShape};
 use crate::dims::{checked_ints, dims_of, fact_with_dims, holds_one, input_rank, integer_input};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Versions};
+use crate::operation::{
+    exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, Size, ValueDomain, Versions,
+};
 
 /// Inserts an axis of size 1 at each position the second input lists.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +58,16 @@ impl Operation for Unsqueeze {
             },
         };
         problems.or_ok(vec![fact_with_dims(data.fact.element_type, shape, dims_of(data.fact))])
+    }
+
+    fn input_values(&self, input: usize, inputs: &[&PortFact]) -> ValueDomain {
+        // Axes of the output, which has at least one axis more than the
+        // data: axes below the data's rank plus one suit any count.
+        let rank = inputs.first().and_then(|d| d.shape.rank()).map(|r| Size::Known(r as u64 + 1));
+        match input {
+            1 => ValueDomain::Axes { rank, first: 0, distinct: false },
+            _ => ValueDomain::Any,
+        }
     }
 }
 
