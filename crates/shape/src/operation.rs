@@ -430,6 +430,10 @@ impl OpSpec {
 /// assert_eq!(layer.attrs, [("mode".to_string(), "mask".to_string())]);
 /// assert_eq!(Reverse::build(&layer.to_layer(), 1), Ok(op));
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is listed as a built-in op but is not one",
+    note = "a type in `for_each_builtin_op!` implements `BuiltinOp` in its module of crates/shape/src/ops/"
+)]
 pub trait BuiltinOp: Operation + Clone + PartialEq + Sized {
     /// The op's row in the registry.
     const SPEC: OpSpec;

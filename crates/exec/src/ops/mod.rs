@@ -11,6 +11,11 @@ use crate::step::{PlanContext, Planned};
 /// How a layer of a built-in op runs: every type in
 /// `ovir_shape::for_each_builtin_op!` implements it (see
 /// [`plan`]), so a built-in op without a planner does not compile.
+#[diagnostic::on_unimplemented(
+    message = "the built-in op `{Self}` has no planner",
+    label = "no planner for this op",
+    note = "give its module in crates/exec/src/ops/ a `plan` function and the line `planner!(<Op>, plan);`"
+)]
 pub(crate) trait PlanOp: BuiltinOp {
     /// What the plan does with a layer of this op, given what is known of
     /// its inputs before the model runs.
