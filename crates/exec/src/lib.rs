@@ -49,13 +49,13 @@
 //! them through its `CustomOp`.
 //!
 //! ```
-//! use ovir_exec::kernels::{convert, reverse, reverse_axes};
-//! use ovir_shape::ReverseMode;
+//! use ovir_exec::kernels::{convert, reverse};
+//! use ovir_shape::{reversed_axes, ReverseMode};
 //! use ovir_tensor::{ElementType, Tensor};
 //!
 //! let data = Tensor::from_vec(&[2, 3], vec![0i32, 1, 2, 3, 4, 5])?;
 //! let axes = Tensor::from_vec(&[1], vec![-1i64])?;
-//! let flags = reverse_axes(&axes, ReverseMode::Index, data.rank())?;
+//! let flags = reversed_axes(ReverseMode::Index, &axes, data.rank())?;
 //! let reversed = reverse(&data, &flags)?;
 //! assert_eq!(reversed.to_vec::<i32>()?, vec![2, 1, 0, 5, 4, 3]);
 //!

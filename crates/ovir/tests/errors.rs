@@ -69,7 +69,10 @@ fn debug_names_file_line_layer_and_message_without_the_xml() {
     assert!(text.starts_with("Run: "), "{text}");
     let at = format!("{}:22:", path.display());
     assert!(text.contains(&at) && text.contains("layer 2 \"reverse_sequence\""), "{text}");
-    assert!(text.contains("sequence length 6 at batch index 1 is above the sequence axis size 5"), "{text}");
+    assert!(
+        text.contains("sequence length 6 at batch index 1 is out of range: it must lie between 0 and 5"),
+        "{text}"
+    );
 }
 
 fn ovir_tensor_from(path: &Path) -> Tensor {
@@ -105,7 +108,7 @@ fn each_cause_is_told_once_and_in_the_message() {
     let cases: Vec<(Error, &str)> = vec![
         (too_large, "input \"data\" is too large: the f32 tensor of shape [4, 4] needs 64 bytes, more than the memory limit of 10 bytes"),
         (wrong_type, "input \"data\" must be f32, but the tensor given is f64"),
-        (run_time, "failed: sequence length 6 at batch index 1 is above the sequence axis size 5"),
+        (run_time, "failed: sequence length 6 at batch index 1 is out of range: it must lie between 0 and 5"),
         (read, "edge to-port 5 names no input port of layer 2"),
         (missing, "No such file or directory"),
     ];

@@ -319,6 +319,20 @@ pub enum ShapeErrorKind {
         /// The size of the sequence axis.
         max: u64,
     },
+    /// `batch_axis` and `seq_axis` name the same axis, which only has a
+    /// meaning when no sequence is longer than one element.
+    #[error(
+        "batch_axis and seq_axis are both axis {axis}, which needs every sequence length to be at most 1, \
+         but batch index {batch} has length {value}"
+    )]
+    SameSequenceAxes {
+        /// The (normalised) axis both attributes name.
+        axis: usize,
+        /// The first batch index whose length is above 1.
+        batch: usize,
+        /// Its length.
+        value: usize,
+    },
     /// The values of a tensor of this element type cannot be read as
     /// numbers (packed sub-byte and 8-bit float formats).
     #[error("the values of a {element_type} tensor cannot be read as axes or lengths")]
@@ -635,10 +649,15 @@ pub enum ShapeErrorKind {
         /// The data's shape.
         data: PartialShape,
     },
-    /// A known length of ReverseSubsequences is negative.
-    #[error("ReverseSubsequences: the lengths hold {value}, which is negative; a length must be 0 or more")]
+    /// A length of ReverseSubsequences is negative.
+    #[error(
+        "ReverseSubsequences: the length at index {position:?} of the lengths is {value}, which is negative; \
+         a length must be 0 or more"
+    )]
     NegativeSubsequenceLength {
-        /// The first negative length.
+        /// Where the first negative length is in the lengths tensor.
+        position: Vec<usize>,
+        /// The length.
         value: i128,
     },
 }

@@ -34,10 +34,13 @@
 //! ([`PortFact::value_dims`]), so a shape taken apart and rebuilt by
 //! `ShapeOf`, `Gather`, `Concat` or `Broadcast` stays as known as its
 //! parts. The checks on values that OpenVINO makes at run time (Reverse
-//! axes, ReverseSequence lengths) are made at load time when the values
-//! are known, by the same functions the executor calls at run time:
-//! [`reversed_axes`], [`sequence_lengths`] and the shape rules in each
-//! module of [`ops`].
+//! axes, ReverseSequence and ReverseSubsequences lengths) are made at load
+//! time when the values are known, by the same functions the executor
+//! calls at run time: [`reversed_axes_into`], [`for_each_sequence_length`]
+//! and the other rules in each module of [`ops`], which allocate nothing
+//! unless the inputs are wrong and read values with
+//! [`try_for_each_integer`] and [`try_for_each_real`]. So a problem reads
+//! the same whenever it shows up, as one [`ShapeErrorKind`].
 //!
 //! # Where an operation lives, and how to add one
 //!
@@ -169,6 +172,7 @@ mod operation;
 pub mod ops;
 mod ports;
 mod registry;
+mod values;
 
 pub use analyze::{
     analyze, analyze_partial, analyze_with, analyze_with_ops, infer_layer, Evaluator, ModelInfo,
@@ -182,7 +186,8 @@ pub use operation::{
     ValueDomain, Versions,
 };
 pub use ops::broadcast::BroadcastMode;
-pub use ops::reverse::{reversed_axes, ReverseMode};
-pub use ops::reverse_sequence::sequence_lengths;
+pub use ops::reverse::{reversed_axes, reversed_axes_into, ReverseMode};
+pub use ops::reverse_sequence::{for_each_sequence_length, sequence_lengths};
 pub use ports::{port_warnings, PortMismatch, PortSide, PortWarning};
 pub use registry::OpRegistry;
+pub use values::{try_for_each_integer, try_for_each_real};

@@ -157,6 +157,8 @@ pub(super) trait Integer: Copy {
     /// The value as a `u32`; meaningful only when it is not negative and
     /// the type is at most 4 bytes wide.
     fn magnitude32(self) -> u32;
+    /// The value as an `i128`, which holds every one exactly.
+    fn wide(self) -> i128;
 }
 
 macro_rules! integer {
@@ -184,6 +186,10 @@ macro_rules! integer {
             #[inline(always)]
             fn magnitude32(self) -> u32 {
                 self as u32
+            }
+
+            fn wide(self) -> i128 {
+                self.into()
             }
         }
     )*};

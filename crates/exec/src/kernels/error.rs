@@ -1,169 +1,23 @@
-//! The error every kernel returns.
+//! The error every kernel returns: what only a kernel can meet (an output
+//! of the wrong size, a missing input, a type it has no loop for, memory
+//! it cannot get, a failing extension), and, as [`KernelError::Shape`],
+//! every rule of an operation's inputs, in the words of the load-time
+//! checks, which are the same functions of `ovir_shape`.
 
-use ovir_shape::{ReverseMode, ShapeErrorKind};
+use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, TensorError};
 
 /// Why a kernel refused its inputs.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum KernelError {
-    /// A Reverse axis lies outside `[-rank, rank - 1]`.
-    #[error("axis {axis} is out of bounds for rank {rank} ({})", allowed_axes(*rank))]
-    AxisOutOfRange {
-        /// The axis as given (wide enough for every `i64` and `u64` value).
-        axis: i128,
-        /// The data rank.
-        rank: usize,
-    },
-    /// An axis attribute (such as ReverseSequence's `batch_axis`) lies
-    /// outside `[-rank, rank - 1]`.
-    #[error("{attribute} {axis} is out of bounds for rank {rank} ({})", allowed_axes(*rank))]
-    AttributeOutOfRange {
-        /// The attribute's name.
-        attribute: &'static str,
-        /// The value as given.
-        axis: i64,
-        /// The data rank.
-        rank: usize,
-    },
-    /// A Reverse mask (or axis flag list) does not have one entry per data
-    /// axis.
-    #[error("the axis mask has {len} entries, but the data has rank {rank}")]
-    MaskLength {
-        /// Entries in the mask.
-        len: usize,
-        /// The data rank.
-        rank: usize,
-    },
-    /// The Reverse axes input is not 1-D.
-    #[error("Reverse needs a 1-D axes input, but it has rank {rank}")]
-    AxesRank {
-        /// The rank of the axes input.
-        rank: usize,
-    },
-    /// The Reverse axes input has a type its mode does not accept.
-    #[error("Reverse in {mode} mode needs {} axes, but they are {ty}", expected_axes_type(*mode))]
-    AxesType {
-        /// The axes input's element type.
-        ty: ElementType,
-        /// The mode the axes were read in.
-        mode: ReverseMode,
-    },
-    /// The data has fewer axes than the operation needs.
-    #[error("{op} needs data of rank {min} or more, but it has rank {rank}")]
-    RankTooSmall {
-        /// The operation.
-        op: &'static str,
-        /// The data rank.
-        rank: usize,
-        /// The smallest rank accepted.
-        min: usize,
-    },
-    /// The data rank lies outside the range the operation accepts.
-    #[error("{op} needs data of rank {min} to {max}, but it has rank {rank}")]
-    RankOutOfRange {
-        /// The operation.
-        op: &'static str,
-        /// The data rank.
-        rank: usize,
-        /// The smallest rank accepted.
-        min: usize,
-        /// The largest rank accepted.
-        max: usize,
-    },
-    /// The lengths of ReverseSubsequences do not have the data's shape
-    /// with 1 at the axis.
-    #[error(
-        "ReverseSubsequences needs lengths of shape {expected:?} (the data's shape with 1 at axis {axis}), \
-         but they have shape {found:?}"
-    )]
-    SubsequenceLengthsShape {
-        /// The reversed axis, normalised.
-        axis: usize,
-        /// The shape the lengths must have.
-        expected: Vec<usize>,
-        /// The shape they have.
-        found: Vec<usize>,
-    },
-    /// The lengths of ReverseSubsequences are not integers.
-    #[error("ReverseSubsequences needs integer lengths (such as u32 or u64), but they are {ty}")]
-    SubsequenceLengthsType {
-        /// The lengths' element type.
-        ty: ElementType,
-    },
-    /// A length of ReverseSubsequences is negative.
-    #[error(
-        "the length at index {position:?} of the lengths is {value}, which is negative; a length must be 0 or \
-         more (lengths above the axis size {max} count as {max})"
-    )]
-    NegativeSubsequenceLength {
-        /// Where the length is in the lengths tensor.
-        position: Vec<usize>,
-        /// The length.
-        value: i128,
-        /// The size of the reversed axis.
-        max: usize,
-    },
-    /// The ReverseSequence lengths input is not 1-D.
-    #[error("ReverseSequence needs 1-D sequence lengths, but they have rank {rank}")]
-    LengthsRank {
-        /// The rank of the lengths input.
-        rank: usize,
-    },
-    /// The ReverseSequence lengths input has a type that is neither an
-    /// integer nor a real type.
-    #[error("ReverseSequence needs integer or real sequence lengths, but they are {ty}")]
-    LengthsType {
-        /// The lengths input's element type.
-        ty: ElementType,
-    },
-    /// The number of sequence lengths differs from the batch axis size.
-    #[error("ReverseSequence got {found} sequence lengths, but the batch axis has size {expected}")]
-    LengthsCount {
-        /// Lengths given.
+    /// The axis flags given to a Reverse kernel are not one per data axis.
+    #[error("Reverse was given {found} axis flags, but the data has rank {rank}; it needs one per axis")]
+    FlagCount {
+        /// Flags given.
         found: usize,
-        /// The size of the data's batch axis.
-        expected: usize,
-    },
-    /// A sequence length is above the size of the sequence axis.
-    #[error("sequence length {value} at batch index {batch} is above the sequence axis size {max}")]
-    SeqLengthOutOfRange {
-        /// The batch index whose length is wrong.
-        batch: usize,
-        /// The length (truncated toward zero when it was a real number).
-        value: i128,
-        /// The size of the sequence axis, the largest length allowed.
-        max: usize,
-    },
-    /// A sequence length is negative.
-    #[error("sequence length {value} at batch index {batch} is negative (allowed: 0..={max})")]
-    NegativeSeqLength {
-        /// The batch index whose length is wrong.
-        batch: usize,
-        /// The length (truncated toward zero when it was a real number).
-        value: i128,
-        /// The size of the sequence axis, the largest length allowed.
-        max: usize,
-    },
-    /// A real-valued sequence length is NaN.
-    #[error("sequence length at batch index {batch} is NaN")]
-    SeqLengthNaN {
-        /// The batch index whose length is NaN.
-        batch: usize,
-    },
-    /// `batch_axis` and `seq_axis` name the same axis, which only has a
-    /// meaning when no sequence is longer than one element.
-    #[error(
-        "batch_axis and seq_axis are both axis {axis}, which needs every sequence length to be at most 1, \
-         but batch index {batch} has length {value}"
-    )]
-    SameAxes {
-        /// The (normalised) axis both attributes name.
-        axis: usize,
-        /// The first batch index whose length is above 1.
-        batch: usize,
-        /// Its length.
-        value: usize,
+        /// The data rank.
+        rank: usize,
     },
     /// The operation has no kernel for this element type.
     #[error("{op} does not support element type {ty}")]
@@ -262,19 +116,4 @@ pub(crate) fn try_reserve<T>(
         what,
         bytes: more.saturating_mul(std::mem::size_of::<T>()),
     })
-}
-
-fn allowed_axes(rank: usize) -> String {
-    if rank == 0 {
-        "a scalar has no axes".to_owned()
-    } else {
-        format!("allowed: -{rank}..={}", rank - 1)
-    }
-}
-
-fn expected_axes_type(mode: ReverseMode) -> &'static str {
-    match mode {
-        ReverseMode::Index => "integer",
-        ReverseMode::Mask => "boolean",
-    }
 }

@@ -5,7 +5,7 @@ use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 
 use super::blocks::{count, Source, Target};
-use super::{input_shape_error, read_ints, try_for_each_int, KernelError, Scratch, Wide};
+use super::{input_shape_error, read_ints, KernelError, Scratch, Wide};
 
 const OP: &str = "Gather";
 
@@ -156,7 +156,7 @@ impl Layout {
         let index_values = &mut scratch.indices;
         index_values.clear();
         super::error::try_reserve(index_values, indices.len(), OP, "indices")?;
-        let read = try_for_each_int(indices, |i| {
+        let read = ovir_shape::try_for_each_integer(indices, |i| {
             index_values.push(i);
             Ok::<(), KernelError>(())
         });

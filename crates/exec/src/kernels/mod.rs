@@ -36,7 +36,7 @@ mod reverse_subsequences;
 pub use convert::{convert, convert_into};
 pub use error::KernelError;
 pub use parallel::ExecOptions;
-pub use reverse::{reverse, reverse_axes, reverse_axes_into, reverse_into};
+pub use reverse::{reverse, reverse_into};
 pub use reverse_sequence::{
     reverse_sequence, reverse_sequence_checked_into, reverse_sequence_into, CheckedLengths,
 };
@@ -734,81 +734,11 @@ pub(crate) enum Wide {
 pub(crate) fn read_ints(t: &Tensor, wide: Wide) -> Option<SmallInts> {
     let mut out = SmallInts::new();
     let (low, high) = (i128::from(i64::MIN), i128::from(i64::MAX));
-    let read = try_for_each_int(t, |v| {
+    let read = ovir_shape::try_for_each_integer(t, |v| {
         let v = if wide == Wide::Saturate { v.clamp(low, high) } else { v };
         i64::try_from(v).map(|v| out.push(v))
     })?;
     read.ok().map(|()| out)
-}
-
-/// Calls `f` with every value of an integer tensor (`i4`, `i8` to `i64`,
-/// `u1` to `u64`), in element order and widened to `i128`, which holds
-/// each exactly, until `f` fails; `None`, with `f` never called, when the
-/// tensor is of another type. Values are read straight from their
-/// little-endian bytes (unaligned ones too), and packed ones a few at a
-/// time on the stack, so nothing is allocated.
-pub(crate) fn try_for_each_int<E>(
-    t: &Tensor,
-    mut f: impl FnMut(i128) -> Result<(), E>,
-) -> Option<Result<(), E>> {
-    let ty = t.element_type();
-    if !ty.is_integral() {
-        return None;
-    }
-    let bytes = t.bytes()?;
-    macro_rules! each {
-        ($t:ty) => {
-            bytes.chunks_exact(std::mem::size_of::<$t>()).try_for_each(|raw| {
-                let mut b = [0u8; std::mem::size_of::<$t>()];
-                b.copy_from_slice(raw);
-                f(i128::from(<$t>::from_le_bytes(b)))
-            })
-        };
-    }
-    Some(match ty {
-        ElementType::I8 => each!(i8),
-        ElementType::I16 => each!(i16),
-        ElementType::I32 => each!(i32),
-        ElementType::I64 => each!(i64),
-        ElementType::U8 => each!(u8),
-        ElementType::U16 => each!(u16),
-        ElementType::U32 => each!(u32),
-        ElementType::U64 => each!(u64),
-        _ => return packed_ints(bytes, ty, t.len(), f),
-    })
-}
-
-/// [`try_for_each_int`] for the packed integer types: each group of bytes
-/// that holds a whole number of elements is unpacked on its own.
-fn packed_ints<E>(
-    bytes: &[u8],
-    ty: ElementType,
-    count: usize,
-    mut f: impl FnMut(i128) -> Result<(), E>,
-) -> Option<Result<(), E>> {
-    // `u3` keeps 8 elements in 3 bytes and `u6` 4; the others fill a byte.
-    let (per_group, group_bytes) = match ty {
-        ElementType::U3 => (8, 3),
-        ElementType::U6 => (4, 3),
-        _ => (8 / ty.bit_width().clamp(1, 8), 1),
-    };
-    let mut codes = [0u8; 8];
-    for (g, group) in bytes.chunks(group_bytes).enumerate() {
-        let left = count.saturating_sub(g * per_group).min(per_group);
-        if left == 0 {
-            break;
-        }
-        let codes = codes.get_mut(..left)?;
-        ovir_tensor::packed::unpack_into(group, ty, codes).ok()?;
-        for &c in codes.iter() {
-            // An `i4` code is a two's complement pattern of 4 bits.
-            let v = if ty == ElementType::I4 { i128::from(((c << 4) as i8) >> 4) } else { i128::from(c) };
-            if let Err(e) = f(v) {
-                return Some(Err(e));
-            }
-        }
-    }
-    Some(Ok(()))
 }
 
 /// Product of `dims`; the caller guarantees it cannot overflow because the
@@ -848,42 +778,6 @@ fn distinct(ty: ElementType, shape: &[usize]) -> Tensor {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// Every value `try_for_each_int` reads.
-    fn all_ints(t: &Tensor) -> Option<Vec<i128>> {
-        let mut out = Vec::new();
-        try_for_each_int(t, |v| {
-            out.push(v);
-            Ok::<(), ()>(())
-        })?
-        .ok()?;
-        Some(out)
-    }
-
-    #[test]
-    fn reads_every_integer_type_as_the_tensor_does() {
-        use ElementType as E;
-        let codes: Vec<u8> = (0..13).map(|i| (i * 5 % 64) as u8).collect();
-        for ty in [E::U1, E::U2, E::U3, E::U4, E::U6, E::I4] {
-            let max = (1u16 << ty.bit_width()) - 1;
-            let mine: Vec<u8> = codes.iter().map(|&c| (u16::from(c) & max) as u8).collect();
-            for n in [0, 1, 5, 8, 13] {
-                let bytes = ovir_tensor::packed::pack(&mine[..n], ty).unwrap();
-                let t = Tensor::from_bytes(ty, &[n], &bytes).unwrap();
-                assert_eq!(all_ints(&t), t.integer_values(), "{ty} x{n}");
-            }
-        }
-        let bytes: Vec<u8> = (0..16).map(|i| (i * 37 + 200) as u8).collect();
-        for ty in [E::I8, E::U8, E::I16, E::U16, E::I32, E::U32, E::I64, E::U64] {
-            let n = 16 / ty.byte_width().unwrap_or(1);
-            let t = Tensor::from_bytes(ty, &[n], &bytes).unwrap();
-            assert_eq!(all_ints(&t), t.integer_values(), "{ty}");
-        }
-        for ty in [E::Boolean, E::F32, E::F16] {
-            let t = Tensor::zeros(ty, &[2]).unwrap();
-            assert_eq!(all_ints(&t), None, "{ty}");
-        }
-    }
 
     #[test]
     fn wide_values_saturate_or_refuse() {

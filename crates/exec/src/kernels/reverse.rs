@@ -1,7 +1,6 @@
 //! Reverse-1: reverse a tensor along a set of axes.
 
-use ovir_shape::ReverseMode;
-use ovir_tensor::{ElementType, Tensor};
+use ovir_tensor::Tensor;
 use smallvec::SmallVec;
 
 use std::ops::Range;
@@ -21,135 +20,10 @@ const INLINE_RANK: usize = 8;
 /// Per-axis values, on the stack up to [`INLINE_RANK`] axes.
 type PerAxis<T> = SmallVec<[T; INLINE_RANK]>;
 
-/// Reads Reverse's second input in `index` mode into `flags`, one per
-/// data axis, which must all be `false`.
-///
-/// `axes` must be 1-D and hold any integer type. A negative axis counts
-/// from the end (`-1` is the last axis); an axis outside `[-rank, rank -
-/// 1]` is an error. Axes form a set, as in OpenVINO: naming an axis twice
-/// reverses it once.
-fn index_into(axes: &Tensor, flags: &mut [bool]) -> Result<(), KernelError> {
-    let ty = axes.element_type();
-    if axes.rank() != 1 {
-        return Err(KernelError::AxesRank { rank: axes.rank() });
-    }
-    if !ty.is_integral() {
-        return Err(KernelError::AxesType { ty, mode: ReverseMode::Index });
-    }
-    let bytes = axes.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
-    // Each type is read straight from its little-endian bytes, which may
-    // be unaligned when they come from a weights file.
-    macro_rules! mark {
-        ($t:ty) => {
-            mark_axes(
-                bytes.chunks_exact(std::mem::size_of::<$t>()).map(|b| {
-                    let mut raw = [0u8; std::mem::size_of::<$t>()];
-                    raw.copy_from_slice(b);
-                    i128::from(<$t>::from_le_bytes(raw))
-                }),
-                flags,
-            )
-        };
-    }
-    match ty {
-        ElementType::I8 => mark!(i8),
-        ElementType::I16 => mark!(i16),
-        ElementType::I32 => mark!(i32),
-        ElementType::I64 => mark!(i64),
-        ElementType::U8 => mark!(u8),
-        ElementType::U16 => mark!(u16),
-        ElementType::U32 => mark!(u32),
-        ElementType::U64 => mark!(u64),
-        // The packed integer types share bytes between elements and are
-        // rare as axes: they are unpacked the general way.
-        _ => match axes.integer_values() {
-            Some(values) => mark_axes(values.into_iter(), flags),
-            None => Err(KernelError::UnsupportedType { op: OP, ty }),
-        },
-    }
-}
-
-/// Sets the flag of every axis in `axes` (negative ones counting from the
-/// end). An axis is a handful of values, so widening each to `i128`, which
-/// holds every `i64` and `u64` exactly, costs nothing.
-fn mark_axes(axes: impl Iterator<Item = i128>, flags: &mut [bool]) -> Result<(), KernelError> {
-    let rank = flags.len();
-    for axis in axes {
-        match ovir_tensor::normalize_axis(axis, rank).and_then(|i| flags.get_mut(i)) {
-            Some(flag) => *flag = true,
-            None => return Err(KernelError::AxisOutOfRange { axis, rank }),
-        }
-    }
-    Ok(())
-}
-
-/// Reads Reverse's second input in `mask` mode into `flags`, one per data
-/// axis: `mask` must be a 1-D `boolean` tensor with exactly `rank`
-/// elements.
-fn mask_into(mask: &Tensor, flags: &mut [bool]) -> Result<(), KernelError> {
-    let (ty, rank) = (mask.element_type(), flags.len());
-    if mask.rank() != 1 {
-        return Err(KernelError::AxesRank { rank: mask.rank() });
-    }
-    if ty != ElementType::Boolean {
-        return Err(KernelError::AxesType { ty, mode: ReverseMode::Mask });
-    }
-    if mask.len() != rank {
-        return Err(KernelError::MaskLength { len: mask.len(), rank });
-    }
-    let bytes = mask.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
-    if bytes.len() != rank {
-        return Err(KernelError::Internal {
-            op: OP,
-            what: "the boolean mask holds another number of bytes than elements",
-        });
-    }
-    // A boolean is one byte, and any non-zero byte is `true`.
-    for (flag, &b) in flags.iter_mut().zip(bytes) {
-        *flag = b != 0;
-    }
-    Ok(())
-}
-
-/// Reads Reverse's second input in the given mode as one flag per data
-/// axis. In `index` mode `axes` is 1-D and holds any integer type; a
-/// negative axis counts from the end (`-1` is the last axis), an axis
-/// outside `[-rank, rank - 1]` is an error, and axes form a set, as in
-/// OpenVINO: naming an axis twice reverses it once. In `mask` mode it is a
-/// 1-D `boolean` tensor with exactly `rank` elements.
-pub fn reverse_axes(axes: &Tensor, mode: ReverseMode, rank: usize) -> Result<Vec<bool>, KernelError> {
-    let mut flags = vec![false; rank];
-    reverse_axes_into(axes, mode, &mut flags)?;
-    Ok(flags)
-}
-
-/// [`reverse_axes`] writing one flag per data axis into `flags`, whose
-/// length is the data's rank; allocates nothing, so a caller that keeps
-/// the flags on the stack can read axes that arrive at run time for free.
-///
-/// ```
-/// use ovir_exec::kernels::reverse_axes_into;
-/// use ovir_shape::ReverseMode;
-/// use ovir_tensor::Tensor;
-///
-/// let axes = Tensor::from_vec(&[2], vec![0i32, -1])?;
-/// let mut flags = [true; 3];
-/// reverse_axes_into(&axes, ReverseMode::Index, &mut flags)?;
-/// assert_eq!(flags, [true, false, true]);
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-pub fn reverse_axes_into(axes: &Tensor, mode: ReverseMode, flags: &mut [bool]) -> Result<(), KernelError> {
-    match mode {
-        ReverseMode::Index => {
-            flags.fill(false);
-            index_into(axes, flags)
-        }
-        ReverseMode::Mask => mask_into(axes, flags),
-    }
-}
-
 /// Reverses `data` along every axis whose flag in `axes` is `true`
-/// (one flag per data axis).
+/// (one flag per data axis, as
+/// [`reversed_axes`](ovir_shape::reversed_axes) reads them from Reverse's
+/// second input).
 ///
 /// Works on every element type OpenVINO defines: whole-byte types, the
 /// packed sub-byte types and strings; elements are moved bit for bit, never
@@ -236,7 +110,7 @@ fn play_plan(
 /// the input.
 fn prepare(data: &Tensor, axes: &[bool]) -> Result<Option<ReversePlan>, KernelError> {
     if axes.len() != data.rank() {
-        return Err(KernelError::MaskLength { len: axes.len(), rank: data.rank() });
+        return Err(KernelError::FlagCount { found: axes.len(), rank: data.rank() });
     }
     check_movable(OP, data.element_type())?;
     if data.is_empty() {

@@ -1,13 +1,16 @@
 //! ReverseSequence-1: reverse the first `lengths[b]` elements along one axis,
 //! separately for every index `b` of another axis.
 
-use half::{bf16, f16};
+use ovir_shape::ops::reverse_sequence::{
+    check_sequence_lengths, for_each_sequence_length, integer_sequence_length, same_axes_length,
+    sequence_axes,
+};
 use ovir_tensor::{ElementType, Tensor};
 
 use std::ops::Range;
 
 use super::copy::{prefetch_lines, TRANSPOSED_ROWS};
-use super::counts::{read_integers, scan_integers};
+use super::counts::{read_integers, scan_integers, Integer};
 use super::reverse_subsequences::{lines_win, play_lines};
 use super::{
     check_movable, check_output, copy_all, narrow_counts, packed, parallel, play, play_as, product, Count,
@@ -615,7 +618,7 @@ const SHORT_RUN_MAX_BYTES: usize = 4096;
 ///
 /// let lengths = Tensor::from_vec(&[2], vec![3i64, 4])?;
 /// // Two batch indices, sequences of 4.
-/// let checked = CheckedLengths::new(&lengths, 2, 4)?.expect("counts of 32 bits");
+/// let checked = CheckedLengths::new(&lengths, &[2, 4], 0, 1)?.expect("counts of 32 bits");
 /// let data = Tensor::from_vec(&[2, 4], vec![0i32, 1, 2, 3, 4, 5, 6, 7])?;
 /// let mut out = Tensor::zeros(data.element_type(), data.shape())?;
 /// let options = ExecOptions::single_thread();
@@ -652,22 +655,27 @@ static NEXT_CHECKED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64
 const BYTE_HEADS_MAX_SEQ: usize = 31;
 
 impl CheckedLengths {
-    /// Reads and checks `lengths` for data with `batch` indices along its
-    /// batch axis and `seq_size` along its sequence axis, with the errors
-    /// [`reverse_sequence`] gives for them: their rank, type, count and
-    /// range (the data's own are checked when it runs). `None` when
-    /// `seq_size` does not fit the
-    /// 32-bit counts kept; such data reads its lengths on every run.
+    /// Reads and checks `lengths` for data of shape `shape` reversed with
+    /// these `batch_axis` and `seq_axis`, with the errors
+    /// [`reverse_sequence`] gives for them: the axes, and the lengths'
+    /// rank, type, count and range (the data's own type is checked when it
+    /// runs). They serve any data with the same batch and sequence sizes.
+    /// `None` when the sequence axis is too long for the 32-bit counts
+    /// kept; such data reads its lengths on every run.
     pub fn new(
         lengths: &Tensor,
-        batch: usize,
-        seq_size: usize,
+        shape: &[usize],
+        batch_axis: i64,
+        seq_axis: i64,
     ) -> Result<Option<CheckedLengths>, KernelError> {
+        let (batch_axis, seq_axis) = sequence_axes(shape, batch_axis, seq_axis)?;
+        let dim = |axis: usize| shape.get(axis).copied().unwrap_or(0);
+        let (batch, seq_size) = (dim(batch_axis), dim(seq_axis));
         if !narrow_counts(seq_size) {
             return Ok(None);
         }
         let mut lens = Vec::<u32>::new();
-        let (read, stored) = read_lengths(lengths, batch, seq_size, &mut lens)?;
+        let (read, stored) = read_lengths(lengths, (batch_axis, batch), seq_size, &mut lens)?;
         // Each at most `seq_size`, so a byte holds it.
         let bytes = (seq_size <= BYTE_HEADS_MAX_SEQ)
             .then(|| stored.unwrap_or(&lens).iter().map(|&n| n as u8).collect());
@@ -725,10 +733,6 @@ fn seq_size(data: &Tensor, seq_axis: i64) -> usize {
     ovir_tensor::normalize_axis(seq_axis, data.rank()).and_then(|a| data.shape().get(a).copied()).unwrap_or(0)
 }
 
-fn normalise_axis(attribute: &'static str, axis: i64, rank: usize) -> Result<usize, KernelError> {
-    ovir_tensor::normalize_axis(axis, rank).ok_or(KernelError::AttributeOutOfRange { attribute, axis, rank })
-}
-
 /// What [`read_lengths`] learns while it reads the lengths, so that no one
 /// reads them again to ask.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -739,29 +743,24 @@ struct LengthsRead {
     uniform: bool,
 }
 
-/// Reads and checks the lengths: for each batch index how many elements to
-/// reverse. 32-bit integer lengths on a 4-byte boundary, when the counts
-/// are `u32`, are checked where they lie and returned as they are, so
-/// that nothing is written and read again; a length of 1 then stays 1,
-/// which reverses one element and moves nothing, as 0 does. Any other
-/// lengths are read into `lens` (emptied first), with 0 and 1 both given
-/// as 0.
+/// Reads and checks the lengths, for data whose (normalised) batch axis
+/// has `batch` indices: for each batch index how many elements to reverse.
+/// The rules are `ovir_shape`'s ([`check_sequence_lengths`] and each
+/// length's); integer lengths are read in a loop of their own, which only
+/// flags a wrong length and leaves it to those rules to say what is wrong.
+/// 32-bit integer lengths on a 4-byte boundary, when the counts are
+/// `u32`, are checked where they lie and returned as they are, so that
+/// nothing is written and read again; a length of 1 then stays 1, which
+/// reverses one element and moves nothing, as 0 does. Any other lengths
+/// are read into `lens` (emptied first), with 0 and 1 both given as 0.
 fn read_lengths<'a, C: Count>(
     lengths: &'a Tensor,
-    batch: usize,
+    (batch_axis, batch): (usize, usize),
     seq_size: usize,
     lens: &mut Vec<C>,
 ) -> Result<(LengthsRead, Option<&'a [C]>), KernelError> {
+    check_sequence_lengths(lengths, batch_axis, batch)?;
     let ty = lengths.element_type();
-    if lengths.rank() != 1 {
-        return Err(KernelError::LengthsRank { rank: lengths.rank() });
-    }
-    if ty == ElementType::Boolean || !(ty.is_integral() || ty.is_real()) {
-        return Err(KernelError::LengthsType { ty });
-    }
-    if lengths.len() != batch {
-        return Err(KernelError::LengthsCount { found: lengths.len(), expected: batch });
-    }
     let bytes = lengths.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
     lens.clear();
     let limit = u64::try_from(seq_size).unwrap_or(u64::MAX);
@@ -804,16 +803,20 @@ fn read_lengths<'a, C: Count>(
         ElementType::U16 => integers!(u16),
         ElementType::U32 => integers!(u32),
         ElementType::U64 => integers!(u64),
-        ElementType::F16 => push_lengths::<f16, C>(bytes, seq_size, lens),
-        ElementType::Bf16 => push_lengths::<bf16, C>(bytes, seq_size, lens),
-        ElementType::F32 => push_lengths::<f32, C>(bytes, seq_size, lens),
-        ElementType::F64 => push_lengths::<f64, C>(bytes, seq_size, lens),
-        // The packed integer types share bytes between elements and are
-        // rare as lengths: they are unpacked the general way.
-        _ => match lengths.integer_values() {
-            Some(values) => push_values(values.into_iter(), seq_size, lens),
-            None => Err(KernelError::UnsupportedType { op: OP, ty }),
-        },
+        // Real lengths, and the packed integer types, which share bytes
+        // between elements and are rare as lengths, are read the general
+        // way.
+        _ => {
+            let (mut any, mut first, mut uniform) = (0, None, true);
+            for_each_sequence_length(lengths, seq_size, |n| {
+                let n = if n <= 1 { 0 } else { n };
+                any |= n;
+                uniform &= *first.get_or_insert(n) == n;
+                // At most `seq_size`, which `C` was chosen to hold.
+                lens.push(C::narrow(n as u64));
+            })?;
+            Ok(LengthsRead { moves: any != 0, uniform })
+        }
     }?;
     if lens.len() == batch {
         Ok((read, None))
@@ -822,127 +825,19 @@ fn read_lengths<'a, C: Count>(
     }
 }
 
-/// Appends the lengths stored as little-endian `T`s in `bytes` (aligned or
-/// not) to `lens`, checked against the sequence size `max`.
-fn push_lengths<T: Length, C: Count>(
-    bytes: &[u8],
-    max: usize,
-    lens: &mut Vec<C>,
-) -> Result<LengthsRead, KernelError> {
-    push_values(bytes.chunks_exact(T::WIDTH).map(T::read_le), max, lens)
-}
-
-/// Why the first of the lengths stored as little-endian `T`s in `bytes` that
-/// is not a count in `0..=max` is wrong, for lengths that
-/// [`read_integers`] flagged.
-fn first_wrong<T: Length>(bytes: &[u8], max: usize) -> KernelError {
+/// Why the first of the lengths stored as little-endian `T`s in `bytes`
+/// that is not a count in `0..=max` is wrong, in the words of
+/// [`integer_sequence_length`], for lengths that [`read_integers`]
+/// flagged.
+#[cold]
+fn first_wrong<T: Integer>(bytes: &[u8], max: usize) -> KernelError {
     let mut values = bytes.chunks_exact(T::WIDTH).map(T::read_le).enumerate();
-    values.find_map(|(batch, value)| value.check(batch, max).err()).unwrap_or(KernelError::Internal {
-        op: OP,
-        what: "the lengths were flagged as out of range, but none is",
-    })
-}
-
-/// Appends `values`, checked against the sequence size `max`, to `lens`,
-/// and tells whether any moves an element and whether all are equal.
-/// `max` must fit `C`.
-fn push_values<T: Length, C: Count>(
-    values: impl ExactSizeIterator<Item = T>,
-    max: usize,
-    lens: &mut Vec<C>,
-) -> Result<LengthsRead, KernelError> {
-    lens.reserve(values.len());
-    let (mut any, mut first, mut uniform) = (0, None, true);
-    for (batch, value) in values.enumerate() {
-        let n = value.check(batch, max)?;
-        let n = if n <= 1 { 0 } else { n };
-        any |= n;
-        uniform &= *first.get_or_insert(n) == n;
-        let Some(n) = C::new(n) else {
-            return Err(KernelError::Internal {
-                op: OP,
-                what: "a sequence length does not fit the counts chosen for the axis",
-            });
-        };
-        lens.push(n);
-    }
-    Ok(LengthsRead { moves: any != 0, uniform })
-}
-
-/// A type ReverseSequence accepts for its lengths, read and checked in its
-/// own type: no value is widened to a common type first.
-trait Length: Sized {
-    const WIDTH: usize = std::mem::size_of::<Self>();
-    /// The value whose little-endian bytes are `raw` (`WIDTH` bytes).
-    fn read_le(raw: &[u8]) -> Self;
-    /// The length as a count in `0..=max`, or why it is not one.
-    fn check(self, batch: usize, max: usize) -> Result<usize, KernelError>;
-}
-
-/// [`Length::read_le`] for the number type `$t`, which every length type
-/// reads the same way.
-macro_rules! read_le {
-    ($t:ty) => {
-        fn read_le(raw: &[u8]) -> Self {
-            let mut b = [0u8; std::mem::size_of::<$t>()];
-            b.copy_from_slice(raw);
-            <$t>::from_le_bytes(b)
+    match values.find_map(|(batch, value)| integer_sequence_length(batch, value.wide(), max).err()) {
+        Some(wrong) => wrong.into(),
+        None => {
+            KernelError::Internal { op: OP, what: "the lengths were flagged as out of range, but none is" }
         }
-    };
-}
-
-macro_rules! integer_length {
-    ($($t:ty),*) => {$(
-        impl Length for $t {
-            read_le!($t);
-            // The comparisons against 0 are always false for unsigned types.
-            #[allow(unused_comparisons)]
-            fn check(self, batch: usize, max: usize) -> Result<usize, KernelError> {
-                if self < 0 {
-                    return Err(KernelError::NegativeSeqLength { batch, value: self as i128, max });
-                }
-                match usize::try_from(self) {
-                    Ok(n) if n <= max => Ok(n),
-                    _ => Err(KernelError::SeqLengthOutOfRange { batch, value: self as i128, max }),
-                }
-            }
-        }
-    )*};
-}
-
-integer_length!(i8, i16, i32, i64, u8, u16, u32, u64, i128);
-
-macro_rules! real_length {
-    ($($t:ty),*) => {$(
-        impl Length for $t {
-            read_le!($t);
-            fn check(self, batch: usize, max: usize) -> Result<usize, KernelError> {
-                // Every one of these types converts to `f64` exactly.
-                check_real(f64::from(self), batch, max)
-            }
-        }
-    )*};
-}
-
-real_length!(f16, bf16, f32, f64);
-
-/// Checks a real length, truncated toward zero.
-fn check_real(value: f64, batch: usize, max: usize) -> Result<usize, KernelError> {
-    if value.is_nan() {
-        return Err(KernelError::SeqLengthNaN { batch });
     }
-    let whole = value.trunc();
-    // `as` saturates, so infinities are reported as the widest values.
-    if whole < 0.0 {
-        return Err(KernelError::NegativeSeqLength { batch, value: whole as i128, max });
-    }
-    // `max as f64` may round up, so the count is compared again once it is
-    // an integer; the first test keeps infinities and huge values out.
-    let n = whole as usize;
-    if whole > max as f64 || n > max {
-        return Err(KernelError::SeqLengthOutOfRange { batch, value: whole as i128, max });
-    }
-    Ok(n)
 }
 
 /// Validates the inputs and builds the plan; `None` when the output equals
@@ -956,7 +851,7 @@ fn prepare<'a, C: Count>(
 ) -> Result<Option<SequencePlan<'a, C>>, KernelError> {
     let (batch, seq) = axes(data, batch_axis, seq_axis)?;
     let dim = |axis: usize| data.shape().get(axis).copied().unwrap_or(0);
-    let (read, stored) = read_lengths(lengths, dim(batch), dim(seq), lens)?;
+    let (read, stored) = read_lengths(lengths, (batch, dim(batch)), dim(seq), lens)?;
     let lens: &'a [C] = match stored {
         Some(stored) => stored,
         None => lens,
@@ -966,12 +861,7 @@ fn prepare<'a, C: Count>(
 
 /// The batch and sequence axes of `data`, checked with its rank and type.
 fn axes(data: &Tensor, batch_axis: i64, seq_axis: i64) -> Result<(usize, usize), KernelError> {
-    let rank = data.rank();
-    if rank < 2 {
-        return Err(KernelError::RankTooSmall { op: OP, rank, min: 2 });
-    }
-    let batch = normalise_axis("batch_axis", batch_axis, rank)?;
-    let seq = normalise_axis("seq_axis", seq_axis, rank)?;
+    let (batch, seq) = sequence_axes(data.shape(), batch_axis, seq_axis)?;
     check_movable(OP, data.element_type())?;
     Ok((batch, seq))
 }
@@ -990,8 +880,8 @@ fn finish<'a, C: Count>(
     let dim = |axis: usize| shape.get(axis).copied().unwrap_or(0);
     if batch == seq {
         // A length of 1 may be kept as it is stored, and moves nothing.
-        if let Some((b, value)) = lens.iter().map(|n| n.get()).enumerate().find(|&(_, n)| n > 1) {
-            return Err(KernelError::SameAxes { axis: batch, batch: b, value });
+        for (b, n) in lens.iter().enumerate() {
+            same_axes_length(batch, b, n.get())?;
         }
         return Ok(None);
     }
@@ -1643,7 +1533,7 @@ mod tests {
             let mut scratch = Scratch::new();
             let check = |lens: &[i64]| {
                 let lengths = Tensor::from_vec(&[lens.len()], lens.to_vec()).unwrap();
-                CheckedLengths::new(&lengths, shape[axes.0], shape[axes.1]).unwrap().unwrap()
+                CheckedLengths::new(&lengths, &shape, axes.0 as i64, axes.1 as i64).unwrap().unwrap()
             };
             let (one, other) = (check(first), check(second));
             let runs = [
@@ -1719,8 +1609,9 @@ mod tests {
         // `i64` lengths, whose counts the check keeps; the tensor behind
         // them is then swapped for other lengths, which only a read would
         // see.
-        let mut checked =
-            CheckedLengths::new(&Tensor::from_vec(&[2], vec![3i64, 4]).unwrap(), 2, 4).unwrap().unwrap();
+        let mut checked = CheckedLengths::new(&Tensor::from_vec(&[2], vec![3i64, 4]).unwrap(), &[2, 4], 0, 1)
+            .unwrap()
+            .unwrap();
         checked.lengths = Tensor::from_vec(&[2], vec![0i64, 2]).unwrap();
         let mut out = Tensor::zeros(data.element_type(), data.shape()).unwrap();
         let options = ExecOptions::single_thread();
@@ -1740,7 +1631,7 @@ mod tests {
         let read = |values: &[i64]| {
             let lengths = Tensor::from_vec(&[values.len()], values.to_vec()).unwrap();
             let mut lens = Vec::<u32>::new();
-            let (summary, stored) = read_lengths(&lengths, values.len(), 4, &mut lens).unwrap();
+            let (summary, stored) = read_lengths(&lengths, (0, values.len()), 4, &mut lens).unwrap();
             assert!(stored.is_none(), "64-bit lengths are read, not used as they are stored");
             (summary.moves, summary.uniform, lens)
         };
@@ -1758,7 +1649,7 @@ mod tests {
     fn lengths_of_32_bits_are_used_where_they_are_stored() {
         let stored = |lengths: &Tensor| {
             let mut lens = Vec::<u32>::new();
-            let (summary, stored) = read_lengths(lengths, 4, 4, &mut lens).unwrap();
+            let (summary, stored) = read_lengths(lengths, (0, 4), 4, &mut lens).unwrap();
             assert!(lens.is_empty(), "nothing is copied");
             (summary.moves, summary.uniform, stored.map(<[u32]>::to_vec))
         };
@@ -1771,7 +1662,7 @@ mod tests {
         assert_eq!(stored(&still), (false, true, Some(vec![1, 0, 0, 1])));
         // Wide counts are read, never borrowed.
         let mut wide = Vec::<usize>::new();
-        let (_, borrowed) = read_lengths(&signed, 4, 4, &mut wide).unwrap();
+        let (_, borrowed) = read_lengths(&signed, (0, 4), 4, &mut wide).unwrap();
         assert!(borrowed.is_none());
         assert_eq!(wide, vec![0, 0, 4, 0]);
     }

@@ -35,6 +35,9 @@ use super::{
 const OP: &str = "ReverseSubsequences";
 
 pub use ovir_shape::ops::reverse_subsequences::MAX_SUBSEQUENCE_RANK;
+use ovir_shape::ops::reverse_subsequences::{
+    check_subsequences, for_each_subsequence_length, subsequence_length,
+};
 
 /// Reverses, along `axis`, the first `lengths[p]` elements of every line
 /// `p` of `data`, and copies the rest of each line unchanged.
@@ -361,31 +364,9 @@ fn prepare_for<'a, C: Count>(
     axis: i64,
     lens: &'a mut Vec<C>,
 ) -> Result<Option<SubsequencePlan<'a, C>>, KernelError> {
-    let rank = shape.len();
     let empty = shape.contains(&0);
-    if !(1..=MAX_SUBSEQUENCE_RANK).contains(&rank) {
-        return Err(KernelError::RankOutOfRange { op: OP, rank, min: 1, max: MAX_SUBSEQUENCE_RANK });
-    }
-    let axis = ovir_tensor::normalize_axis(axis, rank).ok_or(KernelError::AttributeOutOfRange {
-        attribute: "axis",
-        axis,
-        rank,
-    })?;
+    let axis = check_subsequences(shape, lengths, axis)?;
     check_movable(OP, ty)?;
-    let fits = lengths.rank() == rank
-        && lengths
-            .shape()
-            .iter()
-            .zip(shape)
-            .enumerate()
-            .all(|(i, (&l, &d))| l == if i == axis { 1 } else { d });
-    if !fits {
-        return Err(KernelError::SubsequenceLengthsShape {
-            axis,
-            expected: subsequence_lengths_shape(shape, axis),
-            found: lengths.shape().to_vec(),
-        });
-    }
     let size = shape.get(axis).copied().unwrap_or(0);
     let outer = shape.get(..axis).map_or(1, product);
     let inner = shape.get(axis + 1..).map_or(1, product);
@@ -493,23 +474,16 @@ fn mark_stretches<C: Count>(lens: &mut Vec<C>, inner: usize) -> Option<()> {
 /// Reads the lengths into `lens` (emptied first), in the lengths' element
 /// order: each clamped to `size`, which must fit `C`, and 0 for the
 /// lengths 0 and 1, which move nothing. Tells whether any length moves an
-/// element.
+/// element. The rule for each length is `ovir_shape`'s
+/// ([`subsequence_length`]); integer lengths of whole bytes are read in a
+/// loop of their own, which only flags a negative length and leaves it to
+/// that rule to say what is wrong.
 fn read_lengths<C: Count>(lengths: &Tensor, size: usize, lens: &mut Vec<C>) -> Result<bool, KernelError> {
     let ty = lengths.element_type();
-    if !ty.is_integral() {
-        return Err(KernelError::SubsequenceLengthsType { ty });
-    }
     lens.clear();
     // Twice the lengths: the stretches they fall into are marked after them.
     super::error::try_reserve(lens, lengths.len().saturating_mul(2), OP, "lengths")?;
-    let bytes = lengths.bytes().ok_or(KernelError::SubsequenceLengthsType { ty })?;
-    let negative = |index: usize, value: i128| KernelError::NegativeSubsequenceLength {
-        position: position_of(lengths.shape(), index),
-        value,
-        max: size,
-    };
-    let too_wide =
-        || KernelError::Internal { op: OP, what: "a length does not fit the counts chosen for the axis" };
+    let bytes = lengths.bytes().ok_or(KernelError::UnsupportedType { op: OP, ty })?;
     let mut any = 0;
     // Integer lengths are read in one pass with no branch per value, and
     // read again only to report the first negative one.
@@ -518,14 +492,7 @@ fn read_lengths<C: Count>(lengths: &Tensor, size: usize, lens: &mut Vec<C>) -> R
         ($t:ty) => {{
             let scan = read_integers::<$t, C>(bytes, limit, true, lens);
             if scan.bad {
-                let mut values = bytes.chunks_exact(<$t as Integer>::WIDTH).map(<$t>::read_le).enumerate();
-                return Err(match values.find(|&(_, v)| v.negative()) {
-                    Some((index, value)) => negative(index, i128::from(value)),
-                    None => KernelError::Internal {
-                        op: OP,
-                        what: "a length was flagged as negative, but none is",
-                    },
-                });
+                return Err(first_negative::<$t>(bytes, lengths.shape()));
             }
             any = usize::from(scan.moves);
         }};
@@ -540,23 +507,30 @@ fn read_lengths<C: Count>(lengths: &Tensor, size: usize, lens: &mut Vec<C>) -> R
         ElementType::U32 => push_all!(u32),
         ElementType::U64 => push_all!(u64),
         // The packed integer types share bytes between elements and are
-        // rare as lengths: they are unpacked the general way.
-        _ => {
-            let values = lengths.integer_values().ok_or(KernelError::SubsequenceLengthsType { ty })?;
-            for (index, value) in values.into_iter().enumerate() {
-                if value < 0 {
-                    return Err(negative(index, value));
-                }
-                let n = clamp(u64::try_from(value).unwrap_or(u64::MAX), size);
-                any |= n;
-                lens.push(C::new(n).ok_or_else(too_wide)?);
-            }
-        }
+        // rare as lengths: they are read the general way.
+        _ => for_each_subsequence_length(lengths, |value| {
+            let n = clamp(value, size);
+            any |= n;
+            // At most `size`, which `C` was chosen to hold.
+            lens.push(C::narrow(n as u64));
+        })?,
     }
     if lens.len() == lengths.len() {
         Ok(any != 0)
     } else {
         Err(KernelError::Internal { op: OP, what: "the lengths read do not match the lengths input" })
+    }
+}
+
+/// Why the first negative one of the lengths (of shape `shape`) stored as
+/// little-endian `T`s in `bytes` is wrong, in the words of
+/// [`subsequence_length`], for lengths that [`read_integers`] flagged.
+#[cold]
+fn first_negative<T: Integer>(bytes: &[u8], shape: &[usize]) -> KernelError {
+    let mut values = bytes.chunks_exact(T::WIDTH).map(T::read_le).enumerate();
+    match values.find_map(|(index, value)| subsequence_length(shape, index, value.wide()).err()) {
+        Some(wrong) => wrong.into(),
+        None => KernelError::Internal { op: OP, what: "a length was flagged as negative, but none is" },
     }
 }
 
@@ -603,19 +577,6 @@ fn clamp(value: u64, size: usize) -> usize {
     } else {
         n
     }
-}
-
-/// The index of element `flat` of a tensor of shape `shape`, for messages.
-fn position_of(shape: &[usize], flat: usize) -> Vec<usize> {
-    let mut rest = flat;
-    let mut position = vec![0; shape.len()];
-    for (p, &d) in position.iter_mut().zip(shape).rev() {
-        if d > 0 {
-            *p = rest % d;
-            rest /= d;
-        }
-    }
-    position
 }
 
 /// The data seen as `[outer, size, inner]`, where `size` is the reversed
@@ -2097,12 +2058,6 @@ mod tests {
         assert_eq!(largest_count(data.shape(), 3), 0);
         assert!(narrow_counts(u32::MAX as usize));
         assert!(!narrow_counts(u32::MAX as usize + 1));
-    }
-
-    #[test]
-    fn positions_count_from_the_last_axis() {
-        assert_eq!(position_of(&[2, 1, 3], 4), vec![1, 0, 1]);
-        assert_eq!(position_of(&[4], 3), vec![3]);
     }
 
     #[test]

@@ -16,7 +16,7 @@ planner!(Reverse, plan);
 
 pub(crate) fn plan(op: &Reverse, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     match (cx.value(1), cx.rank(0)) {
-        (Some(axes), Some(rank)) => Ok(fixed(kernels::reverse_axes(axes, op.mode, rank)?)),
+        (Some(axes), Some(rank)) => Ok(fixed(ovir_shape::reversed_axes(op.mode, axes, rank)?)),
         _ => Ok(Planned::step(RuntimeAxes { mode: op.mode })),
     }
 }
@@ -46,7 +46,7 @@ impl Kernel for RuntimeAxes {
     fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
         let [data, axes] = exactly::<2>("Reverse", inputs)?;
         let mut flags: Flags = smallvec::smallvec![false; data.rank()];
-        kernels::reverse_axes_into(axes, self.mode, &mut flags)?;
+        ovir_shape::reversed_axes_into(self.mode, axes, &mut flags)?;
         kernels::reverse_into(data, &flags, out, cx.options, &mut cx.state.scratch)
     }
 }

@@ -20,8 +20,7 @@ pub(crate) fn plan(op: &ReverseSequence, cx: &PlanContext<'_>) -> Result<Planned
 /// lengths that arrive at run time are.
 fn checked_lengths(op: &ReverseSequence, cx: &PlanContext<'_>) -> Option<CheckedLengths> {
     let (lengths, shape) = (cx.value(1)?, cx.shape(0)?);
-    let size = |axis: i64| ovir_tensor::normalize_axis(axis, shape.len()).and_then(|a| shape.get(a).copied());
-    CheckedLengths::new(lengths, size(op.batch_axis)?, size(op.seq_axis)?).ok().flatten()
+    CheckedLengths::new(lengths, &shape, op.batch_axis, op.seq_axis).ok().flatten()
 }
 
 #[derive(Debug)]

@@ -1,7 +1,6 @@
 //! Helpers shared by the kernel tests: naive element-by-element references
 //! that share no code with the kernels.
 
-use ovir_exec::kernels::KernelError;
 use ovir_tensor::{bf16, f16, ElementType, Tensor};
 
 /// Types the op_reference tables of OpenVINO run Reverse on.
@@ -18,7 +17,7 @@ pub const REFERENCE_TYPES: [ElementType; 10] = [
     ElementType::F32,
 ];
 
-pub fn ok<T>(r: Result<T, KernelError>) -> T {
+pub fn ok<T, E: std::fmt::Display>(r: Result<T, E>) -> T {
     r.unwrap_or_else(|e| unreachable!("kernel failed: {e}"))
 }
 

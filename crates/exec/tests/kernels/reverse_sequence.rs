@@ -2,7 +2,8 @@ use ovir_exec::kernels::{
     reverse_sequence, reverse_sequence_checked_into, reverse_sequence_into, CheckedLengths, ExecOptions,
     KernelError, Scratch,
 };
-use ovir_tensor::{bf16, f16, ElementType, Tensor};
+use ovir_shape::ShapeErrorKind;
+use ovir_tensor::{bf16, f16, Dim, ElementType, Tensor};
 
 use crate::common::{iota, naive_reverse_sequence, ok, scrambled, tensor};
 
@@ -86,12 +87,22 @@ fn short_lengths_are_zero_copy() {
     assert!(ok(reverse_sequence(&data, &lengths, 0, 1)).shares_storage_with(&data));
 }
 
+/// The error of a broken rule of ReverseSequence, as the kernel gives it.
+fn broken(kind: ShapeErrorKind) -> Option<KernelError> {
+    Some(KernelError::Shape(kind))
+}
+
+/// A length out of range, as the load-time check reports it.
+fn out_of_range(batch: usize, value: &str, max: u64) -> Option<KernelError> {
+    broken(ShapeErrorKind::LengthOutOfRange { batch, value: value.to_string(), max })
+}
+
 #[test]
 fn data_rank_must_be_two_or_more() {
     let data = iota(ElementType::I32, &[4]);
     let lengths = tensor(&[4], vec![1i32; 4]);
     let err = reverse_sequence(&data, &lengths, 0, 0).err();
-    assert_eq!(err, Some(KernelError::RankTooSmall { op: "ReverseSequence", rank: 1, min: 2 }));
+    assert_eq!(err, broken(ShapeErrorKind::DataRankTooLow { shape: "4".parse().unwrap() }));
 }
 
 #[test]
@@ -99,31 +110,37 @@ fn axes_must_be_in_range() {
     let data = iota(ElementType::I32, &[2, 3]);
     let lengths = tensor(&[2], vec![1i32; 2]);
     let err = reverse_sequence(&data, &lengths, 2, 1).err();
-    assert_eq!(err, Some(KernelError::AttributeOutOfRange { attribute: "batch_axis", axis: 2, rank: 2 }));
+    assert_eq!(err, broken(ShapeErrorKind::AxisOutOfRange { name: "batch_axis", axis: 2, rank: 2 }));
     assert_eq!(
         err.map(|e| e.to_string()).unwrap_or_default(),
-        "batch_axis 2 is out of bounds for rank 2 (allowed: -2..=1)"
+        "`batch_axis` is 2, which is out of range for data of rank 2 (an axis must lie between -2 and 1)"
     );
     let err = reverse_sequence(&data, &lengths, 0, -3).err();
-    assert_eq!(err, Some(KernelError::AttributeOutOfRange { attribute: "seq_axis", axis: -3, rank: 2 }));
+    assert_eq!(err, broken(ShapeErrorKind::AxisOutOfRange { name: "seq_axis", axis: -3, rank: 2 }));
     let err = reverse_sequence(&data, &lengths, i64::MIN, 1).err();
-    assert!(matches!(err, Some(KernelError::AttributeOutOfRange { attribute: "batch_axis", .. })));
+    assert!(matches!(
+        err,
+        Some(KernelError::Shape(ShapeErrorKind::AxisOutOfRange { name: "batch_axis", .. }))
+    ));
 }
 
 #[test]
 fn lengths_must_be_a_vector_of_numbers() {
     let data = iota(ElementType::I32, &[2, 3]);
     let matrix = tensor(&[1, 2], vec![1i32; 2]);
-    assert_eq!(reverse_sequence(&data, &matrix, 0, 1).err(), Some(KernelError::LengthsRank { rank: 2 }));
+    assert_eq!(
+        reverse_sequence(&data, &matrix, 0, 1).err(),
+        broken(ShapeErrorKind::LengthsNotVector { shape: "1,2".parse().unwrap() })
+    );
     let boolean = tensor(&[2], vec![true, false]);
     assert_eq!(
         reverse_sequence(&data, &boolean, 0, 1).err(),
-        Some(KernelError::LengthsType { ty: ElementType::Boolean })
+        broken(ShapeErrorKind::LengthsType { found: ElementType::Boolean })
     );
     let strings = iota(ElementType::String, &[2]);
     assert_eq!(
         reverse_sequence(&data, &strings, 0, 1).err(),
-        Some(KernelError::LengthsType { ty: ElementType::String })
+        broken(ShapeErrorKind::LengthsType { found: ElementType::String })
     );
 }
 
@@ -132,10 +149,11 @@ fn lengths_count_must_match_the_batch_axis() {
     let data = iota(ElementType::I32, &[4, 3, 2]);
     let lengths = tensor(&[3], vec![1i32; 3]);
     let err = reverse_sequence(&data, &lengths, 0, 1).err();
-    assert_eq!(err, Some(KernelError::LengthsCount { found: 3, expected: 4 }));
+    let (three, four) = (Dim::fixed(3), Dim::fixed(4));
+    assert_eq!(err, broken(ShapeErrorKind::LengthsCount { lengths: three, batch: four, batch_axis: 0 }));
     assert_eq!(
         err.map(|e| e.to_string()).unwrap_or_default(),
-        "ReverseSequence got 3 sequence lengths, but the batch axis has size 4"
+        "the sequence lengths input has 3 elements, but the data's batch axis (0) has size 4; they must be equal"
     );
 }
 
@@ -144,26 +162,19 @@ fn length_above_the_sequence_axis_is_refused() {
     let data = iota(ElementType::I32, &[3, 4]);
     let lengths = tensor(&[3], vec![1i32, 4, 5]);
     let err = reverse_sequence(&data, &lengths, 0, 1).err();
-    assert_eq!(err, Some(KernelError::SeqLengthOutOfRange { batch: 2, value: 5, max: 4 }));
+    assert_eq!(err, out_of_range(2, "5", 4));
     assert_eq!(
         err.map(|e| e.to_string()).unwrap_or_default(),
-        "sequence length 5 at batch index 2 is above the sequence axis size 4"
+        "sequence length 5 at batch index 2 is out of range: it must lie between 0 and 4, the size of the \
+         sequence axis"
     );
     let huge = tensor(&[3], vec![u64::MAX, 0, 0]);
-    assert_eq!(
-        reverse_sequence(&data, &huge, 0, 1).err(),
-        Some(KernelError::SeqLengthOutOfRange { batch: 0, value: i128::from(u64::MAX), max: 4 })
-    );
+    assert_eq!(reverse_sequence(&data, &huge, 0, 1).err(), out_of_range(0, &u64::MAX.to_string(), 4));
     let infinite = tensor(&[3], vec![0.0f32, f32::INFINITY, 0.0]);
-    assert!(matches!(
-        reverse_sequence(&data, &infinite, 0, 1).err(),
-        Some(KernelError::SeqLengthOutOfRange { batch: 1, .. })
-    ));
-    let fractional = tensor(&[3], vec![4.99f64, 0.0, 5.0]);
-    assert_eq!(
-        reverse_sequence(&data, &fractional, 0, 1).err(),
-        Some(KernelError::SeqLengthOutOfRange { batch: 2, value: 5, max: 4 })
-    );
+    assert_eq!(reverse_sequence(&data, &infinite, 0, 1).err(), out_of_range(1, "inf", 4));
+    // A real length is reported as stored, before it is truncated.
+    let fractional = tensor(&[3], vec![4.99f64, 0.0, 5.5]);
+    assert_eq!(reverse_sequence(&data, &fractional, 0, 1).err(), out_of_range(2, "5.5", 4));
 }
 
 #[test]
@@ -171,18 +182,14 @@ fn negative_and_nan_lengths_are_refused() {
     let data = iota(ElementType::I32, &[3, 4]);
     let lengths = tensor(&[3], vec![1i8, -1, 2]);
     let err = reverse_sequence(&data, &lengths, 0, 1).err();
-    assert_eq!(err, Some(KernelError::NegativeSeqLength { batch: 1, value: -1, max: 4 }));
-    assert_eq!(
-        err.map(|e| e.to_string()).unwrap_or_default(),
-        "sequence length -1 at batch index 1 is negative (allowed: 0..=4)"
-    );
+    assert_eq!(err, out_of_range(1, "-1", 4));
     let lengths = tensor(&[3], vec![1.0f32, 2.0, -1.5]);
-    assert_eq!(
-        reverse_sequence(&data, &lengths, 0, 1).err(),
-        Some(KernelError::NegativeSeqLength { batch: 2, value: -1, max: 4 })
-    );
+    assert_eq!(reverse_sequence(&data, &lengths, 0, 1).err(), out_of_range(2, "-1.5", 4));
+    // -0.5 truncates to 0, which is in range.
+    let lengths = tensor(&[3], vec![1.0f32, 2.0, -0.5]);
+    assert!(reverse_sequence(&data, &lengths, 0, 1).is_ok());
     let lengths = tensor(&[3], vec![1.0f32, f32::NAN, 2.0]);
-    assert_eq!(reverse_sequence(&data, &lengths, 0, 1).err(), Some(KernelError::SeqLengthNaN { batch: 1 }));
+    assert_eq!(reverse_sequence(&data, &lengths, 0, 1).err(), out_of_range(1, "NaN", 4));
 }
 
 #[test]
@@ -193,7 +200,7 @@ fn same_axes_only_with_lengths_up_to_one() {
     assert!(ok(reverse_sequence(&data, &lengths, -2, 0)).shares_storage_with(&data));
     let lengths = tensor(&[3], vec![1i32, 2, 1]);
     let err = reverse_sequence(&data, &lengths, 0, 0).err();
-    assert_eq!(err, Some(KernelError::SameAxes { axis: 0, batch: 1, value: 2 }));
+    assert_eq!(err, broken(ShapeErrorKind::SameSequenceAxes { axis: 0, batch: 1, value: 2 }));
 }
 
 #[test]
@@ -339,7 +346,7 @@ fn a_reused_scratch_gives_the_same_results() {
     let negative = tensor(&[5], vec![1i8, -3, 0, 0, 0]);
     assert!(matches!(
         reverse_sequence_into(&data, &negative, 0, 1, &mut out, &options, &mut scratch),
-        Err(KernelError::NegativeSeqLength { batch: 1, value: -3, .. })
+        Err(KernelError::Shape(ShapeErrorKind::LengthOutOfRange { batch: 1, .. }))
     ));
 }
 
@@ -364,7 +371,7 @@ fn lengths_checked_once_give_what_reading_them_gives() {
             let data = iota(ty, shape);
             let expected = naive_reverse_sequence(&data, &raw, batch, seq);
             for lengths in lengths_as_every_type(lens) {
-                let checked = ok(CheckedLengths::new(&lengths, shape[batch], shape[seq])).unwrap();
+                let checked = ok(CheckedLengths::new(&lengths, shape, batch as i64, seq as i64)).unwrap();
                 let mut out = Tensor::zeros(ty, shape).unwrap_or_else(|e| unreachable!("{e}"));
                 let (b, s) = (batch as i64, seq as i64);
                 ok(reverse_sequence_checked_into(
@@ -384,7 +391,7 @@ fn lengths_checked_once_give_what_reading_them_gives() {
     // first: [3, 2, 1, 4] and [-1, 7, 6, 5].
     let data = Tensor::from_bytes(ElementType::I4, &[2, 4], &[0x21, 0x43, 0x65, 0xf7])
         .unwrap_or_else(|e| unreachable!("{e}"));
-    let checked = ok(CheckedLengths::new(&tensor(&[2], vec![3i32, 4]), 2, 4)).unwrap();
+    let checked = ok(CheckedLengths::new(&tensor(&[2], vec![3i32, 4]), &[2, 4], 0, 1)).unwrap();
     let mut out = Tensor::zeros(ElementType::I4, &[2, 4]).unwrap_or_else(|e| unreachable!("{e}"));
     ok(reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new()));
     assert_eq!(out.bytes(), Some(&[0x23, 0x41, 0x7f, 0x56][..]));
@@ -397,7 +404,7 @@ fn lengths_checked_once_give_what_reading_them_gives() {
             tensor(&[rows], values.iter().map(|&v| v as i32).collect()),
             tensor(&[rows], values.iter().map(|&v| v as i64).collect()),
         ] {
-            let checked = ok(CheckedLengths::new(&lengths, rows, row)).unwrap();
+            let checked = ok(CheckedLengths::new(&lengths, &[rows, row], 0, 1)).unwrap();
             let mut out = Tensor::zeros(ty, &[rows, row]).unwrap_or_else(|e| unreachable!("{e}"));
             ok(reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new()));
             assert_eq!(out, expected, "{ty} rows of {row}, {lengths:?}");
@@ -427,7 +434,10 @@ fn lengths_checked_once_give_what_reading_them_gives() {
                 &options,
                 &mut Scratch::new(),
             );
-            assert!(matches!(err, Err(KernelError::SeqLengthOutOfRange { .. })), "{err:?}");
+            assert!(
+                matches!(err, Err(KernelError::Shape(ShapeErrorKind::LengthOutOfRange { .. }))),
+                "{err:?}"
+            );
         }
     }
     // Rows of 2 to 16 bytes, a power of two, and of 17 to 31, which read
@@ -454,7 +464,7 @@ fn lengths_checked_once_give_what_reading_them_gives() {
         let values: Vec<usize> = (0..rows).map(|r| (r * 7 + r / 5) % (row + 1)).collect();
         let expected = naive_reverse_sequence(&data, &values, 0, 1);
         let lengths = tensor(&[rows], values.iter().map(|&v| v as i64).collect());
-        let checked = ok(CheckedLengths::new(&lengths, rows, row)).unwrap();
+        let checked = ok(CheckedLengths::new(&lengths, &[rows, row], 0, 1)).unwrap();
         let mut out = Tensor::zeros(ty, &[rows, row]).unwrap_or_else(|e| unreachable!("{e}"));
         ok(reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new()));
         assert_eq!(out, expected, "{ty} rows of {row}");
@@ -476,7 +486,7 @@ fn what_is_kept_from_checked_lengths_follows_the_lengths_and_the_layout() {
         let second: Vec<usize> = (0..batches).map(|b| (b * 5 + 3) % (seq_size + 1)).collect();
         let checked = |values: &[usize]| {
             let lengths = tensor(&[batches], values.iter().map(|&v| v as i32).collect());
-            ok(CheckedLengths::new(&lengths, batches, seq_size)).unwrap()
+            ok(CheckedLengths::new(&lengths, &[batches, seq_size], 0, 1)).unwrap()
         };
         let (a, b) = (checked(&first), checked(&second));
         // (type, shape, batch axis, sequence axis). Time-major: lines of
@@ -524,22 +534,24 @@ fn what_is_kept_from_checked_lengths_follows_the_lengths_and_the_layout() {
 #[test]
 fn lengths_checked_once_are_refused_as_when_read() {
     let negative = tensor(&[3], vec![1i32, -2, 0]);
-    assert!(matches!(
-        CheckedLengths::new(&negative, 3, 4),
-        Err(KernelError::NegativeSeqLength { batch: 1, .. })
-    ));
+    let err = |lengths: &Tensor, shape: &[usize]| CheckedLengths::new(lengths, shape, 0, 1).err();
+    assert_eq!(err(&negative, &[3, 4]), out_of_range(1, "-2", 4));
     let long = tensor(&[3], vec![1i64, 5, 0]);
-    assert!(matches!(
-        CheckedLengths::new(&long, 3, 4),
-        Err(KernelError::SeqLengthOutOfRange { batch: 1, .. })
-    ));
+    assert_eq!(err(&long, &[3, 4]), out_of_range(1, "5", 4));
     let count = tensor(&[2], vec![1i32, 2]);
-    assert!(matches!(
-        CheckedLengths::new(&count, 3, 4),
-        Err(KernelError::LengthsCount { found: 2, expected: 3 })
-    ));
+    let (two, three) = (Dim::fixed(2), Dim::fixed(3));
+    assert_eq!(
+        err(&count, &[3, 4]),
+        broken(ShapeErrorKind::LengthsCount { lengths: two, batch: three, batch_axis: 0 })
+    );
+    // The axes are checked against the shape the lengths are checked for.
+    assert_eq!(err(&count, &[2]), broken(ShapeErrorKind::DataRankTooLow { shape: "2".parse().unwrap() }));
+    assert_eq!(
+        CheckedLengths::new(&count, &[2, 4], 0, 2).err(),
+        broken(ShapeErrorKind::AxisOutOfRange { name: "seq_axis", axis: 2, rank: 2 })
+    );
     // Sequences too long for 32-bit counts read their lengths every run.
-    assert!(ok(CheckedLengths::new(&count, 2, usize::MAX)).is_none());
+    assert!(ok(CheckedLengths::new(&count, &[2, usize::MAX], 0, 1)).is_none());
 }
 
 /// Where ReverseSequence's own runs would be short it plays the data
@@ -764,7 +776,7 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
                         "{what}, {} lengths, {threads} threads",
                         lengths.element_type()
                     );
-                    let checked = ok(CheckedLengths::new(&lengths, batches, seq_size)).unwrap();
+                    let checked = ok(CheckedLengths::new(&lengths, &[batches, seq_size], 0, 1)).unwrap();
                     let mut out = Tensor::zeros(ty, shape).unwrap_or_else(|e| unreachable!("{e}"));
                     let scratch = &mut Scratch::new();
                     ok(reverse_sequence_checked_into(&data, &checked, b, s, &mut out, &options, scratch));

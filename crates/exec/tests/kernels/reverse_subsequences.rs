@@ -7,7 +7,8 @@ use ovir_exec::kernels::{
     reverse_sequence, reverse_subsequences, reverse_subsequences_checked_into, reverse_subsequences_into,
     CheckedSubsequenceLengths, ExecOptions, KernelError, Scratch,
 };
-use ovir_tensor::{ElementType, Tensor};
+use ovir_shape::ShapeErrorKind;
+use ovir_tensor::{ElementType, PartialShape, Tensor};
 use proptest::prelude::*;
 
 use crate::common::{gather_reference, iota, ok, ravel, scrambled, tensor, zeros_like};
@@ -111,10 +112,10 @@ fn every_rank_from_1_to_8() {
 fn ranks_outside_1_to_8_are_refused() {
     let scalar = tensor(&[], vec![1.0f32]);
     let err = reverse_subsequences(&scalar, &tensor(&[], vec![1u32]), 0).unwrap_err();
-    assert_eq!(err, KernelError::RankOutOfRange { op: "ReverseSubsequences", rank: 0, min: 1, max: 8 });
+    assert_eq!(err, KernelError::Shape(ShapeErrorKind::SubsequencesRank { rank: 0, max: 8 }));
     let nine = iota(ElementType::U8, &[1; 9]);
     let err = reverse_subsequences(&nine, &iota(ElementType::U8, &[1; 9]), 0).unwrap_err();
-    assert_eq!(err.to_string(), "ReverseSubsequences needs data of rank 1 to 8, but it has rank 9");
+    assert_eq!(err.to_string(), "ReverseSubsequences: the data must have rank 1 to 8, but it has rank 9");
 }
 
 #[test]
@@ -203,8 +204,18 @@ fn negative_lengths_are_refused_with_their_position() {
     let mut values = vec![1i32; 8];
     values[6] = -2;
     let err = reverse_subsequences(&data, &tensor(&[2, 1, 4], values), 1).unwrap_err();
-    assert_eq!(err, KernelError::NegativeSubsequenceLength { position: vec![1, 0, 2], value: -2, max: 3 });
-    assert!(err.to_string().contains("negative"), "{err}");
+    let negative = ShapeErrorKind::NegativeSubsequenceLength { position: vec![1, 0, 2], value: -2 };
+    assert_eq!(err, KernelError::Shape(negative));
+    assert_eq!(
+        err.to_string(),
+        "ReverseSubsequences: the length at index [1, 0, 2] of the lengths is -2, which is negative; a length \
+         must be 0 or more"
+    );
+    // Packed lengths are read the general way, with the same rule.
+    let lengths = ovir_tensor::packed::from_exchange(&tensor(&[1, 3], vec![1i8, 0, -3]), ElementType::I4);
+    let err = reverse_subsequences(&iota(ElementType::U8, &[2, 3]), &lengths.unwrap(), 0).unwrap_err();
+    let negative = ShapeErrorKind::NegativeSubsequenceLength { position: vec![0, 2], value: -3 };
+    assert_eq!(err, KernelError::Shape(negative));
 }
 
 #[test]
@@ -212,23 +223,31 @@ fn lengths_that_are_not_integers_are_refused() {
     let data = iota(ElementType::F32, &[2, 3]);
     for lengths in [tensor(&[2, 1], vec![1.0f32, 2.0]), tensor(&[2, 1], vec![true, false])] {
         let err = reverse_subsequences(&data, &lengths, 1).unwrap_err();
-        assert_eq!(err, KernelError::SubsequenceLengthsType { ty: lengths.element_type() });
+        let found = lengths.element_type();
+        assert_eq!(err, KernelError::Shape(ShapeErrorKind::SubsequenceLengthsType { found }));
     }
 }
 
 #[test]
 fn lengths_of_the_wrong_shape_are_refused() {
     let data = iota(ElementType::F32, &[2, 3, 4]);
-    for shape in [vec![2, 3, 4], vec![2, 1], vec![2, 1, 3], vec![1, 1, 4], vec![2, 2, 4]] {
+    let static_shape = |dims: &[usize]| PartialShape::from_static(dims);
+    for shape in [vec![2, 3, 4], vec![2, 1, 3], vec![1, 1, 4], vec![2, 2, 4]] {
         let n: usize = shape.iter().product();
         let err = reverse_subsequences(&data, &tensor(&shape, vec![1u32; n]), 1).unwrap_err();
-        assert_eq!(
-            err,
-            KernelError::SubsequenceLengthsShape { axis: 1, expected: vec![2, 1, 4], found: shape.clone() }
-        );
+        let expected = ShapeErrorKind::SubsequenceLengthsShape {
+            axis: 1,
+            expected: static_shape(&[2, 1, 4]),
+            lengths: static_shape(&shape),
+            data: static_shape(&[2, 3, 4]),
+        };
+        assert_eq!(err, KernelError::Shape(expected));
     }
+    let err = reverse_subsequences(&data, &tensor(&[2, 1], vec![1u32; 2]), 1).unwrap_err();
+    let lengths = static_shape(&[2, 1]);
+    assert_eq!(err, KernelError::Shape(ShapeErrorKind::SubsequenceLengthsRank { data: 3, lengths, rank: 2 }));
     let err = reverse_subsequences(&data, &tensor(&[2, 1, 4], vec![1u32; 8]), 3).unwrap_err();
-    assert_eq!(err, KernelError::AttributeOutOfRange { attribute: "axis", axis: 3, rank: 3 });
+    assert_eq!(err, KernelError::Shape(ShapeErrorKind::SubsequencesAxisOutOfRange { axis: 3, rank: 3 }));
     assert!(reverse_subsequences(&data, &tensor(&[2, 1, 4], vec![1u32; 8]), -4).is_err());
 }
 
@@ -613,17 +632,21 @@ fn lengths_checked_once_give_what_reading_them_gives() {
     let wider = iota(ElementType::F32, &[2, 4, 4]);
     let mut out = zeros_like(&wider);
     let err = reverse_subsequences_checked_into(&wider, &checked, 1, &mut out, &options, &mut Scratch::new());
-    assert!(matches!(err, Err(KernelError::SubsequenceLengthsShape { .. })), "{err:?}");
+    assert!(
+        matches!(err, Err(KernelError::Shape(ShapeErrorKind::SubsequenceLengthsShape { .. }))),
+        "{err:?}"
+    );
 }
 
 #[test]
 fn lengths_checked_once_are_refused_as_when_read() {
     let negative = tensor(&[1, 3], vec![1i32, -2, 0]);
     let err = CheckedSubsequenceLengths::new(&negative, ElementType::F32, &[4, 3], 0).unwrap_err();
-    assert!(matches!(err, KernelError::NegativeSubsequenceLength { value: -2, .. }), "{err:?}");
+    let negative = ShapeErrorKind::NegativeSubsequenceLength { position: vec![0, 1], value: -2 };
+    assert_eq!(err, KernelError::Shape(negative));
     let shape = tensor(&[3], vec![1i32, 2, 0]);
     let err = CheckedSubsequenceLengths::new(&shape, ElementType::F32, &[4, 3], 0).unwrap_err();
-    assert!(matches!(err, KernelError::SubsequenceLengthsShape { .. }), "{err:?}");
+    assert!(matches!(err, KernelError::Shape(ShapeErrorKind::SubsequenceLengthsRank { .. })), "{err:?}");
     // Nothing moves: the output is the input.
     let ones = tensor(&[1, 3], vec![1i32, 0, 1]);
     let checked = ok(CheckedSubsequenceLengths::new(&ones, ElementType::F32, &[4, 3], 0)).unwrap();

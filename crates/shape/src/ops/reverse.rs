@@ -11,6 +11,7 @@ use crate::fact::PortFact;
 use crate::operation::{
     exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
 };
+use crate::values::try_for_each_integer;
 
 /// How the second input of `Reverse` names the axes to reverse.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -168,10 +169,37 @@ impl Operation for Reverse {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn reversed_axes(mode: ReverseMode, axes: &Tensor, rank: usize) -> Result<Vec<bool>, ShapeErrorKind> {
+    let mut flags = vec![false; rank];
+    reversed_axes_into(mode, axes, &mut flags)?;
+    Ok(flags)
+}
+
+/// [`reversed_axes`] writing one flag per data axis into `flags`, whose
+/// length is the data's rank. It allocates nothing unless the axes are
+/// wrong, so the executor reads axes that arrive at run time with it, into
+/// flags on the stack, and a problem reads the same as when the model
+/// loads.
+///
+/// ```
+/// use ovir_shape::{reversed_axes_into, ReverseMode};
+/// use ovir_tensor::Tensor;
+///
+/// let axes = Tensor::from_vec(&[2], vec![0i32, -1])?;
+/// let mut flags = [true; 3];
+/// reversed_axes_into(ReverseMode::Index, &axes, &mut flags)?;
+/// assert_eq!(flags, [true, false, true]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn reversed_axes_into(
+    mode: ReverseMode,
+    axes: &Tensor,
+    flags: &mut [bool],
+) -> Result<(), ShapeErrorKind> {
     if axes.rank() != 1 {
         return Err(ShapeErrorKind::AxesNotVector { shape: PartialShape::from_static(axes.shape()) });
     }
-    let ty = axes.element_type();
+    let (ty, rank) = (axes.element_type(), flags.len());
+    let unreadable = ShapeErrorKind::UnreadableValues { element_type: ty };
     match mode {
         ReverseMode::Mask => {
             if ty != ElementType::Boolean {
@@ -180,36 +208,44 @@ pub fn reversed_axes(mode: ReverseMode, axes: &Tensor, rank: usize) -> Result<Ve
             if axes.len() != rank {
                 return Err(ShapeErrorKind::MaskLength { length: Dim::fixed(axes.len() as u64), rank });
             }
-            let flags = axes.integer_values().ok_or(ShapeErrorKind::UnreadableValues { element_type: ty })?;
-            Ok(flags.into_iter().map(|f| f != 0).collect())
+            // A boolean is one byte, and any byte but 0 is `true`.
+            let bytes = axes.bytes().filter(|b| b.len() == rank).ok_or(unreadable)?;
+            for (flag, &b) in flags.iter_mut().zip(bytes) {
+                *flag = b != 0;
+            }
+            Ok(())
         }
         ReverseMode::Index => {
             if !ty.is_integral() {
                 return Err(ShapeErrorKind::IndexAxesType { found: ty });
             }
-            let values =
-                axes.integer_values().ok_or(ShapeErrorKind::UnreadableValues { element_type: ty })?;
-            let mut set = BTreeSet::new();
-            let mut out_of_bounds = false;
-            let mut flags = vec![false; rank];
-            for v in values {
-                match normalize_axis(v, rank) {
-                    Some(axis) => {
-                        set.insert(axis as i128);
-                        if let Some(flag) = flags.get_mut(axis) {
-                            *flag = true;
-                        }
+            flags.fill(false);
+            let read = try_for_each_integer(axes, |v| {
+                match normalize_axis(v, rank).and_then(|a| flags.get_mut(a)) {
+                    Some(flag) => {
+                        *flag = true;
+                        Ok(())
                     }
-                    None => {
-                        set.insert(v);
-                        out_of_bounds = true;
-                    }
+                    None => Err(()),
                 }
+            });
+            match read {
+                Some(Ok(())) => Ok(()),
+                Some(Err(())) => Err(axes_out_of_bounds(axes, rank)),
+                None => Err(unreadable),
             }
-            if out_of_bounds {
-                return Err(ShapeErrorKind::AxesOutOfBounds { axes: set.into_iter().collect(), rank });
-            }
-            Ok(flags)
         }
     }
+}
+
+/// The error for index-mode axes of which some lie outside the rank: all
+/// of them as a sorted set, the ones in range normalised.
+#[cold]
+fn axes_out_of_bounds(axes: &Tensor, rank: usize) -> ShapeErrorKind {
+    let mut set = BTreeSet::new();
+    try_for_each_integer(axes, |v| {
+        set.insert(normalize_axis(v, rank).map_or(v, |a| a as i128));
+        Ok::<(), ()>(())
+    });
+    ShapeErrorKind::AxesOutOfBounds { axes: set.into_iter().collect(), rank }
 }

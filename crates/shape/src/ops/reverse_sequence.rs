@@ -2,7 +2,7 @@
 //! batch.
 
 use ovir_ir::Layer;
-use ovir_tensor::{normalize_axis, ElementType, PartialShape, Tensor};
+use ovir_tensor::{normalize_axis, Dim, ElementType, PartialShape, Tensor};
 
 use crate::attrs;
 use crate::error::ShapeErrorKind;
@@ -10,6 +10,7 @@ use crate::fact::PortFact;
 use crate::operation::{
     exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
 };
+use crate::values::{try_for_each_integer, try_for_each_real};
 
 /// Reverses the first `seq_lengths[b]` elements along `seq_axis` of each
 /// slice `b` along `batch_axis`.
@@ -140,8 +141,17 @@ impl Operation for ReverseSequence {
         let seq_len =
             seq.and_then(|s| data_shape.dims()?.get(s)?.get()).and_then(|n| usize::try_from(n).ok());
         if let (true, Some(value), Some(seq_len)) = (lengths_ok, &lengths.fact.value, seq_len) {
-            match sequence_lengths(value, seq_len) {
-                Ok(_) | Err(ShapeErrorKind::UnreadableValues { .. }) => {}
+            let (mut batch_index, mut same_axes) = (0, Ok(()));
+            let read = for_each_sequence_length(value, seq_len, |n| {
+                if let (Some(b), Some(s), Ok(())) = (batch, seq, &same_axes) {
+                    if b == s {
+                        same_axes = same_axes_length(b, batch_index, n);
+                    }
+                }
+                batch_index += 1;
+            });
+            match read.and(same_axes) {
+                Ok(()) | Err(ShapeErrorKind::UnreadableValues { .. }) => {}
                 Err(kind) => problems.layer(kind),
             }
         }
@@ -201,45 +211,144 @@ fn axis_of(axis: i64, rank: Option<usize>) -> Option<usize> {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn sequence_lengths(lengths: &Tensor, seq_len: usize) -> Result<Vec<usize>, ShapeErrorKind> {
+    let mut out = Vec::new();
+    for_each_sequence_length(lengths, seq_len, |n| out.push(n))?;
+    Ok(out)
+}
+
+/// Calls `f` with each sequence length of a `ReverseSequence`, in batch
+/// order, once it passes [`integer_sequence_length`] or
+/// [`real_sequence_length`]; stops at the first that does not. Allocates
+/// nothing unless a length is wrong, so the executor reads lengths that
+/// arrive at run time with it where it has no faster loop of its own.
+pub fn for_each_sequence_length(
+    lengths: &Tensor,
+    seq_len: usize,
+    mut f: impl FnMut(usize),
+) -> Result<(), ShapeErrorKind> {
     let ty = lengths.element_type();
-    let max = seq_len as u64;
-    let out_of_range = |batch: usize, value: String| ShapeErrorKind::LengthOutOfRange { batch, value, max };
-    if ty.is_integral() {
-        let values = lengths.integer_values().ok_or(ShapeErrorKind::UnreadableValues { element_type: ty })?;
-        values
-            .into_iter()
-            .enumerate()
-            .map(|(batch, v)| match usize::try_from(v) {
-                Ok(n) if n <= seq_len => Ok(n),
-                _ => Err(out_of_range(batch, v.to_string())),
-            })
-            .collect()
+    let mut batch = 0;
+    let read = if ty.is_integral() {
+        try_for_each_integer(lengths, |v| {
+            f(integer_sequence_length(batch, v, seq_len)?);
+            batch += 1;
+            Ok(())
+        })
     } else if ty.is_real() {
-        let values = lengths.real_values().ok_or(ShapeErrorKind::UnreadableValues { element_type: ty })?;
-        values
-            .into_iter()
-            .enumerate()
-            .map(|(batch, v)| {
-                let t = v.trunc();
-                // `t >= 0.0` also refuses NaN; -0.5 truncates to -0.0, which passes.
-                if t >= 0.0 && t <= seq_len as f64 {
-                    Ok(t as usize)
-                } else {
-                    Err(out_of_range(batch, real_text(ty, v)))
-                }
-            })
-            .collect()
+        try_for_each_real(lengths, |v| {
+            f(real_sequence_length(batch, v, ty, seq_len)?);
+            batch += 1;
+            Ok(())
+        })
     } else {
-        Err(ShapeErrorKind::LengthsType { found: ty })
+        return Err(ShapeErrorKind::LengthsType { found: ty });
+    };
+    read.unwrap_or(Err(ShapeErrorKind::UnreadableValues { element_type: ty }))
+}
+
+/// The batch and sequence axes of a `ReverseSequence` on data of the
+/// known shape `shape`, normalised: the data has rank 2 or more, and both
+/// axes lie in `[-rank, rank-1]`.
+pub fn sequence_axes(
+    shape: &[usize],
+    batch_axis: i64,
+    seq_axis: i64,
+) -> Result<(usize, usize), ShapeErrorKind> {
+    let rank = shape.len();
+    if rank < 2 {
+        return Err(ShapeErrorKind::DataRankTooLow { shape: PartialShape::from_static(shape) });
+    }
+    let axis = |name: &'static str, axis: i64| {
+        normalize_axis(axis, rank).ok_or(ShapeErrorKind::AxisOutOfRange { name, axis, rank })
+    };
+    Ok((axis("batch_axis", batch_axis)?, axis("seq_axis", seq_axis)?))
+}
+
+/// Checks the lengths input of a `ReverseSequence` as a whole, for data
+/// whose (normalised) batch axis `batch_axis` has `batch` indices: a 1-D
+/// tensor of integers or real numbers, one per batch index. The values are
+/// checked one by one ([`for_each_sequence_length`]).
+pub fn check_sequence_lengths(
+    lengths: &Tensor,
+    batch_axis: usize,
+    batch: usize,
+) -> Result<(), ShapeErrorKind> {
+    if lengths.rank() != 1 {
+        return Err(ShapeErrorKind::LengthsNotVector { shape: PartialShape::from_static(lengths.shape()) });
+    }
+    let ty = lengths.element_type();
+    if !(ty.is_integral() || ty.is_real()) {
+        return Err(ShapeErrorKind::LengthsType { found: ty });
+    }
+    if lengths.len() != batch {
+        return Err(ShapeErrorKind::LengthsCount {
+            lengths: Dim::fixed(lengths.len() as u64),
+            batch: Dim::fixed(batch as u64),
+            batch_axis,
+        });
+    }
+    Ok(())
+}
+
+/// The integer length `value` of batch index `batch` as a count, when it
+/// lies in `[0, seq_len]`.
+#[inline]
+pub fn integer_sequence_length(batch: usize, value: i128, seq_len: usize) -> Result<usize, ShapeErrorKind> {
+    match usize::try_from(value) {
+        Ok(n) if n <= seq_len => Ok(n),
+        _ => Err(length_out_of_range(batch, Stored::Integer(value), seq_len)),
     }
 }
 
-/// A real value as its own type prints it, so an f32 2.7 reads `2.7`
-/// rather than its f64 widening.
-fn real_text(ty: ElementType, v: f64) -> String {
-    if ty == ElementType::F64 {
-        v.to_string()
+/// The real length `value` (of element type `ty`, widened exactly to
+/// `f64`) of batch index `batch`, truncated toward zero, as a count, when
+/// it lies in `[0, seq_len]`; NaN never does.
+#[inline]
+pub fn real_sequence_length(
+    batch: usize,
+    value: f64,
+    ty: ElementType,
+    seq_len: usize,
+) -> Result<usize, ShapeErrorKind> {
+    let whole = value.trunc();
+    // `whole >= 0.0` also refuses NaN; -0.5 truncates to -0.0, which
+    // passes. `seq_len as f64` may round up, so the count is compared
+    // again once it is an integer; the first test keeps infinities and
+    // huge values out.
+    let n = whole as usize;
+    if whole >= 0.0 && whole <= seq_len as f64 && n <= seq_len {
+        Ok(n)
     } else {
-        (v as f32).to_string()
+        Err(length_out_of_range(batch, Stored::Real(value, ty), seq_len))
     }
+}
+
+/// With `batch_axis` and `seq_axis` the same (normalised) `axis`, the only
+/// sequences are single elements: checks that the count `n` of batch
+/// index `batch` reverses none.
+#[inline]
+pub fn same_axes_length(axis: usize, batch: usize, n: usize) -> Result<(), ShapeErrorKind> {
+    if n <= 1 {
+        Ok(())
+    } else {
+        Err(ShapeErrorKind::SameSequenceAxes { axis, batch, value: n })
+    }
+}
+
+/// A length as it is stored, for the message.
+enum Stored {
+    Integer(i128),
+    Real(f64, ElementType),
+}
+
+#[cold]
+fn length_out_of_range(batch: usize, value: Stored, seq_len: usize) -> ShapeErrorKind {
+    let value = match value {
+        Stored::Integer(v) => v.to_string(),
+        // As its own type prints it, so an f32 2.7 reads `2.7` rather
+        // than its f64 widening.
+        Stored::Real(v, ElementType::F64) => v.to_string(),
+        Stored::Real(v, _) => (v as f32).to_string(),
+    };
+    ShapeErrorKind::LengthOutOfRange { batch, value, max: seq_len as u64 }
 }

@@ -17,13 +17,14 @@
 //! ```
 
 use ovir_ir::Layer;
-use ovir_tensor::{normalize_axis, Dim, PartialShape};
+use ovir_tensor::{normalize_axis, Dim, ElementType, PartialShape, Tensor};
 
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
 use crate::operation::{
     exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
 };
+use crate::values::try_for_each_integer;
 
 /// The highest data rank ReverseSubsequences takes, as DirectML's.
 pub const MAX_SUBSEQUENCE_RANK: usize = 8;
@@ -96,16 +97,16 @@ impl Operation for ReverseSubsequences {
             return Ok(vec![PortFact::unknown()]);
         }
         let ty = lengths.fact.element_type;
-        if ty.is_static() && !ty.is_integral() {
-            return Err(Problems::one(ShapeErrorKind::SubsequenceLengthsType { found: ty }));
+        if ty.is_static() {
+            lengths_type(ty).map_err(Problems::one)?;
         }
         let out = subsequences_shape(&data.fact.shape, &lengths.fact.shape, self.axis)?;
-        // Known lengths are checked now, as they would be when the model
-        // runs.
-        let negative =
-            lengths.fact.value.as_ref().and_then(|v| v.integer_values()?.into_iter().find(|&n| n < 0));
-        if let Some(value) = negative {
-            return Err(Problems::one(ShapeErrorKind::NegativeSubsequenceLength { value }));
+        // Known lengths are checked now, as they are when the model runs.
+        if let Some(value) = &lengths.fact.value {
+            match for_each_subsequence_length(value, |_| {}) {
+                Ok(()) | Err(ShapeErrorKind::UnreadableValues { .. }) => {}
+                Err(kind) => return Err(Problems::one(kind)),
+            }
         }
         Ok(vec![PortFact::of(data.fact.element_type, out)])
     }
@@ -201,4 +202,132 @@ pub fn subsequences_shape(
         }
     }
     Ok(PartialShape::new(out))
+}
+
+/// Checks the inputs of ReverseSubsequences whose shapes are known, as
+/// the executor does when it runs: integer lengths, data of rank 1 to
+/// [`MAX_SUBSEQUENCE_RANK`], an axis in `[-rank, rank)` and lengths of the
+/// data's shape with 1 at the axis, in the order [`Operation::infer`]
+/// checks them. Gives the axis normalised; allocates nothing unless the
+/// inputs are wrong.
+pub fn check_subsequences(data: &[usize], lengths: &Tensor, axis: i64) -> Result<usize, ShapeErrorKind> {
+    lengths_type(lengths.element_type())?;
+    let (rank, found) = (data.len(), lengths.shape());
+    if found.len() != rank {
+        return Err(ShapeErrorKind::SubsequenceLengthsRank {
+            data: rank,
+            lengths: PartialShape::from_static(found),
+            rank: found.len(),
+        });
+    }
+    if !(1..=MAX_SUBSEQUENCE_RANK).contains(&rank) {
+        return Err(ShapeErrorKind::SubsequencesRank { rank, max: MAX_SUBSEQUENCE_RANK });
+    }
+    let axis_n =
+        normalize_axis(axis, rank).ok_or(ShapeErrorKind::SubsequencesAxisOutOfRange { axis, rank })?;
+    let fits = found.iter().zip(data).enumerate().all(|(i, (&l, &d))| l == if i == axis_n { 1 } else { d });
+    if !fits {
+        let expected = data.iter().enumerate().map(|(i, &d)| if i == axis_n { 1 } else { d as u64 });
+        return Err(ShapeErrorKind::SubsequenceLengthsShape {
+            axis: axis_n,
+            expected: PartialShape::new(expected.map(Dim::fixed).collect()),
+            lengths: PartialShape::from_static(found),
+            data: PartialShape::from_static(data),
+        });
+    }
+    Ok(axis_n)
+}
+
+/// Lengths of ReverseSubsequences are integers.
+fn lengths_type(ty: ElementType) -> Result<(), ShapeErrorKind> {
+    if ty.is_integral() {
+        Ok(())
+    } else {
+        Err(ShapeErrorKind::SubsequenceLengthsType { found: ty })
+    }
+}
+
+/// Calls `f` with each length of ReverseSubsequences, in the lengths'
+/// element order, once it passes [`subsequence_length`]; stops at the first
+/// that does not. Allocates nothing unless a length is wrong.
+pub fn for_each_subsequence_length(lengths: &Tensor, mut f: impl FnMut(u64)) -> Result<(), ShapeErrorKind> {
+    let ty = lengths.element_type();
+    lengths_type(ty)?;
+    let mut index = 0;
+    let read = try_for_each_integer(lengths, |v| {
+        f(subsequence_length(lengths.shape(), index, v)?);
+        index += 1;
+        Ok(())
+    });
+    read.unwrap_or(Err(ShapeErrorKind::UnreadableValues { element_type: ty }))
+}
+
+/// The length `value`, element `index` (in element order) of lengths of
+/// shape `shape`, when it is not negative. A length above the axis size
+/// counts as that size, which is for the caller to apply.
+#[inline]
+pub fn subsequence_length(shape: &[usize], index: usize, value: i128) -> Result<u64, ShapeErrorKind> {
+    match u64::try_from(value) {
+        Ok(n) => Ok(n),
+        // Above `u64::MAX` only as an `i128`, which no tensor holds.
+        Err(_) if value > 0 => Ok(u64::MAX),
+        Err(_) => Err(negative_length(shape, index, value)),
+    }
+}
+
+#[cold]
+fn negative_length(shape: &[usize], index: usize, value: i128) -> ShapeErrorKind {
+    let mut rest = index;
+    let mut position = vec![0; shape.len()];
+    for (p, &d) in position.iter_mut().zip(shape).rev() {
+        if d > 0 {
+            *p = rest % d;
+            rest /= d;
+        }
+    }
+    ShapeErrorKind::NegativeSubsequenceLength { position, value }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_negative_length_is_placed_counting_from_the_last_axis() {
+        let err = |shape: &[usize], index| subsequence_length(shape, index, -2).unwrap_err();
+        let at = |position: Vec<usize>| ShapeErrorKind::NegativeSubsequenceLength { position, value: -2 };
+        assert_eq!(err(&[2, 1, 3], 4), at(vec![1, 0, 1]));
+        assert_eq!(err(&[4], 3), at(vec![3]));
+        assert_eq!(subsequence_length(&[4], 3, 9), Ok(9));
+    }
+
+    #[test]
+    fn known_shapes_are_checked_in_the_order_inference_checks_them() {
+        let lengths = |shape: &[usize]| Tensor::zeros(ElementType::I32, shape).unwrap();
+        assert_eq!(check_subsequences(&[2, 3, 4], &lengths(&[2, 1, 4]), 1), Ok(1));
+        assert_eq!(check_subsequences(&[2, 3, 4], &lengths(&[2, 3, 1]), -1), Ok(2));
+        let floats = Tensor::zeros(ElementType::F32, &[2, 1]).unwrap();
+        assert_eq!(
+            check_subsequences(&[2, 3], &floats, 1),
+            Err(ShapeErrorKind::SubsequenceLengthsType { found: ElementType::F32 })
+        );
+        assert!(matches!(
+            check_subsequences(&[2, 3], &lengths(&[2, 1, 1]), 1),
+            Err(ShapeErrorKind::SubsequenceLengthsRank { data: 2, rank: 3, .. })
+        ));
+        assert_eq!(
+            check_subsequences(&[], &lengths(&[]), 0),
+            Err(ShapeErrorKind::SubsequencesRank { rank: 0, max: MAX_SUBSEQUENCE_RANK })
+        );
+        assert_eq!(
+            check_subsequences(&[2, 3], &lengths(&[2, 1]), 2),
+            Err(ShapeErrorKind::SubsequencesAxisOutOfRange { axis: 2, rank: 2 })
+        );
+        let err = check_subsequences(&[2, 3, 4], &lengths(&[2, 3, 4]), 1).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "ReverseSubsequences: the lengths must have the data's shape with 1 at axis 1, [2,1,4], but they \
+             have shape [2,3,4] (the data's shape is [2,3,4])"
+        );
+    }
 }

@@ -272,6 +272,18 @@ const ERROR_CASES: &[ErrorCase] = &[
         text: "sequence length 5.5 at batch index 1 is out of range",
     },
     ErrorCase {
+        name: "constant length above 1 with the batch axis as the sequence axis",
+        build: |g| {
+            let x = f32_data(g, "3,4");
+            let l = g.vector(&[1i64, 0, 2]);
+            g.op("ReverseSequence", &[("batch_axis", "0"), ("seq_axis", "-2")], &[x, l]);
+        },
+        kind: "SameSequenceAxes",
+        attribute: None,
+        text: "batch_axis and seq_axis are both axis 0, which needs every sequence length to be at most 1, \
+               but batch index 2 has length 2",
+    },
+    ErrorCase {
         name: "Convert without destination_type",
         build: |g| {
             let x = f32_data(g, "2");
