@@ -1137,4 +1137,42 @@ mod tests {
         assert_eq!(made[1].shape(), &[3, 1]);
         assert_eq!(ints(&made[1]), vec![1, 2, 3]);
     }
+
+    /// An extension's op whose second input holds one length per row of
+    /// the first, each within its rows.
+    #[derive(Debug)]
+    struct RowLengths;
+
+    impl ovir_shape::CustomOp for RowLengths {
+        fn op_type(&self) -> &str {
+            "RowLengths"
+        }
+        fn infer(&self, inputs: &[PortFact]) -> Result<PortFact, ovir_shape::ExtensionError> {
+            Ok(inputs[0].clone())
+        }
+        fn evaluate(&self, inputs: &[&Tensor]) -> Result<Tensor, ovir_shape::ExtensionError> {
+            Ok(inputs[0].clone())
+        }
+        fn input_values(&self, input: usize, _: &[&PortFact]) -> ValueDomain {
+            match input {
+                1 => ValueDomain::Lengths { max: Some(Size::DimOf { input: 0, axis: 1 }) },
+                _ => ValueDomain::Any,
+            }
+        }
+        fn input_shape(&self, input: usize, _: &[&PortFact]) -> Option<ShapeRule> {
+            (input == 1).then(|| vec![Some(Size::DimOf { input: 0, axis: 0 })])
+        }
+    }
+
+    #[test]
+    fn an_extension_states_what_its_inputs_hold() {
+        let model = rseq_model("?,?", 0, 1);
+        let mut info = model.info().clone();
+        info.ops[2] = Op::new(ovir_shape::CustomOperation(std::sync::Arc::new(RowLengths)));
+        let inputs = PortInfo::inputs_of(model.ir(), &info.outputs);
+        let shaped = [("data".to_string(), vec![5, 3])];
+        let made = make_inputs(model.ir(), &info, &inputs, &[1, 0], &shaped, u64::MAX).unwrap();
+        assert_eq!(made[0].shape(), &[5]);
+        assert_eq!(ints(&made[0]), vec![1, 2, 3, 1, 2]);
+    }
 }

@@ -27,7 +27,7 @@ use ovir_tensor::Tensor;
 
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
-use crate::operation::{Input, Operation, Problems};
+use crate::operation::{Input, Operation, Problems, ShapeRule, ValueDomain};
 
 /// Why an extension refused a layer, its inputs or its registration, in
 /// words that say what is wrong and what was expected.
@@ -173,6 +173,22 @@ pub trait CustomOp: Send + Sync + fmt::Debug {
     fn state(&self) -> Option<Box<dyn CustomOpState>> {
         None
     }
+
+    /// The values input `input` must hold, given the facts of all inputs,
+    /// as [`Operation::input_values`] says: what example inputs (`ovir
+    /// run` without `-i`) are made to hold. The default: any values.
+    fn input_values(&self, input: usize, inputs: &[&PortFact]) -> ValueDomain {
+        let _ = (input, inputs);
+        ValueDomain::Any
+    }
+
+    /// The shape input `input` must have, given the facts of all inputs,
+    /// as [`Operation::input_shape`] says. The default: what its own fact
+    /// allows.
+    fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
+        let _ = (input, inputs);
+        None
+    }
 }
 
 /// What one infer request keeps for one [`CustomOp`] between runs (see
@@ -251,5 +267,13 @@ impl Operation for CustomOperation {
         let facts: Vec<PortFact> = inputs.iter().map(|i| i.fact.clone()).collect();
         let fact = self.0.infer(&facts).map_err(|e| extension_problem(self.0.op_type(), e))?;
         Ok(vec![fact])
+    }
+
+    fn input_values(&self, input: usize, inputs: &[&PortFact]) -> ValueDomain {
+        self.0.input_values(input, inputs)
+    }
+
+    fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
+        self.0.input_shape(input, inputs)
     }
 }
