@@ -88,6 +88,39 @@
 //! assert_eq!(y.get("y")?.to_vec::<i32>()?, [1, 2, 3, 3, 2, 1]);
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
+//!
+//! # Snapshot tests
+//!
+//! [`Outputs`] and [`Tensor`] show their exact values as text
+//! ([`Display`](std::fmt::Display)) and JSON ([`serde::Serialize`]), in a
+//! versioned format that the [`text`] module describes: each float in the
+//! fewest digits that read back as the same value of its own type, NaN as
+//! its bits, and large tensors summarised with a hash of their bytes.
+//!
+//! ```
+//! use ovir::{ElementType, ModelBuilder, PartialShape, Tensor};
+//!
+//! let mut b = ModelBuilder::new("to_f16");
+//! let data = b.parameter("data", ElementType::F32, PartialShape::from_static(&[3]))?;
+//! let half = b.convert(data, ElementType::F16)?;
+//! b.set_names(half, &["half"])?;
+//! b.result(half)?;
+//! let outputs = b.build()?.compile()?.run([("data", Tensor::from_vec(&[3], vec![0.1f32, -0.0, 1e9])?)])?;
+//! assert_eq!(outputs.to_string(), "ovir-outputs-text v1\noutput \"half\": f16 [3]\n[0.1, -0, inf]");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! With [insta](https://docs.rs/insta), a test pins them in one line,
+//! `insta::assert_snapshot!(outputs)` for the text or
+//! `insta::assert_json_snapshot!(outputs)` for JSON:
+//!
+//! ```no_run
+//! # fn demo() -> Result<(), Box<dyn std::error::Error>> {
+//! let compiled = ovir::Model::read("model.xml")?.compile()?;
+//! let outputs = compiled.run([("data", ovir::Tensor::from_vec(&[3], vec![0.1f32, -0.0, 1e9])?)])?;
+//! insta::assert_snapshot!(outputs);
+//! # Ok(()) }
+//! ```
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
@@ -105,7 +138,7 @@ pub use crate::core::Core;
 pub use builder::{BuildError, ModelBuilder};
 pub use error::{Error, Place};
 pub use model::{CompileOptions, CompiledModel, Model, PortInfo};
-pub use request::{InferRequest, Outputs, OutputsIter, PortKey};
+pub use request::{InferRequest, Outputs, OutputsDisplay, OutputsIter, PortKey, OUTPUTS_TEXT_FORMAT};
 
 pub use ovir_shape::{
     BuiltinOp, CustomOp, CustomOpState, Extension, ExtensionError, IntoLayer, OpLayer, PortFact, PortWarning,
@@ -128,6 +161,7 @@ pub use ovir_shape as shape;
 #[doc(inline)]
 pub use ovir_shape::ops;
 pub use ovir_tensor::packed;
+pub use ovir_tensor::text;
 pub use ovir_tensor::{bf16, f16, Dim, Element, ElementType, PartialShape, Tensor, TensorError};
 
 // The README's Rust examples compile as doctests, so they cannot drift

@@ -1,8 +1,12 @@
 //! Infer requests: the inputs and outputs of one inference at a time.
 
+use std::fmt;
+
 use ndarray::{ArrayD, ArrayViewD, Dimension};
 use ovir_exec::RunState;
+use ovir_tensor::text::{DisplayOptions, Quoted, TensorDisplay};
 use ovir_tensor::{packed, Element, Tensor};
+use serde::{Serialize, Serializer};
 
 use crate::error::Error;
 use crate::model::{CompiledModel, PortInfo};
@@ -94,7 +98,27 @@ impl CompiledModel {
 
 /// The outputs of [`CompiledModel::run`], in output order, each found by
 /// any of its names or by its index.
-#[derive(Clone, Debug)]
+///
+/// `Outputs` shows its values as text ([`Display`](fmt::Display)) and
+/// serializes them ([`Serialize`]), for snapshot tests: each output by its
+/// name, in output order, in the format of [`ovir::text`](crate::text),
+/// under a first line of its own, `ovir-outputs-text v1`:
+///
+/// ```text
+/// ovir-outputs-text v1
+/// output "out": f32 [2, 3]
+/// [[3, 2, 1],
+///  [6, 5, 4]]
+/// output "shape": i64 [2]
+/// [2, 3]
+/// ```
+///
+/// Outputs of more than 1,024 elements are summarised with a hash of their
+/// contents; `{:#}` shows every value, and
+/// [`display_with`](Self::display_with) takes other options. In JSON,
+/// the outputs are a list of objects, each the output's `name` and the
+/// fields of its tensor: `[{"name":"out","type":"f32","shape":[2,3],"values":["3",…]}]`.
+#[derive(Clone)]
 pub struct Outputs {
     model: CompiledModel,
     tensors: Vec<Tensor>,
@@ -132,6 +156,78 @@ impl Outputs {
     /// The values, in output order.
     pub fn into_tensors(self) -> Vec<Tensor> {
         self.tensors
+    }
+
+    /// The outputs as text or JSON with the given options: when each is
+    /// summarised, and how much of it a summary shows.
+    pub fn display_with(&self, options: DisplayOptions) -> OutputsDisplay<'_> {
+        OutputsDisplay { outputs: self, options }
+    }
+}
+
+/// The first line of the text of [`Outputs`]: the format's name and
+/// version. Each output's tensor follows in the format of
+/// [`ovir::text`](crate::text), without that format's own first line.
+pub const OUTPUTS_TEXT_FORMAT: &str = "ovir-outputs-text v1";
+
+impl fmt::Debug for Outputs {
+    /// Each output's name and tensor; the model they came from is left
+    /// out.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map().entries(self.iter()).finish()
+    }
+}
+
+/// [`Outputs`] with the options to show them by: what
+/// [`Outputs::display_with`] gives. It implements
+/// [`Display`](fmt::Display) and [`Serialize`].
+#[derive(Clone, Copy, Debug)]
+pub struct OutputsDisplay<'a> {
+    outputs: &'a Outputs,
+    options: DisplayOptions,
+}
+
+impl fmt::Display for OutputsDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(OUTPUTS_TEXT_FORMAT)?;
+        for (name, tensor) in self.outputs {
+            let shown = tensor.display_with(self.options).without_format_line();
+            write!(f, "\noutput {}: {shown}", Quoted(name))?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for Outputs {
+    /// The outputs as text, summarised past 1,024 elements each; `{:#}`
+    /// shows every value.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let options = if f.alternate() { DisplayOptions::full() } else { DisplayOptions::new() };
+        fmt::Display::fmt(&self.display_with(options), f)
+    }
+}
+
+/// One output as JSON: its name, then its tensor's fields.
+#[derive(Serialize)]
+struct NamedOutput<'a> {
+    name: &'a str,
+    #[serde(flatten)]
+    tensor: TensorDisplay<'a>,
+}
+
+impl Serialize for OutputsDisplay<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(
+            self.outputs.iter().map(|(name, t)| NamedOutput { name, tensor: t.display_with(self.options) }),
+        )
+    }
+}
+
+impl Serialize for Outputs {
+    /// The outputs as [`OutputsDisplay`] serializes them with the default
+    /// options.
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.display_with(DisplayOptions::new()).serialize(serializer)
     }
 }
 
