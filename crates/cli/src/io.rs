@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context};
-use ovir::{CompiledModel, InferRequest, PartialShape, Tensor};
+use ovir::{CompiledModel, ElementType, InferRequest, PartialShape, Tensor};
 
 /// The longest file stem an output gets, in bytes: well below the 255
 /// bytes most file systems allow, with room for `.npy` and the temporary
@@ -295,12 +295,12 @@ pub fn difference(expected: &Tensor, actual: &Tensor) -> Option<String> {
             a.iter().zip(b).enumerate().filter(|(_, (x, y))| x != y).map(|(i, _)| i).collect();
         let first = *bad.first()?;
         return Some(format!(
-            "{} of {} elements differ; first at {:?}: expected {:?}, got {:?}",
+            "{} of {} elements differ; first at {:?}: expected {}, got {}",
             bad.len(),
             a.len(),
             unravel(first, expected.shape()),
-            a.get(first)?,
-            b.get(first)?
+            element_text(expected, first),
+            element_text(actual, first)
         ));
     }
     let (a, b) = (expected.bytes()?, actual.bytes()?);
@@ -336,20 +336,12 @@ fn unravel(mut flat: usize, shape: &[usize]) -> Vec<usize> {
     idx
 }
 
-/// One element as text, in its own type. Only that element is read, so
-/// showing a few elements of a large output costs no copy of it.
+/// One element as text, in its own type and in the format of
+/// `ovir::text` (the shortest digits of its own width, NaN as its bits).
+/// Only that element is read, so showing a few elements of a large output
+/// costs no copy of it.
 pub fn element_text(t: &Tensor, i: usize) -> String {
-    if let Some(s) = t.strings().and_then(|s| s.get(i)) {
-        return format!("{s:?}");
-    }
-    let one = pieces(t, 1).and_then(|mut p| p.nth(i));
-    if let Some(v) = one.as_ref().and_then(Tensor::integer_values).and_then(|v| v.first().copied()) {
-        return v.to_string();
-    }
-    if let Some(v) = one.as_ref().and_then(Tensor::real_values).and_then(|v| v.first().copied()) {
-        return format!("{v}");
-    }
-    "?".to_string()
+    t.value_text(i).unwrap_or_else(|| "?".to_string())
 }
 
 /// How many elements [`max_abs_diff`] widens at a time.
@@ -383,7 +375,17 @@ fn max_abs_diff(a: &Tensor, b: &Tensor) -> Option<String> {
         Some(x.iter().zip(&y).map(|(p, q)| (p - q).abs()).filter(|d| !d.is_nan()).fold(0.0f64, f64::max))
     };
     let d = pairs.filter_map(piece).fold(0.0f64, f64::max);
-    Some(format!("{d}"))
+    // The difference is taken in f64. When the values are narrower and the
+    // difference is an f32, it is shown in f32's shortest digits (1e-45,
+    // not 1.401298464324817e-45); otherwise in f64's.
+    let mut text = String::new();
+    let narrow = d as f32;
+    if a.element_type() != ElementType::F64 && f64::from(narrow) == d {
+        ovir::text::write_f32(&mut text, narrow).ok()?;
+    } else {
+        ovir::text::write_f64(&mut text, d).ok()?;
+    }
+    Some(text)
 }
 
 #[cfg(test)]
@@ -402,6 +404,31 @@ mod tests {
         assert_eq!(sanitize("NUL.txt"), "_NUL.txt");
         assert_eq!(sanitize("console"), "console");
         assert_eq!(sanitize(&"é".repeat(1000)).len(), 150);
+    }
+
+    #[test]
+    fn differences_show_values_in_their_own_width() {
+        let f32s = |v: Vec<f32>| Tensor::from_vec(&[2], v).unwrap();
+        let why = difference(&f32s(vec![1.0, 1e-45]), &f32s(vec![1.0, 0.0])).unwrap();
+        assert_eq!(
+            why,
+            "1 of 2 elements differ; first at [1]: expected 1e-45, got 0; largest absolute difference 1e-45"
+        );
+        let nan = f32::from_bits(0x7fc0_0001);
+        let why = difference(&f32s(vec![0.1, 2.0]), &f32s(vec![nan, 2.0])).unwrap();
+        assert_eq!(why, "1 of 2 elements differ; first at [0]: expected 0.1, got nan:0x7fc00001; largest absolute difference 0");
+        // Was a 300-digit decimal.
+        let f64s = |v: Vec<f64>| Tensor::from_vec(&[1], v).unwrap();
+        let why = difference(&f64s(vec![1e-300]), &f64s(vec![2e-300])).unwrap();
+        assert_eq!(why, "1 of 1 elements differ; first at [0]: expected 1e-300, got 2e-300; largest absolute difference 1e-300");
+        let f16s = |v: f32| Tensor::from_vec(&[1], vec![ovir::f16::from_f32(v)]).unwrap();
+        // f16 0.2 - 0.1 is 0.0999755859375, an f32 of shortest digits
+        // 0.099975586.
+        let why = difference(&f16s(0.1), &f16s(0.2)).unwrap();
+        assert!(why.ends_with("expected 0.1, got 0.2; largest absolute difference 0.099975586"), "{why}");
+        let words = |v: &str| Tensor::from_strings(&[1], vec![v.to_string()]).unwrap();
+        let why = difference(&words("say \"hi\""), &words("é\n")).unwrap();
+        assert_eq!(why, r#"1 of 1 elements differ; first at [0]: expected "say \"hi\"", got "é\n""#);
     }
 
     #[test]

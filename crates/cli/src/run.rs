@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use anyhow::Context;
-use ovir::{CompileOptions, ElementType, Model, Tensor};
+use ovir::{CompileOptions, Model, Tensor};
 
 use crate::args::RunArgs;
 use crate::io::{difference, element_text, load_arrays, output_file_names, set_inputs, write_outputs};
@@ -12,13 +12,14 @@ use crate::{CliError, Outcome};
 /// How many leading values the summary shows per output.
 const PREVIEW: usize = 8;
 
-/// One output's summary: its own element type, and its values as they are
-/// written to files (packed types one code per element).
-fn summary(name: &str, ty: ElementType, t: &Tensor) -> String {
+/// One output's summary: its element type, shape and first values, each
+/// in its own type as `ovir::text` shows it (packed types as their codes,
+/// the 8-bit floats as numbers).
+fn summary(name: &str, t: &Tensor) -> String {
     let shown = t.len().min(PREVIEW);
     let values: Vec<String> = (0..shown).map(|i| element_text(t, i)).collect();
     let more = if t.len() > shown { ", …" } else { "" };
-    format!("{name}: {ty} {:?} [{}{more}]", t.shape(), values.join(", "))
+    format!("{name}: {} {:?} [{}{more}]", t.element_type(), t.shape(), values.join(", "))
 }
 
 /// Runs `ovir run`.
@@ -35,7 +36,6 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
     request.infer()?;
     // Packed sub-byte and 8-bit float outputs leave as one u8 (i8 for i4)
     // per element, the form NumPy can hold and `-i` takes back.
-    let types: Vec<ElementType> = request.outputs().iter().map(|t| t.element_type()).collect();
     let unpacked = request
         .outputs()
         .into_iter()
@@ -52,8 +52,8 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
             }
         }
         None if args.assert_outputs.is_none() => {
-            for ((port, t), ty) in compiled.outputs().iter().zip(&outputs).zip(&types) {
-                writeln!(out, "{}", summary(port.name(), *ty, t)).map_err(io)?;
+            for (port, t) in compiled.outputs().iter().zip(request.outputs()) {
+                writeln!(out, "{}", summary(port.name(), t)).map_err(io)?;
             }
         }
         None => {}
@@ -91,4 +91,21 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
         }
     }
     Ok(Outcome::Success)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ovir::ElementType;
+
+    #[test]
+    fn the_summary_shows_each_value_in_its_own_width() {
+        let t = Tensor::from_vec(&[3], vec![1e-45f32, -0.0, f32::from_bits(0xffc0_0000)]).unwrap();
+        assert_eq!(summary("out", &t), "out: f32 [3] [1e-45, -0, nan:0xffc00000]");
+        // 0x38 is 1, 0x7e 448 (shown as 450, which f8e4m3 reads as 448).
+        let f8 = Tensor::from_bytes(ElementType::F8e4m3, &[3], &[0x38, 0x7e, 0x7f]).unwrap();
+        assert_eq!(summary("f8", &f8), "f8: f8e4m3 [3] [1, 450, nan:0x7f]");
+        let long = Tensor::from_vec(&[2, 5], (0..10).map(|v| v as i64 - 5).collect()).unwrap();
+        assert_eq!(summary("i", &long), "i: i64 [2, 5] [-5, -4, -3, -2, -1, 0, 1, 2, …]");
+    }
 }
