@@ -141,7 +141,8 @@ pub use model::{CompileOptions, CompiledModel, Model, PortInfo};
 pub use request::{InferRequest, Outputs, OutputsDisplay, OutputsIter, PortKey, OUTPUTS_TEXT_FORMAT};
 
 pub use ovir_shape::{
-    BuiltinOp, CustomOp, CustomOpState, Extension, ExtensionError, IntoLayer, OpLayer, PortFact, PortWarning,
+    BuiltinOp, CustomOp, CustomOpState, Extension, ExtensionError, InPlace, IntoLayer, OpLayer, OutputSlots,
+    PortFact, PortWarning,
 };
 
 /// The `ndarray` that ovir's API takes and returns. Naming it through

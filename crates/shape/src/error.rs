@@ -106,11 +106,17 @@ pub enum ShapeErrorKind {
         /// What the extension said.
         message: String,
     },
-    /// A layer handled by an extension does not have exactly one output.
-    #[error("{op_type} is an extension op, which produces 1 output, but the layer declares {found}")]
+    /// A layer handled by an extension does not declare as many outputs
+    /// as its op produces.
+    #[error(
+        "{op_type} is an extension op, which produces {expected} output{}, but the layer declares {found}",
+        if *expected == 1 { "" } else { "s" }
+    )]
     CustomOutputCount {
         /// The `type` as written.
         op_type: String,
+        /// Outputs the op produces.
+        expected: usize,
         /// Outputs the layer declares.
         found: usize,
     },

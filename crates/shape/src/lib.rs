@@ -179,7 +179,9 @@ pub use analyze::{
     NoEvaluation, PartialInfo,
 };
 pub use error::{AnalyzeError, ShapeError, ShapeErrorKind};
-pub use extension::{CustomOp, CustomOpState, CustomOperation, Extension, ExtensionError};
+pub use extension::{
+    CustomOp, CustomOpState, CustomOperation, Extension, ExtensionError, InPlace, OutputSlots,
+};
 pub use fact::PortFact;
 pub use operation::{
     BuiltinOp, Input, IntoLayer, Op, OpLayer, OpSpec, Operation, Problem, Problems, ShapeRule, Size,

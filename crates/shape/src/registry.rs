@@ -219,13 +219,14 @@ impl OpRegistry {
                 (builtin.build)(layer, opset)
             }
             Some(Entry::Extension(extension)) => {
-                if layer.outputs.len() != 1 {
+                let op = extension.build(layer).map_err(|e| extension_problem(&layer.op_type, e))?;
+                if layer.outputs.len() != op.output_count() {
                     return Err(Problems::one(ShapeErrorKind::CustomOutputCount {
                         op_type: layer.op_type.clone(),
+                        expected: op.output_count(),
                         found: layer.outputs.len(),
                     }));
                 }
-                let op = extension.build(layer).map_err(|e| extension_problem(&layer.op_type, e))?;
                 Ok(Op::new(CustomOperation(op)))
             }
             None => Err(Problems::one(self.unknown(layer))),
