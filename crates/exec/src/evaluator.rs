@@ -52,13 +52,17 @@ impl Evaluator for ConstantEvaluator {
         }
         let value = match ops::plan(op, &PlanContext::of_values(inputs))?.ok()? {
             Planned::Step(kernel) => {
-                // Whatever the facts said, nothing large is allocated.
-                if let Output::Buffer(ty, shape) = kernel.output(inputs).ok()? {
+                // Whatever the facts said, nothing large is allocated: a
+                // buffer of known size is checked here, and one sized when
+                // the kernel runs is held to as many bytes as this many
+                // strings take.
+                if let Output::Buffer(ty, shape) = kernel.output(inputs, 0).ok()? {
                     if !Self::small(ty, &shape) {
                         return None;
                     }
                 }
-                step::evaluate(kernel.as_ref(), inputs).ok()?
+                let limit = (Self::MAX_BYTES * std::mem::size_of::<String>()) as u64;
+                step::evaluate(kernel.as_ref(), inputs, 1, limit).ok()?.into_iter().next()?
             }
             Planned::PassThrough => (*inputs.first()?).clone(),
             Planned::Input | Planned::Constant(_) | Planned::Output => return None,

@@ -53,7 +53,8 @@ impl Model {
     /// unchanged (a `Reverse` with nothing to reverse) is taken out, its
     /// readers reading its input and its tensor names going with them,
     /// and layers no output needs any more are dropped. Inputs stay, used
-    /// or not. The result is validated again with ovir's built-in ops.
+    /// or not, and so do layers with several outputs (an extension op's),
+    /// which compiling folds again. The result is validated again with ovir's built-in ops.
     pub fn folded(&self) -> Result<Model, Error> {
         let ir = self.ir();
         let folding = Plan::folding(ir, self.info(), DEFAULT_MAX_TENSOR_BYTES)
@@ -62,7 +63,11 @@ impl Model {
         // Where each layer's readers read from now.
         let mut redirect: Vec<Option<OutputRef>> = vec![None; ir.layers.len()];
         for (i, folded) in folding.into_iter().enumerate() {
-            let keep = ["Parameter", "Result"].iter().any(|t| ir.layers[i].is(t)) || ir.layers[i].is_const();
+            // A layer with several outputs stays whole: one `Const` holds
+            // one output, and the layer is computed again when compiled.
+            let keep = ["Parameter", "Result"].iter().any(|t| ir.layers[i].is(t))
+                || ir.layers[i].is_const()
+                || ir.layers[i].outputs.len() > 1;
             match folded {
                 Folded::Value(value) if !keep => {
                     let (ty, shape) = (value.element_type(), PartialShape::from_static(value.shape()));

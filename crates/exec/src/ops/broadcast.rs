@@ -7,7 +7,7 @@ use ovir_shape::BroadcastMode;
 use ovir_tensor::Tensor;
 
 use crate::kernels::{self, broadcast::Layout, KernelError};
-use crate::step::{fits, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
+use crate::step::{fits, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
 planner!(Broadcast, plan);
 
@@ -41,13 +41,19 @@ struct BroadcastKernel {
 }
 
 impl Kernel for BroadcastKernel {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         let (data, target, mapping) = split(inputs)?;
         let shape = kernels::broadcast_output_shape(data, target, mapping, self.mode)?;
         Ok(Output::Buffer(data.element_type(), OutShape::owned(shape)))
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, _cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        _cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         let (data, target, mapping) = split(inputs)?;
         kernels::broadcast_into(data, target, mapping, self.mode, out)
     }
@@ -61,19 +67,25 @@ struct FixedBroadcast {
 }
 
 impl Kernel for FixedBroadcast {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], port: usize) -> Result<Output<'t>, KernelError> {
         match inputs.first() {
             Some(data) if data.shape() == self.layout.data_shape() => {
                 Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(self.layout.shape())))
             }
-            _ => self.general.output(inputs),
+            _ => self.general.output(inputs, port),
         }
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         match inputs.first() {
             Some(data) if data.shape() == self.layout.data_shape() => self.layout.run(data, out),
-            _ => self.general.run(inputs, out, cx),
+            _ => self.general.run(inputs, outputs, cx),
         }
     }
 }

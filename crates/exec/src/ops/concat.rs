@@ -5,7 +5,7 @@ use ovir_shape::ops::Concat;
 use ovir_tensor::Tensor;
 
 use crate::kernels::{self, concat::Layout, KernelError};
-use crate::step::{fits, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
+use crate::step::{fits, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
 planner!(Concat, plan);
 
@@ -29,7 +29,7 @@ struct ConcatKernel {
 }
 
 impl Kernel for ConcatKernel {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         let data = inputs.first().ok_or(KernelError::InputCount { op: "Concat", expected: 1, found: 0 })?;
         Ok(Output::Buffer(
             data.element_type(),
@@ -37,7 +37,13 @@ impl Kernel for ConcatKernel {
         ))
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, _cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        _cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         kernels::concat_into(inputs, self.axis, out)
     }
 }
@@ -50,20 +56,26 @@ struct FixedConcat {
 }
 
 impl Kernel for FixedConcat {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], port: usize) -> Result<Output<'t>, KernelError> {
         match inputs.first() {
             Some(data) if self.layout.fits(inputs) => {
                 Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(self.layout.shape())))
             }
-            _ => self.general.output(inputs),
+            _ => self.general.output(inputs, port),
         }
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         if self.layout.fits(inputs) {
             self.layout.run(inputs, out)
         } else {
-            self.general.run(inputs, out, cx)
+            self.general.run(inputs, outputs, cx)
         }
     }
 }

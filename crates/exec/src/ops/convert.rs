@@ -4,7 +4,7 @@ use ovir_shape::ops::Convert;
 use ovir_tensor::{ElementType, Tensor};
 
 use crate::kernels::{self, KernelError};
-use crate::step::{exactly, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
+use crate::step::{exactly, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
 planner!(Convert, plan);
 
@@ -18,12 +18,18 @@ struct ConvertKernel {
 }
 
 impl Kernel for ConvertKernel {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         let [data] = exactly::<1>("Convert", inputs)?;
         Ok(Output::Buffer(self.to, OutShape::Borrowed(data.shape())))
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         let [data] = exactly::<1>("Convert", inputs)?;
         kernels::convert_into(data, self.to, out, cx.options)
     }

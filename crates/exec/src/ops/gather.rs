@@ -5,7 +5,7 @@ use ovir_shape::ops::Gather;
 use ovir_tensor::Tensor;
 
 use crate::kernels::{self, gather::Layout, KernelError};
-use crate::step::{exactly, fits, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
+use crate::step::{exactly, fits, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
 planner!(Gather, plan);
 
@@ -34,13 +34,19 @@ struct GatherKernel {
 }
 
 impl Kernel for GatherKernel {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         let [data, indices, axis] = exactly::<3>("Gather", inputs)?;
         let shape = kernels::gather_output_shape(data, indices, axis, self.batch_dims)?;
         Ok(Output::Buffer(data.element_type(), OutShape::owned(shape)))
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         let [data, indices, axis] = exactly::<3>("Gather", inputs)?;
         kernels::gather_into(data, indices, axis, self.batch_dims, out, &mut cx.state.scratch)
     }
@@ -55,21 +61,27 @@ struct FixedGather {
 }
 
 impl Kernel for FixedGather {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], port: usize) -> Result<Output<'t>, KernelError> {
         match inputs {
             [data, indices, _] if self.layout.fits(data, indices) => {
                 Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(self.layout.shape())))
             }
-            _ => self.general.output(inputs),
+            _ => self.general.output(inputs, port),
         }
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         match inputs {
             [data, indices, _] if self.layout.fits(data, indices) => {
                 self.layout.run(data, indices, out, &mut cx.state.scratch)
             }
-            _ => self.general.run(inputs, out, cx),
+            _ => self.general.run(inputs, outputs, cx),
         }
     }
 }

@@ -6,7 +6,7 @@ use ovir_shape::ReverseMode;
 use ovir_tensor::Tensor;
 
 use crate::kernels::{self, KernelError};
-use crate::step::{exactly, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
+use crate::step::{exactly, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
 /// Reverse flags for axes that arrive at run time, on the stack for ranks
 /// up to 8 so that reading them allocates nothing.
@@ -38,12 +38,18 @@ struct RuntimeAxes {
 }
 
 impl Kernel for RuntimeAxes {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         let [data, _] = exactly::<2>("Reverse", inputs)?;
         Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(data.shape())))
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         let [data, axes] = exactly::<2>("Reverse", inputs)?;
         let mut flags: Flags = smallvec::smallvec![false; data.rank()];
         ovir_shape::reversed_axes_into(self.mode, axes, &mut flags)?;
@@ -59,12 +65,18 @@ struct FixedAxes {
 }
 
 impl Kernel for FixedAxes {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         let data = inputs.first().ok_or(KernelError::InputCount { op: "Reverse", expected: 2, found: 0 })?;
         Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(data.shape())))
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         let data = inputs.first().ok_or(KernelError::InputCount { op: "Reverse", expected: 2, found: 0 })?;
         kernels::reverse_into(data, &self.flags, out, cx.options, &mut cx.state.scratch)
     }

@@ -6,7 +6,7 @@ use ovir_shape::ops::ReverseSequence;
 use ovir_tensor::Tensor;
 
 use crate::kernels::{self, CheckedLengths, KernelError};
-use crate::step::{exactly, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
+use crate::step::{exactly, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
 planner!(ReverseSequence, plan);
 
@@ -33,12 +33,18 @@ struct ReverseSequenceKernel {
 }
 
 impl Kernel for ReverseSequenceKernel {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         let [data, _] = exactly::<2>("ReverseSequence", inputs)?;
         Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(data.shape())))
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         let [data, lengths] = exactly::<2>("ReverseSequence", inputs)?;
         let ReverseSequence { batch_axis, seq_axis } = self.op;
         let (options, scratch) = (cx.options, &mut cx.state.scratch);
@@ -81,7 +87,7 @@ mod tests {
         // The data's shape unknown: the lengths are read on every run.
         let fact = PortFact::of(ElementType::I32, "?,4".parse().unwrap());
         let args = vec![Arg { value: None, fact: Some(&fact) }, Arg { value: Some(&constant), fact: None }];
-        let dynamic = plan(&op, &PlanContext { args, output: None }).unwrap();
+        let dynamic = plan(&op, &PlanContext { args, outputs: &[] }).unwrap();
         assert_eq!(run(&dynamic, &data, &other).to_vec::<i32>().unwrap(), by_other);
         // Lengths that do not pass are left to the run to report.
         let past = Tensor::from_vec(&[2], vec![5i64, 1]).unwrap();

@@ -5,7 +5,7 @@ use ovir_shape::ops::ShapeOf;
 use ovir_tensor::{ElementType, Tensor};
 
 use crate::kernels::{self, KernelError};
-use crate::step::{exactly, Kernel, OutShape, Output, PlanContext, Planned, RunContext};
+use crate::step::{exactly, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
 planner!(ShapeOf, plan);
 
@@ -19,12 +19,18 @@ struct ShapeOfKernel {
 }
 
 impl Kernel for ShapeOfKernel {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         let [data] = exactly::<1>("ShapeOf", inputs)?;
         Ok(Output::Buffer(self.output_type, OutShape::Owned(smallvec::smallvec![data.rank()])))
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, _cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        _cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         let [data] = exactly::<1>("ShapeOf", inputs)?;
         kernels::shape_of_into(data, self.output_type, out)
     }

@@ -8,7 +8,7 @@ use ovir_tensor::Tensor;
 
 use crate::kernels::{self, slice::SliceCopy, KernelError};
 use crate::ops::reverse;
-use crate::step::{Kernel, OutShape, Output, PlanContext, Planned, RunContext};
+use crate::step::{Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
 planner!(Slice, plan);
 
@@ -42,13 +42,19 @@ struct SliceKernel;
 static GENERAL: SliceKernel = SliceKernel;
 
 impl Kernel for SliceKernel {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         let (data, start, stop, step, axes) = split(inputs)?;
         let shape = kernels::slice_output_shape(data, start, stop, step, axes)?;
         Ok(Output::Buffer(data.element_type(), OutShape::owned(shape)))
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         let (data, start, stop, step, axes) = split(inputs)?;
         kernels::slice_into(data, start, stop, step, axes, out, cx.options)
     }
@@ -61,19 +67,25 @@ struct FixedSlice {
 }
 
 impl Kernel for FixedSlice {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], port: usize) -> Result<Output<'t>, KernelError> {
         match inputs.first() {
             Some(data) if data.shape() == self.copy.data_shape() => {
                 Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(self.copy.shape())))
             }
-            _ => GENERAL.output(inputs),
+            _ => GENERAL.output(inputs, port),
         }
     }
 
-    fn run(&self, inputs: &[&Tensor], out: &mut Tensor, cx: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(
+        &self,
+        inputs: &[&Tensor],
+        outputs: &mut Outputs<'_>,
+        cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let out = outputs.single()?;
         match inputs.first() {
             Some(data) if data.shape() == self.copy.data_shape() => self.copy.run(data, out),
-            _ => GENERAL.run(inputs, out, cx),
+            _ => GENERAL.run(inputs, outputs, cx),
         }
     }
 }

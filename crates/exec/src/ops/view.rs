@@ -5,7 +5,7 @@ use ovir_tensor::Tensor;
 
 use crate::kernels::reshape::{self, View};
 use crate::kernels::KernelError;
-use crate::step::{Kernel, Output, PlanContext, Planned, RunContext};
+use crate::step::{Kernel, Output, Outputs, PlanContext, Planned, RunContext};
 
 /// The step for `view`: with the data shape static and the second input
 /// constant, the output shape is worked out now.
@@ -27,13 +27,13 @@ struct ViewKernel {
 }
 
 impl Kernel for ViewKernel {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         let op = self.view.name();
         let data = inputs.first().ok_or(KernelError::InputCount { op, expected: 2, found: 0 })?;
         Ok(Output::Ready(reshape::view(self.view, data, inputs.get(1).copied())?))
     }
 
-    fn run(&self, _: &[&Tensor], _: &mut Tensor, _: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(&self, _: &[&Tensor], _: &mut Outputs<'_>, _: &mut RunContext<'_>) -> Result<(), KernelError> {
         Err(KernelError::Internal { op: self.view.name(), what: "a view was asked to fill a buffer" })
     }
 
@@ -52,7 +52,7 @@ struct FixedView {
 }
 
 impl Kernel for FixedView {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor]) -> Result<Output<'t>, KernelError> {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         let op = self.view.name();
         let data = inputs.first().ok_or(KernelError::InputCount { op, expected: 2, found: 0 })?;
         if data.shape() == self.data_shape.as_slice() {
@@ -65,7 +65,7 @@ impl Kernel for FixedView {
         Ok(Output::Ready(reshape::view(self.view, data, inputs.get(1).copied())?))
     }
 
-    fn run(&self, _: &[&Tensor], _: &mut Tensor, _: &mut RunContext<'_>) -> Result<(), KernelError> {
+    fn run(&self, _: &[&Tensor], _: &mut Outputs<'_>, _: &mut RunContext<'_>) -> Result<(), KernelError> {
         Err(KernelError::Internal { op: self.view.name(), what: "a view was asked to fill a buffer" })
     }
 

@@ -9,10 +9,10 @@ use ovir_ir::{LayerIdx, Model, OutputRef};
 use ovir_shape::ModelInfo;
 use ovir_tensor::{Tensor, DEFAULT_MAX_TENSOR_BYTES};
 
-use super::schedule::schedule_releases;
+use super::schedule::{grant_reuse, schedule_releases};
 use super::{CompileError, Plan, PlanInput, PlanOutput, Slot, Step};
 use crate::ops;
-use crate::step::{self, Arg, Kernel, Output, PlanContext, Planned};
+use crate::step::{self, Arg, Kernel, PlanContext, Planned, StepError};
 
 impl Plan {
     /// Compiles a validated model. Layers whose inputs are all constant are
@@ -35,40 +35,52 @@ impl Plan {
         Ok(build(model, info, max_tensor_bytes)?.finish())
     }
 
-    /// What compiling folds, layer by layer: [`Folded::Value`] for a layer
-    /// whose output is known before the model runs, [`Folded::PassesOn`]
-    /// for one that passes an input through unchanged (a Reverse with
-    /// nothing to reverse), [`Folded::Runs`] for the rest. Checks and
-    /// limits are those of [`Plan::compile_with_limit`].
+    /// What compiling folds, layer by layer, for each layer's first
+    /// output: [`Folded::Value`] for a layer whose output is known before
+    /// the model runs, [`Folded::PassesOn`] for one that passes an input
+    /// through unchanged (a Reverse with nothing to reverse),
+    /// [`Folded::Runs`] for the rest. Checks and limits are those of
+    /// [`Plan::compile_with_limit`]. [`Plan::folding_ports`] tells the same
+    /// for every output of layers with several.
     pub fn folding(
         model: &Model,
         info: &ModelInfo,
         max_tensor_bytes: u64,
     ) -> Result<Vec<Folded>, CompileError> {
+        let ports = Plan::folding_ports(model, info, max_tensor_bytes)?;
+        Ok(ports.into_iter().map(|p| p.into_iter().next().unwrap_or(Folded::Runs)).collect())
+    }
+
+    /// What compiling folds, for every output port of every layer: as
+    /// [`Plan::folding`] says for first outputs, indexed by layer, then by
+    /// port. A layer without outputs (a `Result`) has an empty list.
+    pub fn folding_ports(
+        model: &Model,
+        info: &ModelInfo,
+        max_tensor_bytes: u64,
+    ) -> Result<Vec<Vec<Folded>>, CompileError> {
         let builder = build(model, info, max_tensor_bytes)?;
         let at = |slot: Slot| {
             let layer = builder.first_slot.partition_point(|&first| first <= slot).saturating_sub(1);
             let port = slot - builder.first_slot.get(layer).copied().unwrap_or(0);
             OutputRef { layer: LayerIdx(layer), port }
         };
+        let folded = |out: Slot| match (builder.alias[out], &builder.known[out]) {
+            (to, _) if to != out => Folded::PassesOn(at(to)),
+            (_, Some(value)) => Folded::Value(value.clone()),
+            _ => Folded::Runs,
+        };
         Ok((0..model.layers.len())
             .map(|i| {
-                if model.layers[i].outputs.is_empty() {
-                    return Folded::Runs;
-                }
-                let out = builder.first_slot[i];
-                match (builder.alias[out], &builder.known[out]) {
-                    (to, _) if to != out => Folded::PassesOn(at(to)),
-                    (_, Some(value)) => Folded::Value(value.clone()),
-                    _ => Folded::Runs,
-                }
+                let first = builder.first_slot[i];
+                (first..first + model.layers[i].outputs.len()).map(folded).collect()
             })
             .collect())
     }
 }
 
-/// What compiling makes of one layer's first output: see
-/// [`Plan::folding`].
+/// What compiling makes of one output of a layer: see [`Plan::folding`]
+/// and [`Plan::folding_ports`].
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub enum Folded {
@@ -78,7 +90,7 @@ pub enum Folded {
     /// value of a `Const`).
     Value(Tensor),
     /// The layer passes this output through unchanged: whatever reads the
-    /// layer can read it instead.
+    /// layer's output can read it instead.
     PassesOn(OutputRef),
 }
 
@@ -159,12 +171,16 @@ impl<'m> Builder<'m> {
         let layer = model.layer(idx);
         let args: Vec<Slot> =
             (0..layer.inputs.len()).map(|i| self.alias[self.slot(model.source(idx, i))]).collect();
-        let output_fact = info.outputs[idx.0].first();
-        // A value analysis already knows (a shape of a static input, or one
-        // computed from constants) needs no step.
-        if let (false, Some(value)) = (args.is_empty(), output_fact.and_then(|f| f.value.as_ref())) {
-            let out = self.slot(OutputRef { layer: idx, port: 0 });
-            self.known[out] = Some(value.clone());
+        let output_facts = info.outputs[idx.0].as_slice();
+        let output_fact = output_facts.first();
+        // Values analysis already knows (a shape of a static input, or one
+        // computed from constants) need no step.
+        let values: Option<Vec<&Tensor>> = output_facts.iter().map(|f| f.value.as_ref()).collect();
+        if let (false, false, Some(values)) = (args.is_empty(), output_facts.is_empty(), values) {
+            let first = self.slot(OutputRef { layer: idx, port: 0 });
+            for (port, value) in values.into_iter().enumerate() {
+                self.known[first + port] = Some(value.clone());
+            }
             return Ok(());
         }
         let all_known = args.iter().all(|&s| self.known[s].is_some());
@@ -173,7 +189,7 @@ impl<'m> Builder<'m> {
                 value: self.known[s].as_ref(),
                 fact: Some(info.input_fact(model, idx, i)),
             });
-            let cx = PlanContext { args: args.collect(), output: output_fact };
+            let cx = PlanContext { args: args.collect(), outputs: output_facts };
             ops::plan(info.op(idx), &cx)
                 .ok_or_else(|| CompileError::NoKernel { layer: model.layer_ref(idx) })?
                 .map_err(|source| CompileError::Fold {
@@ -221,30 +237,35 @@ impl<'m> Builder<'m> {
     }
 
     /// Computes a layer whose inputs are all known, once, on the calling
-    /// thread. A few constant bytes can be broadcast into exabytes, so the
-    /// output's size is checked first.
+    /// thread. A few constant bytes can be broadcast into exabytes, so each
+    /// output's size is checked before it is allocated.
     fn fold(&mut self, idx: LayerIdx, kernel: &dyn Kernel, args: &[Slot]) -> Result<(), CompileError> {
         let model = self.model;
-        let fold_error =
-            |source| CompileError::Fold { layer: model.layer_ref(idx), source: Box::new(source) };
         let values: Vec<&Tensor> = args.iter().filter_map(|&s| self.known[s].as_ref()).collect();
-        if let Output::Buffer(ty, shape) = kernel.output(&values).map_err(fold_error)? {
-            ovir_tensor::check_memory(ty, &shape, self.max_tensor_bytes).map_err(|source| {
+        let ports = model.layer(idx).outputs.len();
+        let outputs = step::evaluate(kernel, &values, ports, self.max_tensor_bytes).map_err(|e| match e {
+            StepError::Kernel(source) => {
+                CompileError::Fold { layer: model.layer_ref(idx), source: Box::new(source) }
+            }
+            StepError::OverLimit(source) => {
                 CompileError::OverLimit { layer: model.layer_ref(idx), source: Box::new(source) }
-            })?;
+            }
+        })?;
+        let first = self.slot(OutputRef { layer: idx, port: 0 });
+        for (port, value) in outputs.into_iter().enumerate().take(ports) {
+            self.known[first + port] = Some(value);
         }
-        let value = step::evaluate(kernel, &values).map_err(fold_error)?;
-        let out = self.slot(OutputRef { layer: idx, port: 0 });
-        self.known[out] = Some(value);
         Ok(())
     }
 
     /// Adds a step that runs `kernel` on every inference.
     fn step(&mut self, idx: LayerIdx, kernel: Arc<dyn Kernel>, args: Vec<Slot>) {
         let out = self.slot(OutputRef { layer: idx, port: 0 });
+        let ports = self.model.layer(idx).outputs.len();
         // A view with shapes fixed at compile time, of a value that stays
         // put, is kept from one run to the next.
-        let keep = kernel.fixed_view().is_some() && args.first().is_some_and(|&s| self.is_settled(s));
+        let keep =
+            ports == 1 && kernel.fixed_view().is_some() && args.first().is_some_and(|&s| self.is_settled(s));
         if keep {
             self.settled[out] = true;
         }
@@ -253,6 +274,8 @@ impl<'m> Builder<'m> {
             kernel,
             inputs: args,
             output: out,
+            ports,
+            reuse: Vec::new(),
             release: Vec::new(),
             discard: Vec::new(),
             keep,
@@ -270,6 +293,7 @@ impl<'m> Builder<'m> {
             .chain(self.steps.iter().filter(|s| s.keep).map(|s| s.output))
             .collect();
         schedule_releases(&mut self.steps, &pinned, &self.known);
+        grant_reuse(&mut self.steps, &pinned);
         Plan { steps: self.steps, inputs: self.inputs, outputs: self.outputs, known: self.known }
     }
 }

@@ -1,6 +1,20 @@
 //! The execution plan: a validated model compiled once into a flat list of
 //! steps over numbered value slots.
 //!
+//! Every output port of every layer has a slot: the ports of one layer
+//! follow each other, so a step writes the run of slots that starts at
+//! its first output. Each slot is freed after its own last reader, and
+//! each port of a layer whose inputs are all known is folded.
+//!
+//! A step's kernel describes each of its outputs before it runs: a buffer
+//! of known type and shape, which the plan takes from the request's pool;
+//! a value already made (a view); or a buffer sized only when the kernel
+//! runs, which the kernel asks the pool for itself once it knows the
+//! sizes. A kernel may also compute an output in place from an input: the
+//! compiler grants that where the input is computed on every run and dies
+//! at the step, and the run moves the input's buffer into the output when
+//! nothing else holds it.
+//!
 //! [`compile`] makes the steps (with each op's executor module, folding
 //! what is known before the model runs), [`schedule`] decides after which
 //! step each value's buffer can be reused, [`run`] runs the steps, and
@@ -12,7 +26,7 @@ use std::sync::Arc;
 use ovir_ir::{LayerIdx, LayerRef};
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 
-use crate::step::Kernel;
+use crate::step::{Kernel, Reuse};
 
 mod compile;
 mod error;
@@ -33,7 +47,12 @@ struct Step {
     layer: LayerRef,
     kernel: Arc<dyn Kernel>,
     inputs: Vec<Slot>,
+    /// The slot of the first output; the others follow it, one per port.
     output: Slot,
+    /// The number of outputs.
+    ports: usize,
+    /// Outputs that may take over the buffer of an input dying here.
+    reuse: Vec<Reuse>,
     /// Slots whose last reader is this step: their buffers go back to the
     /// pool right after it.
     release: Vec<Slot>,
@@ -127,8 +146,9 @@ impl Plan {
         // What waits is a buffer a view still holds, or an output the
         // caller still holds.
         let waiting = self.steps.iter().filter(|s| s.kernel.is_view()).count() + self.outputs.len();
+        let pool = self.steps.iter().map(|s| s.ports).sum();
         let steps = self.steps.iter().map(|s| s.kernel.state()).collect();
-        RunState::new(self.known.clone(), self.steps.len(), waiting, steps)
+        RunState::new(self.known.clone(), pool, waiting, steps)
     }
 
     /// Checks an input and stores it in `state` for the next runs.

@@ -2,9 +2,9 @@
 
 use ovir_tensor::Tensor;
 
-use super::{Plan, RunError, RunState, Step};
+use super::{Plan, RunError, RunState, Slot, Step};
 use crate::kernels::{ExecOptions, KernelError};
-use crate::step::{Output, RunContext};
+use crate::step::{prepare, Outputs, RunContext, StepError};
 
 impl Plan {
     /// Runs one inference on the inputs stored in `state`.
@@ -26,10 +26,12 @@ impl Plan {
             }
         }
         for step in self.steps.iter().filter(|s| !s.keep) {
-            if let Some(old) = state.values.get_mut(step.output).and_then(Option::take) {
-                // A view is dropped, which frees the buffer it shares.
-                if !step.kernel.is_view() {
-                    state.recycle(old);
+            for slot in step.output..step.output + step.ports {
+                if let Some(old) = state.values.get_mut(slot).and_then(Option::take) {
+                    // A view is dropped, which frees the buffer it shares.
+                    if !step.kernel.is_view() {
+                        state.recycle(old);
+                    }
                 }
             }
         }
@@ -37,10 +39,7 @@ impl Plan {
         state.bytes_moved = 0;
         for (index, step) in self.steps.iter().enumerate() {
             if !(step.keep && Plan::kept_view_holds(step, state)) {
-                let out = Plan::run_step(index, step, state)?;
-                if let Some(v) = state.values.get_mut(step.output) {
-                    *v = Some(out);
-                }
+                Plan::run_step(index, step, state)?;
             }
             for &s in &step.discard {
                 if let Some(v) = state.values.get_mut(s) {
@@ -75,66 +74,73 @@ impl Plan {
         }
     }
 
-    fn run_step(index: usize, step: &Step, state: &mut RunState) -> Result<Tensor, RunError> {
+    /// Runs one step: describes its outputs, takes their buffers, moves in
+    /// the inputs whose buffers outputs take over, and runs the kernel,
+    /// which leaves its outputs in the step's slots.
+    fn run_step(index: usize, step: &Step, state: &mut RunState) -> Result<(), RunError> {
         let kernel_error = |source| RunError::Kernel { layer: step.layer.clone(), source: Box::new(source) };
-        let RunState { values, pool, steps, bytes_moved, threads, max_tensor_bytes, .. } = state;
-        let arg = |i: usize| step.inputs.get(i).and_then(|&s| values.get(s)).and_then(Option::as_ref);
-        // The plan gives every step's inputs their values before it runs;
-        // one left unset would be a bug in the plan.
-        let unset = || {
-            kernel_error(KernelError::Internal {
-                op: "plan",
-                what: "a step's input had no value when it ran",
-            })
-        };
-        // Steps with few inputs (all but a wide Concat) gather them on the
-        // stack, so that running a plan allocates nothing for them.
-        let n = step.inputs.len();
-        let data = arg(0).ok_or_else(unset)?;
-        let mut inline = [data; 5];
-        let spilled: Vec<&Tensor>;
-        let args: &[&Tensor] = if n <= inline.len() {
-            for (i, slot) in inline.iter_mut().enumerate().take(n) {
-                *slot = arg(i).ok_or_else(unset)?;
+        let step_error = |e| match e {
+            StepError::Kernel(source) => kernel_error(source),
+            StepError::OverLimit(source) => {
+                RunError::OverLimit { layer: step.layer.clone(), source: Box::new(source) }
             }
-            &inline[..n]
-        } else {
-            spilled = (0..n).map(|i| arg(i).ok_or_else(unset)).collect::<Result<_, _>>()?;
-            &spilled
         };
-        let (ty, shape) = match step.kernel.output(args).map_err(kernel_error)? {
-            // A view of the input, or a value the op made itself: nothing
-            // to allocate.
-            Output::Ready(value) => return Ok(value),
-            Output::Buffer(ty, shape) => (ty, shape),
+        let RunState { values, pool, steps, bytes_moved, threads, max_tensor_bytes, vacant, .. } = state;
+        // The plan gives every step's inputs their values before it runs,
+        // and a step never reads its own outputs; anything else would be a
+        // bug in the plan.
+        let internal = |what| kernel_error(KernelError::Internal { op: "plan", what });
+        let first = step.output;
+        let end = first.checked_add(step.ports).filter(|&e| e <= values.len());
+        let end = end.ok_or_else(|| internal("a step's outputs lie past the slots"))?;
+        // The step's own slots, apart from those its inputs are read from.
+        let (before, rest) = values.split_at_mut(first);
+        let (outs, after) = rest.split_at_mut(end - first);
+        let prepared = {
+            let args = Args::gather(&step.inputs, before, after, first, end, None)
+                .ok_or_else(|| internal("a step's input had no value when it ran"))?;
+            prepare(step.kernel.as_ref(), args.get(), outs, pool, *max_tensor_bytes, &step.reuse, bytes_moved)
+                .map_err(step_error)?
         };
-        // A step that reads its data input whole, element for element
-        // (Convert, Reverse, the sequence reversals), moves the larger of
-        // that input and its output: a narrowing Convert reads more than it
-        // writes. Any other step (Gather, Slice) may read only part of its
-        // input, and counts its output.
-        let written = Tensor::required_bytes(ty, &shape).ok().flatten().unwrap_or(0);
-        let whole = data.len() == shape.iter().product::<usize>();
-        let read = if whole { data.bytes().map_or(0, <[u8]>::len) } else { 0 };
-        *bytes_moved += written.max(read);
-        // The output's size is known before the kernel allocates anything.
-        ovir_tensor::check_memory(ty, &shape, *max_tensor_bytes)
-            .map_err(|source| RunError::OverLimit { layer: step.layer.clone(), source: Box::new(source) })?;
-        let reusable =
-            pool.iter().position(|t| t.element_type() == ty && t.shape() == &*shape && t.is_exclusive());
-        let mut out = match reusable {
-            Some(i) => pool.swap_remove(i),
-            None => Tensor::zeros(ty, &shape).map_err(|e| kernel_error(e.into()))?,
+        if !prepared.runs {
+            return Ok(());
+        }
+        // Outputs that take over a dying input's buffer: the input moves
+        // into the output, and the kernel sees an empty stand-in for it.
+        let mut moved = 0u64;
+        // Grants are only made for ports and inputs below 64.
+        for r in
+            step.reuse.iter().filter(|r| r.port < 64 && r.input < 64 && prepared.reused & (1 << r.port) != 0)
+        {
+            let source = step.inputs.get(r.input).copied().and_then(|s| {
+                if s < first {
+                    before.get_mut(s)
+                } else {
+                    after.get_mut(s.checked_sub(end)?)
+                }
+            });
+            if let (Some(value), Some(out)) = (source.and_then(Option::take), outs.get_mut(r.port)) {
+                *out = Some(value);
+                moved |= 1 << r.input;
+            }
+        }
+        let stand_in = match vacant {
+            Some(vacant) if moved != 0 => Some((moved, &*vacant)),
+            None if moved != 0 => return Err(internal("a request has no stand-in for a moved input")),
+            _ => None,
         };
-        let step_state = steps.get_mut(index).ok_or_else(|| {
-            kernel_error(KernelError::Internal { op: "plan", what: "a step has no state in this request" })
-        })?;
+        let args = Args::gather(&step.inputs, before, after, first, end, stand_in)
+            .ok_or_else(|| internal("a step's input had no value when it ran"))?;
+        let step_state =
+            steps.get_mut(index).ok_or_else(|| internal("a step has no state in this request"))?;
         // Even the first run goes through the step's state, so that the
         // runs after it find it grown.
         let options = ExecOptions::with_threads(*threads);
         let mut cx = RunContext { options: &options, state: step_state };
-        step.kernel.run(args, &mut out, &mut cx).map_err(kernel_error)?;
-        Ok(out)
+        let mut outputs = Outputs::new(outs, pool, *max_tensor_bytes, prepared.reused);
+        let ran = step.kernel.run(args.get(), &mut outputs, &mut cx);
+        *bytes_moved += outputs.finish(ran).map_err(step_error)?;
+        Ok(())
     }
 
     /// Runs one inference: `inputs` in the order of [`Plan::inputs`];
@@ -150,5 +156,56 @@ impl Plan {
         }
         self.run_state(&mut state)?;
         Ok((0..self.outputs.len()).filter_map(|i| self.output(&state, i).cloned()).collect())
+    }
+}
+
+/// A step's inputs, gathered on the stack for steps with few of them (all
+/// but a wide Concat), so that running a plan allocates nothing for them.
+enum Args<'v> {
+    Inline([&'v Tensor; 5], usize),
+    Spilled(Vec<&'v Tensor>),
+}
+
+impl<'v> Args<'v> {
+    /// The values of `inputs`, read from the slots `before` the step's
+    /// outputs (which start at `first`) and those `after` them (from
+    /// `end`). Inputs marked in `stand_in`'s bits (input `i` by bit `i`)
+    /// read the stand-in instead. `None` when an input has no value.
+    fn gather(
+        inputs: &[Slot],
+        before: &'v [Option<Tensor>],
+        after: &'v [Option<Tensor>],
+        first: Slot,
+        end: Slot,
+        stand_in: Option<(u64, &'v Tensor)>,
+    ) -> Option<Args<'v>> {
+        let arg = |i: usize| -> Option<&'v Tensor> {
+            if let Some((marked, vacant)) = stand_in {
+                if i < 64 && marked & (1 << i) != 0 {
+                    return Some(vacant);
+                }
+            }
+            let s = *inputs.get(i)?;
+            let value = if s < first { before.get(s) } else { after.get(s.checked_sub(end)?) };
+            value?.as_ref()
+        };
+        let n = inputs.len();
+        let data = arg(0)?;
+        let mut inline = [data; 5];
+        if n <= inline.len() {
+            for (i, slot) in inline.iter_mut().enumerate().take(n).skip(1) {
+                *slot = arg(i)?;
+            }
+            Some(Args::Inline(inline, n))
+        } else {
+            (0..n).map(arg).collect::<Option<_>>().map(Args::Spilled)
+        }
+    }
+
+    fn get(&self) -> &[&'v Tensor] {
+        match self {
+            Args::Inline(inline, n) => inline.get(..*n).unwrap_or(&[]),
+            Args::Spilled(all) => all,
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! The mutable side of running a plan: one per infer request.
 
-use ovir_tensor::{Tensor, DEFAULT_MAX_TENSOR_BYTES};
+use ovir_tensor::{ElementType, Tensor, DEFAULT_MAX_TENSOR_BYTES};
 
 use crate::step::StepState;
 
@@ -22,6 +22,9 @@ pub struct RunState {
     pub(super) threads: usize,
     pub(super) bytes_moved: usize,
     pub(super) max_tensor_bytes: u64,
+    /// An empty tensor that a step reads in place of an input whose buffer
+    /// one of its outputs took over.
+    pub(super) vacant: Option<Tensor>,
 }
 
 impl RunState {
@@ -42,15 +45,23 @@ impl RunState {
             threads: 1,
             bytes_moved: 0,
             max_tensor_bytes: DEFAULT_MAX_TENSOR_BYTES,
+            // No elements, so nothing to allocate but the one-entry shape.
+            vacant: Tensor::zeros(ElementType::U8, &[0]).ok(),
         }
     }
 
     /// Keeps a buffer for reuse: in the pool when nothing else holds it,
     /// else among the buffers waiting for that. Both lists got their room
-    /// when the state was made, so keeping allocates nothing; a buffer that
-    /// finds no room is dropped.
+    /// when the state was made, so keeping allocates nothing. A full pool
+    /// drops its oldest buffer for the new one: it fills up only when
+    /// outputs sized at run time changed size, and then the old sizes are
+    /// the ones less likely to come back. A buffer that finds no room
+    /// among the waiting ones is dropped.
     pub(super) fn recycle(&mut self, t: Tensor) {
         if t.is_exclusive() {
+            if self.pool.len() == self.pool.capacity() && !self.pool.is_empty() {
+                self.pool.remove(0);
+            }
             if self.pool.len() < self.pool.capacity() {
                 self.pool.push(t);
             }
