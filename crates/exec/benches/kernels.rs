@@ -17,7 +17,8 @@ use std::time::Duration;
 use criterion::measurement::WallTime;
 use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, Throughput};
 use ovir_exec::kernels::{
-    convert_into, reverse_into, reverse_sequence_into, reverse_subsequences_into, ExecOptions, Scratch,
+    convert_into, reverse_into, reverse_sequence_into, reverse_subsequences_into, ExecOptions,
+    ReverseScratch, ReverseSequenceScratch, ReverseSubsequencesScratch,
 };
 use ovir_tensor::{ElementType, Tensor};
 
@@ -128,7 +129,7 @@ fn reverse(c: &mut Criterion) {
             let mut g = group(c, &format!("reverse/{ty_name}/{threads}t"), bytes);
             memcpy(&mut g, bytes, threads);
             for (name, flags) in configs {
-                let mut scratch = Scratch::new();
+                let mut scratch = ReverseScratch::new();
                 g.bench_function(name, |b| {
                     b.iter(|| {
                         reverse_into(black_box(&data), &flags, &mut out, &options(threads), &mut scratch)
@@ -153,7 +154,7 @@ fn reverse_sequence(c: &mut Criterion) {
             for (name, batch, seq) in configs {
                 for kind in ["full", "random", "ones"] {
                     let lens = lengths(SHAPE[batch], SHAPE[seq], kind);
-                    let mut scratch = Scratch::new();
+                    let mut scratch = ReverseSequenceScratch::new();
                     g.bench_function(format!("{name}/{kind}"), |b| {
                         b.iter(|| {
                             reverse_sequence_into(
@@ -189,7 +190,7 @@ fn short_runs(c: &mut Criterion) {
         for threads in [1, 2] {
             let mut g = group(c, &format!("short/{ty_name}/{threads}t"), bytes);
             memcpy(&mut g, bytes, threads);
-            let mut scratch = Scratch::new();
+            let mut scratch = ReverseScratch::new();
             g.bench_function("reverse_inner", |b| {
                 b.iter(|| {
                     reverse_into(black_box(&data), &[false, true], &mut out, &options(threads), &mut scratch)
@@ -197,7 +198,7 @@ fn short_runs(c: &mut Criterion) {
             });
             for kind in ["full", "random"] {
                 let lens = lengths(shape[0], shape[1], kind);
-                let mut scratch = Scratch::new();
+                let mut scratch = ReverseSequenceScratch::new();
                 g.bench_function(format!("sequence_b0_s1/{kind}"), |b| {
                     b.iter(|| {
                         reverse_sequence_into(
@@ -257,7 +258,7 @@ fn sequence_random(
     let data = filled(ty, shape);
     let mut out = zeros(ty, shape);
     let lens = lengths(shape[batch], shape[seq], "random");
-    let mut scratch = Scratch::new();
+    let mut scratch = ReverseSequenceScratch::new();
     let (batch, seq) = (batch as i64, seq as i64);
     g.bench_function(name, |b| {
         b.iter(|| {
@@ -321,14 +322,14 @@ fn short_heads(c: &mut Criterion) {
         let data = filled(ElementType::U8, &shape);
         let mut out = zeros(ElementType::U8, &shape);
         let lens = lengths(shape[0], shape[1], "random");
-        let mut scratch = Scratch::new();
+        let mut scratch = ReverseSequenceScratch::new();
         g.bench_function(format!("rows{row}"), |b| {
             b.iter(|| {
                 reverse_sequence_into(black_box(&data), &lens, 0, 1, &mut out, &options(1), &mut scratch)
             })
         });
         // The same rows reversed whole, with no lengths to read.
-        let mut scratch = Scratch::new();
+        let mut scratch = ReverseScratch::new();
         g.bench_function(format!("reverse{row}"), |b| {
             b.iter(|| reverse_into(black_box(&data), &[false, true], &mut out, &options(1), &mut scratch))
         });
@@ -338,7 +339,7 @@ fn short_heads(c: &mut Criterion) {
         let shape = [(8 << 20) / (1920 * row), 1920, row];
         let data = filled(ElementType::U8, &shape);
         let mut out = zeros(ElementType::U8, &shape);
-        let mut scratch = Scratch::new();
+        let mut scratch = ReverseScratch::new();
         g.bench_function(format!("flip{row}"), |b| {
             b.iter(|| {
                 reverse_into(black_box(&data), &[false, true, false], &mut out, &options(1), &mut scratch)
@@ -389,7 +390,7 @@ fn crossover(c: &mut Criterion) {
             ("1t", ExecOptions::single_thread()),
             ("2t_forced", ExecOptions { threads: 2, min_bytes_per_thread: 1 }),
         ] {
-            let mut scratch = Scratch::new();
+            let mut scratch = ReverseScratch::new();
             g.bench_function(name, |b| {
                 b.iter(|| reverse_into(black_box(&data), &[false, true], &mut out, &opts, &mut scratch))
             });
@@ -427,7 +428,7 @@ fn subsequences(c: &mut Criterion) {
                     .map(|l| per_batch.get(l / inner % shape[batch]).copied().unwrap_or(0))
                     .collect();
                 let spread = Tensor::from_vec(&line_shape, spread).unwrap_or_else(|e| unreachable!("{e}"));
-                let mut scratch = Scratch::new();
+                let mut scratch = ReverseSequenceScratch::new();
                 g.bench_function(format!("sequence/{kind}"), |b| {
                     b.iter(|| {
                         reverse_sequence_into(
@@ -441,7 +442,7 @@ fn subsequences(c: &mut Criterion) {
                         )
                     })
                 });
-                let mut scratch = Scratch::new();
+                let mut scratch = ReverseSubsequencesScratch::new();
                 g.bench_function(format!("as_sequence/{kind}"), |b| {
                     b.iter(|| {
                         reverse_subsequences_into(
@@ -457,7 +458,7 @@ fn subsequences(c: &mut Criterion) {
             }
             let per_line = lengths(lines, shape[seq], "random");
             let per_line = per_line.reshaped(&line_shape).unwrap_or(per_line);
-            let mut scratch = Scratch::new();
+            let mut scratch = ReverseSubsequencesScratch::new();
             g.bench_function("per_line/random", |b| {
                 b.iter(|| {
                     reverse_subsequences_into(
@@ -491,7 +492,7 @@ fn subsequences_per_line(c: &mut Criterion) {
             let lines: usize = line_shape.iter().product();
             let lens = lengths(lines, SHAPE[axis], "random");
             let lens = lens.reshaped(&line_shape).unwrap_or(lens);
-            let mut scratch = Scratch::new();
+            let mut scratch = ReverseSubsequencesScratch::new();
             g.bench_function(format!("axis{axis}"), |b| {
                 b.iter(|| {
                     reverse_subsequences_into(

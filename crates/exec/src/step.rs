@@ -12,13 +12,14 @@
 //! same through [`OutputSlots`]. [`prepare`] and [`evaluate`] are the
 //! shared halves of running a step in a plan and of folding it.
 
+use std::any::Any;
 use std::fmt;
 use std::ops::Deref;
 
 use ovir_shape::{CustomOpState, ExtensionError, InPlace, OutputSlots, PortFact};
 use ovir_tensor::{ElementType, Tensor, TensorError};
 
-use crate::kernels::{ExecOptions, KernelError, Scratch};
+use crate::kernels::{ExecOptions, KernelError};
 
 /// An output shape, borrowed from the kernel or the data when it is known
 /// ahead, or worked out for this run (on the stack up to rank 8).
@@ -67,10 +68,34 @@ pub(crate) enum Output<'t> {
 /// What one infer request keeps for one step between runs.
 #[derive(Debug, Default)]
 pub(crate) struct StepState {
-    /// Buffers the kernels keep between calls (see [`Scratch`]).
-    pub(crate) scratch: Scratch,
+    /// What the step's kernel keeps between calls, of the type its op
+    /// chose (a `ReverseSequenceScratch`, say), held type-erased so that
+    /// an op with a new kind of scratch changes nothing here. Made on the
+    /// first run that asks for it ([`StepState::scratch`]), then kept.
+    scratch: Option<Box<dyn Any + Send + Sync>>,
     /// The state an extension op asked for, if any.
     pub(crate) custom: Option<Box<dyn CustomOpState>>,
+}
+
+impl StepState {
+    /// A state holding an extension op's own, `custom`.
+    pub(crate) fn with_custom(custom: Option<Box<dyn CustomOpState>>) -> StepState {
+        StepState { scratch: None, custom }
+    }
+
+    /// The scratch the step's kernel keeps, as its own type `T`: made
+    /// empty on the first call (or should an earlier call have kept
+    /// another type), and the same from then on, so that a request
+    /// running the step again allocates nothing for it.
+    pub(crate) fn scratch<T: Default + Send + Sync + 'static>(&mut self) -> Result<&mut T, KernelError> {
+        if !self.scratch.as_ref().is_some_and(|kept| kept.is::<T>()) {
+            self.scratch = Some(Box::<T>::default());
+        }
+        self.scratch.as_mut().and_then(|kept| kept.downcast_mut::<T>()).ok_or(KernelError::Internal {
+            op: "plan",
+            what: "a step's scratch is not of the type just stored",
+        })
+    }
 }
 
 /// What a kernel may use while it runs.

@@ -5,7 +5,7 @@ use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 
 use super::blocks::{count, Source, Target};
-use super::{input_shape_error, read_ints, KernelError, Scratch, Wide};
+use super::{input_shape_error, read_ints, KernelError, Wide};
 
 const OP: &str = "Gather";
 
@@ -107,8 +107,23 @@ pub fn gather(
 ) -> Result<Tensor, KernelError> {
     let shape = gather_output_shape(data, indices, axis, batch_dims)?;
     let mut out = Tensor::zeros(data.element_type(), &shape)?;
-    gather_into(data, indices, axis, batch_dims, &mut out, &mut Scratch::new())?;
+    gather_into(data, indices, axis, batch_dims, &mut out, &mut GatherScratch::new())?;
     Ok(out)
+}
+
+/// What [`gather_into`] keeps between calls: the indices, as read, so
+/// that running it again on indices of the same size allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct GatherScratch {
+    indices: Vec<i128>,
+}
+
+impl GatherScratch {
+    /// An empty scratch; it allocates on first use and then keeps its
+    /// memory.
+    pub const fn new() -> GatherScratch {
+        GatherScratch { indices: Vec::new() }
+    }
 }
 
 /// [`gather`] into an output of the right type and shape, reading the
@@ -120,7 +135,7 @@ pub fn gather_into(
     axis: &Tensor,
     batch_dims: i64,
     out: &mut Tensor,
-    scratch: &mut Scratch,
+    scratch: &mut GatherScratch,
 ) -> Result<(), KernelError> {
     layout(data.shape(), indices.element_type(), indices.shape(), axis, batch_dims)?
         .run(data, indices, out, scratch)
@@ -145,7 +160,7 @@ impl Layout {
         data: &Tensor,
         indices: &Tensor,
         out: &mut Tensor,
-        scratch: &mut Scratch,
+        scratch: &mut GatherScratch,
     ) -> Result<(), KernelError> {
         let internal =
             || KernelError::Internal { op: OP, what: "the indices do not fit the layout or the output" };

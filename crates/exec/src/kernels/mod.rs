@@ -5,8 +5,11 @@
 //! - `op_into(…, out, …)` writes into an output the caller owns, of the
 //!   type and shape the op produces, and takes what the kernel can use
 //!   besides: the [`ExecOptions`] of a kernel that can split its work
-//!   across threads, and the [`Scratch`] of one that keeps memory between
-//!   calls, so that a caller running it again allocates nothing.
+//!   across threads, and the scratch of one that keeps memory between
+//!   calls, a type of its own ([`ReverseScratch`],
+//!   [`ReverseSequenceScratch`], [`ReverseSubsequencesScratch`],
+//!   [`GatherScratch`]), so that a caller running it again allocates
+//!   nothing. A plan keeps one per step and request.
 //! - ReverseSequence and ReverseSubsequences also have
 //!   `op_checked_into(…)`, which takes lengths read and checked once
 //!   ([`CheckedLengths`], [`CheckedSubsequenceLengths`]), as a plan does
@@ -36,13 +39,14 @@ mod reverse_subsequences;
 pub use convert::{convert, convert_into};
 pub use error::KernelError;
 pub use parallel::ExecOptions;
-pub use reverse::{reverse, reverse_into};
+pub use reverse::{reverse, reverse_into, ReverseScratch};
 pub use reverse_sequence::{
     reverse_sequence, reverse_sequence_checked_into, reverse_sequence_into, CheckedLengths,
+    ReverseSequenceScratch,
 };
 pub use reverse_subsequences::{
     reverse_subsequences, reverse_subsequences_checked_into, reverse_subsequences_into,
-    subsequence_lengths_shape, CheckedSubsequenceLengths, MAX_SUBSEQUENCE_RANK,
+    subsequence_lengths_shape, CheckedSubsequenceLengths, ReverseSubsequencesScratch, MAX_SUBSEQUENCE_RANK,
 };
 
 use std::ops::Range;
@@ -74,59 +78,6 @@ impl<K> Clone for Lengths<'_, K> {
 }
 
 impl<K> Copy for Lengths<'_, K> {}
-
-/// Memory a kernel may keep between calls, so that running it again on
-/// inputs of the same size allocates nothing: the lengths of
-/// ReverseSequence and ReverseSubsequences, read once per call, and packed
-/// sub-byte data unpacked to a byte per element. A plan keeps one per step.
-/// ReverseSequence also keeps there the heads it writes from lengths
-/// checked ahead, for the next call with the same lengths; what a call
-/// writes never depends on what the scratch held before.
-#[derive(Clone, Debug, Default)]
-pub struct Scratch {
-    /// Elements to reverse per batch index (or per line), as
-    /// ReverseSequence (or ReverseSubsequences) reads them, when every
-    /// count the call keeps fits 32 bits: half the memory of `usize`
-    /// counts, which a million short rows with a head each write and read
-    /// again beside the data.
-    lengths: Vec<u32>,
-    /// The same for an axis too long for 32-bit counts.
-    wide_lengths: Vec<usize>,
-    /// Packed sub-byte data unpacked, and moved; boxed, as most steps never
-    /// need it and a plan keeps a scratch per step.
-    unpacked: Option<Box<Unpacked>>,
-    /// Gather's indices, as read.
-    indices: Vec<i128>,
-    /// ReverseSequence's heads, one per row, for rows that share a length
-    /// in short runs, or its lengths per line for data played as
-    /// ReverseSubsequences' lines; kept between calls where they were
-    /// written from checked lengths.
-    row_heads: reverse_sequence::RowHeads,
-}
-
-impl Scratch {
-    /// An empty scratch; it allocates on first use and then keeps its
-    /// memory.
-    pub const fn new() -> Scratch {
-        Scratch {
-            lengths: Vec::new(),
-            wide_lengths: Vec::new(),
-            unpacked: None,
-            indices: Vec::new(),
-            row_heads: reverse_sequence::RowHeads::new(),
-        }
-    }
-}
-
-/// Packed sub-byte data as the packed path moves it: two `u8` tensors of
-/// the data's shape.
-#[derive(Clone, Debug)]
-struct Unpacked {
-    /// One code per byte.
-    codes: Tensor,
-    /// The codes once moved, before they are packed into the output.
-    moved: Tensor,
-}
 
 /// A stretch of the output: `len` input elements starting at element
 /// `src`, copied in order or back to front, or, when `rows` is set, as
@@ -757,7 +708,7 @@ pub mod slice;
 
 pub use broadcast::{broadcast, broadcast_into, broadcast_output_shape};
 pub use concat::{concat, concat_into, concat_output_shape};
-pub use gather::{gather, gather_into, gather_output_shape};
+pub use gather::{gather, gather_into, gather_output_shape, GatherScratch};
 pub use reshape::{reshape, squeeze, unsqueeze};
 pub use shape_of::{shape_of, shape_of_into};
 pub use slice::{slice, slice_into, slice_output_shape};

@@ -12,13 +12,30 @@
 //! (up to eight times the packed size) on top of the move itself. Packed
 //! tensors are mostly small constants, which are folded once when a model
 //! compiles, so simplicity wins over speed here. The `_into` forms keep the
-//! temporaries in a [`Scratch`], so that a plan running the same model
-//! again allocates nothing.
+//! temporaries in their kernel's scratch ([`KeepsUnpacked`]), so that a
+//! plan running the same model again allocates nothing.
 
 use ovir_tensor::packed::{self, PackError};
 use ovir_tensor::{ElementType, Tensor};
 
-use super::{check_output, KernelError, Scratch, Unpacked};
+use super::{check_output, KernelError};
+
+/// Packed sub-byte data as the packed path moves it: two `u8` tensors of
+/// the data's shape.
+#[derive(Clone, Debug)]
+pub(super) struct Unpacked {
+    /// One code per byte.
+    codes: Tensor,
+    /// The codes once moved, before they are packed into the output.
+    moved: Tensor,
+}
+
+/// The scratch of a kernel that moves packed data: it keeps the data
+/// unpacked between calls, boxed, as most steps never need it.
+pub(super) trait KeepsUnpacked {
+    /// Where the unpacked data is kept.
+    fn unpacked(&mut self) -> &mut Option<Box<Unpacked>>;
+}
 
 /// `true` when `ty` takes this path instead of the whole-byte kernels.
 pub(super) fn applies(ty: ElementType) -> bool {
@@ -68,17 +85,17 @@ pub(super) fn run(
 /// The unpacked codes and the moved ones are kept in `scratch`, so that
 /// moving data of the same shape again allocates nothing; `move_codes`
 /// gets the scratch as well, for what the move itself keeps.
-pub(super) fn run_into(
+pub(super) fn run_into<S: KeepsUnpacked>(
     op: &'static str,
     data: &Tensor,
     out: &mut Tensor,
-    scratch: &mut Scratch,
-    move_codes: impl FnOnce(&Tensor, &mut Tensor, &mut Scratch) -> Result<(), KernelError>,
+    scratch: &mut S,
+    move_codes: impl FnOnce(&Tensor, &mut Tensor, &mut S) -> Result<(), KernelError>,
 ) -> Result<(), KernelError> {
     check_output(op, data.element_type(), data.shape(), out)?;
     // The buffers leave the scratch while the move borrows it, and go back
     // whatever the outcome.
-    let mut unpacked = match scratch.unpacked.take() {
+    let mut unpacked = match scratch.unpacked().take() {
         Some(u) if fits(&u.codes, data.shape()) && fits(&u.moved, data.shape()) => u,
         _ => Box::new(Unpacked {
             codes: Tensor::zeros(ElementType::U8, data.shape())?,
@@ -89,7 +106,7 @@ pub(super) fn run_into(
     let done = unpack_into(op, data, codes)
         .and_then(|()| move_codes(codes, moved, scratch))
         .and_then(|()| pack_into(op, moved, out));
-    scratch.unpacked = Some(unpacked);
+    *scratch.unpacked() = Some(unpacked);
     done
 }
 

@@ -15,19 +15,19 @@
 /// saves on small copies.
 ///
 /// On the calling thread alone, the `_into` kernels allocate no memory
-/// (ReverseSequence given a reused [`Scratch`](super::Scratch)). With more
+/// (each given its scratch again). With more
 /// threads, every call that splits its output starts scoped threads and
 /// joins them before returning; starting a thread allocates (its stack and
 /// bookkeeping), so only single-threaded runs are free of allocations.
 ///
 /// ```
-/// use ovir_exec::kernels::{reverse_into, ExecOptions, Scratch};
+/// use ovir_exec::kernels::{reverse_into, ExecOptions, ReverseScratch};
 /// use ovir_tensor::Tensor;
 ///
 /// let data = Tensor::from_vec(&[2, 3], vec![0u8, 1, 2, 3, 4, 5])?;
 /// let mut out = Tensor::zeros(data.element_type(), data.shape())?;
 /// let options = ExecOptions { threads: 2, min_bytes_per_thread: 1 };
-/// reverse_into(&data, &[false, true], &mut out, &options, &mut Scratch::new())?;
+/// reverse_into(&data, &[false, true], &mut out, &options, &mut ReverseScratch::new())?;
 /// assert_eq!(out.to_vec::<u8>()?, vec![2, 1, 0, 5, 4, 3]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -5,9 +5,10 @@ use smallvec::SmallVec;
 
 use std::ops::Range;
 
+use super::packed::{KeepsUnpacked, Unpacked};
 use super::{
     check_movable, check_output, copy_all, packed, play, play_as, product, ExecOptions, Joiner, KernelError,
-    Run, RunPlan, Scratch,
+    Run, RunPlan,
 };
 
 const OP: &str = "Reverse";
@@ -19,6 +20,28 @@ const INLINE_RANK: usize = 8;
 
 /// Per-axis values, on the stack up to [`INLINE_RANK`] axes.
 type PerAxis<T> = SmallVec<[T; INLINE_RANK]>;
+
+/// What [`reverse_into`] keeps between calls: packed sub-byte data
+/// unpacked to a byte per element, and moved. Other types need none of
+/// it, and an empty one allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct ReverseScratch {
+    unpacked: Option<Box<Unpacked>>,
+}
+
+impl ReverseScratch {
+    /// An empty scratch; it allocates on first use and then keeps its
+    /// memory.
+    pub const fn new() -> ReverseScratch {
+        ReverseScratch { unpacked: None }
+    }
+}
+
+impl KeepsUnpacked for ReverseScratch {
+    fn unpacked(&mut self) -> &mut Option<Box<Unpacked>> {
+        &mut self.unpacked
+    }
+}
 
 /// Reverses `data` along every axis whose flag in `axes` is `true`
 /// (one flag per data axis, as
@@ -62,12 +85,12 @@ pub fn reverse(data: &Tensor, axes: &[bool]) -> Result<Tensor, KernelError> {
 /// result does not depend on what the scratch held before.
 ///
 /// ```
-/// use ovir_exec::kernels::{reverse_into, ExecOptions, Scratch};
+/// use ovir_exec::kernels::{reverse_into, ExecOptions, ReverseScratch};
 /// use ovir_tensor::Tensor;
 ///
 /// let data = Tensor::from_vec(&[2, 3], vec![0u8, 1, 2, 3, 4, 5])?;
 /// let mut out = Tensor::zeros(data.element_type(), data.shape())?;
-/// reverse_into(&data, &[false, true], &mut out, &ExecOptions::with_threads(2), &mut Scratch::new())?;
+/// reverse_into(&data, &[false, true], &mut out, &ExecOptions::with_threads(2), &mut ReverseScratch::new())?;
 /// assert_eq!(out.to_vec::<u8>()?, vec![2, 1, 0, 5, 4, 3]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -76,7 +99,7 @@ pub fn reverse_into(
     axes: &[bool],
     out: &mut Tensor,
     options: &ExecOptions,
-    scratch: &mut Scratch,
+    scratch: &mut ReverseScratch,
 ) -> Result<(), KernelError> {
     if packed::applies(data.element_type()) {
         return packed::run_into(OP, data, out, scratch, |codes, moved, scratch| {

@@ -11,10 +11,11 @@ use std::ops::Range;
 
 use super::copy::{prefetch_lines, TRANSPOSED_ROWS};
 use super::counts::{read_integers, scan_integers, Integer};
+use super::packed::{KeepsUnpacked, Unpacked};
 use super::reverse_subsequences::{lines_win, play_lines};
 use super::{
     check_movable, check_output, copy_all, narrow_counts, packed, parallel, play, play_as, product, Count,
-    ExecOptions, Joiner, KernelError, Lengths, ReverseCopier, Rows, Run, RunPlan, RunWriter, Scratch,
+    ExecOptions, Joiner, KernelError, Lengths, ReverseCopier, Rows, Run, RunPlan, RunWriter,
     STREAM_MIN_BYTES,
 };
 
@@ -80,6 +81,48 @@ fn reverse_sequence_with<C: Count>(
     Ok(out)
 }
 
+/// What [`reverse_sequence_into`] and [`reverse_sequence_checked_into`]
+/// keep between calls, so that running them again on inputs of the same
+/// size allocates nothing: the lengths read on each call, the heads
+/// written from checked lengths (kept for the next call with the same
+/// lengths), and packed sub-byte data unpacked. What a call writes never
+/// depends on what the scratch held before.
+#[derive(Clone, Debug, Default)]
+pub struct ReverseSequenceScratch {
+    /// Elements to reverse per batch index, as read, when every count the
+    /// call keeps fits 32 bits: half the memory of `usize` counts, which a
+    /// million short rows with a head each write and read again beside
+    /// the data.
+    lengths: Vec<u32>,
+    /// The same for a sequence axis too long for 32-bit counts.
+    wide_lengths: Vec<usize>,
+    /// Heads, one per row, for rows that share a length in short runs, or
+    /// lengths per line for data played as ReverseSubsequences' lines;
+    /// kept between calls where they were written from checked lengths.
+    row_heads: RowHeads,
+    /// Packed sub-byte data unpacked, and moved.
+    unpacked: Option<Box<Unpacked>>,
+}
+
+impl ReverseSequenceScratch {
+    /// An empty scratch; it allocates on first use and then keeps its
+    /// memory.
+    pub const fn new() -> ReverseSequenceScratch {
+        ReverseSequenceScratch {
+            lengths: Vec::new(),
+            wide_lengths: Vec::new(),
+            row_heads: RowHeads::new(),
+            unpacked: None,
+        }
+    }
+}
+
+impl KeepsUnpacked for ReverseSequenceScratch {
+    fn unpacked(&mut self) -> &mut Option<Box<Unpacked>> {
+        &mut self.unpacked
+    }
+}
+
 /// [`reverse_sequence`] writing into `out`, which must already have
 /// `data`'s element type and shape (its buffer is reused when `out` holds
 /// it alone). A large output is split across threads as `options` allow.
@@ -94,7 +137,7 @@ pub fn reverse_sequence_into(
     seq_axis: i64,
     out: &mut Tensor,
     options: &ExecOptions,
-    scratch: &mut Scratch,
+    scratch: &mut ReverseSequenceScratch,
 ) -> Result<(), KernelError> {
     into(data, Lengths::Given(lengths), (batch_axis, seq_axis), out, options, scratch)
 }
@@ -106,7 +149,7 @@ fn into(
     (batch_axis, seq_axis): (i64, i64),
     out: &mut Tensor,
     options: &ExecOptions,
-    scratch: &mut Scratch,
+    scratch: &mut ReverseSequenceScratch,
 ) -> Result<(), KernelError> {
     if packed::applies(data.element_type()) {
         return packed::run_into(OP, data, out, scratch, |codes, moved, scratch| {
@@ -266,13 +309,14 @@ fn play_or_copy<C: Count>(
 /// length in runs too short to play one at a time
 /// ([`SequencePlan::flattened`]), or a length per line, for blocks played
 /// as ReverseSubsequences' lines ([`Lines::lengths`]); kept in a
-/// [`Scratch`] so that a model run again and again allocates them once.
+/// [`ReverseSequenceScratch`] so that a model run again and again allocates
+/// them once.
 ///
 /// Heads written from checked lengths are kept for the next call with the
 /// same lengths and the same layout: a model whose lengths are a constant
 /// writes them once, not on every run.
 #[derive(Clone, Debug, Default)]
-pub(super) struct RowHeads {
+struct RowHeads {
     /// 32-bit heads or line lengths.
     each: Kept<u32>,
     /// Heads a byte each, for the rows of 2 to 16 bytes that the short
@@ -284,7 +328,7 @@ pub(super) struct RowHeads {
 
 impl RowHeads {
     /// Nothing allocated yet.
-    pub(super) const fn new() -> RowHeads {
+    const fn new() -> RowHeads {
         RowHeads { each: Kept::new(), bytes: Kept::new() }
     }
 }
@@ -613,7 +657,7 @@ const SHORT_RUN_MAX_BYTES: usize = 4096;
 /// read instead of 32-bit counts.
 ///
 /// ```
-/// use ovir_exec::kernels::{reverse_sequence_checked_into, CheckedLengths, ExecOptions, Scratch};
+/// use ovir_exec::kernels::{reverse_sequence_checked_into, CheckedLengths, ExecOptions, ReverseSequenceScratch};
 /// use ovir_tensor::Tensor;
 ///
 /// let lengths = Tensor::from_vec(&[2], vec![3i64, 4])?;
@@ -622,7 +666,7 @@ const SHORT_RUN_MAX_BYTES: usize = 4096;
 /// let data = Tensor::from_vec(&[2, 4], vec![0i32, 1, 2, 3, 4, 5, 6, 7])?;
 /// let mut out = Tensor::zeros(data.element_type(), data.shape())?;
 /// let options = ExecOptions::single_thread();
-/// reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new())?;
+/// reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut ReverseSequenceScratch::new())?;
 /// assert_eq!(out.to_vec::<i32>()?, vec![2, 1, 0, 3, 7, 6, 5, 4]);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -641,7 +685,7 @@ pub struct CheckedLengths {
     /// quarter as wide ([`CheckedLengths::byte_heads`]).
     bytes: Option<Vec<u8>>,
     /// A number no other lengths checked in this process have (a clone
-    /// shares it, and the values): a [`Scratch`] keeps the heads it writes
+    /// shares it, and the values): a [`ReverseSequenceScratch`] keeps the heads it writes
     /// from these lengths under it, for the next run.
     id: u64,
 }
@@ -722,7 +766,7 @@ pub fn reverse_sequence_checked_into(
     seq_axis: i64,
     out: &mut Tensor,
     options: &ExecOptions,
-    scratch: &mut Scratch,
+    scratch: &mut ReverseSequenceScratch,
 ) -> Result<(), KernelError> {
     into(data, Lengths::Checked(lengths), (batch_axis, seq_axis), out, options, scratch)
 }
@@ -1530,7 +1574,7 @@ mod tests {
             ),
         ];
         for (ty, shape, longer, axes, [first, second], wide) in cases {
-            let mut scratch = Scratch::new();
+            let mut scratch = ReverseSequenceScratch::new();
             let check = |lens: &[i64]| {
                 let lengths = Tensor::from_vec(&[lens.len()], lens.to_vec()).unwrap();
                 CheckedLengths::new(&lengths, &shape, axes.0 as i64, axes.1 as i64).unwrap().unwrap()
@@ -1543,7 +1587,7 @@ mod tests {
                 (shape, &other, second),
                 (shape, &one, first),
             ];
-            let run = |shape: &[usize], checked: &CheckedLengths, scratch: &mut Scratch| {
+            let run = |shape: &[usize], checked: &CheckedLengths, scratch: &mut ReverseSequenceScratch| {
                 let data = super::super::distinct(ty, shape);
                 let mut out = Tensor::zeros(ty, shape).unwrap();
                 let options = ExecOptions::single_thread();
@@ -1561,7 +1605,7 @@ mod tests {
                     |t: &Tensor| super::super::convert(t, ElementType::I64).unwrap().to_vec::<i64>().unwrap();
                 (values(&data), values(&out))
             };
-            let held = |scratch: &Scratch| match wide {
+            let held = |scratch: &ReverseSequenceScratch| match wide {
                 true => scratch.row_heads.each.held,
                 false => scratch.row_heads.bytes.held,
             };
@@ -1615,14 +1659,30 @@ mod tests {
         checked.lengths = Tensor::from_vec(&[2], vec![0i64, 2]).unwrap();
         let mut out = Tensor::zeros(data.element_type(), data.shape()).unwrap();
         let options = ExecOptions::single_thread();
-        reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new())
-            .unwrap();
+        reverse_sequence_checked_into(
+            &data,
+            &checked,
+            0,
+            1,
+            &mut out,
+            &options,
+            &mut ReverseSequenceScratch::new(),
+        )
+        .unwrap();
         assert_eq!(out.to_vec::<i32>().unwrap(), [2, 1, 0, 3, 7, 6, 5, 4]);
         // Data of another size reads them, the swapped ones.
         let longer = Tensor::from_vec(&[2, 5], (0..10).collect::<Vec<i32>>()).unwrap();
         let mut out = Tensor::zeros(longer.element_type(), longer.shape()).unwrap();
-        reverse_sequence_checked_into(&longer, &checked, 0, 1, &mut out, &options, &mut Scratch::new())
-            .unwrap();
+        reverse_sequence_checked_into(
+            &longer,
+            &checked,
+            0,
+            1,
+            &mut out,
+            &options,
+            &mut ReverseSequenceScratch::new(),
+        )
+        .unwrap();
         assert_eq!(out.to_vec::<i32>().unwrap(), [0, 1, 2, 3, 4, 6, 5, 7, 8, 9]);
     }
 

@@ -27,9 +27,10 @@ use ovir_tensor::{ElementType, Tensor};
 
 use super::copy::{line_group, line_pitch, ReverseCopier, RunWriter, SubsequenceStrip, TRANSPOSED_ROWS};
 use super::counts::{read_integers, scan_integers, Integer};
+use super::packed::{KeepsUnpacked, Unpacked};
 use super::{
     check_movable, check_output, copy_all, narrow_counts, packed, parallel, play_as, product, Count,
-    ExecOptions, Joiner, KernelError, Lengths, Rows, Run, RunPlan, Scratch,
+    ExecOptions, Joiner, KernelError, Lengths, Rows, Run, RunPlan,
 };
 
 const OP: &str = "ReverseSubsequences";
@@ -99,6 +100,36 @@ fn reverse_subsequences_with<C: Count>(
     Ok(out)
 }
 
+/// What [`reverse_subsequences_into`] and
+/// [`reverse_subsequences_checked_into`] keep between calls, so that
+/// running them again on inputs of the same size allocates nothing: the
+/// lengths read on each call, and packed sub-byte data unpacked. What a
+/// call writes never depends on what the scratch held before.
+#[derive(Clone, Debug, Default)]
+pub struct ReverseSubsequencesScratch {
+    /// Elements to reverse per line, as read, when every count the call
+    /// keeps fits 32 bits, and where each stretch of equal lengths ends.
+    lengths: Vec<u32>,
+    /// The same for an axis or lines too long for 32-bit counts.
+    wide_lengths: Vec<usize>,
+    /// Packed sub-byte data unpacked, and moved.
+    unpacked: Option<Box<Unpacked>>,
+}
+
+impl ReverseSubsequencesScratch {
+    /// An empty scratch; it allocates on first use and then keeps its
+    /// memory.
+    pub const fn new() -> ReverseSubsequencesScratch {
+        ReverseSubsequencesScratch { lengths: Vec::new(), wide_lengths: Vec::new(), unpacked: None }
+    }
+}
+
+impl KeepsUnpacked for ReverseSubsequencesScratch {
+    fn unpacked(&mut self) -> &mut Option<Box<Unpacked>> {
+        &mut self.unpacked
+    }
+}
+
 /// [`reverse_subsequences`] writing into `out`, which must already have
 /// `data`'s element type and shape. A large output is split across threads
 /// as `options` allow, and the lengths are read into `scratch` instead of
@@ -111,7 +142,7 @@ pub fn reverse_subsequences_into(
     axis: i64,
     out: &mut Tensor,
     options: &ExecOptions,
-    scratch: &mut Scratch,
+    scratch: &mut ReverseSubsequencesScratch,
 ) -> Result<(), KernelError> {
     into(data, Lengths::Given(lengths), axis, out, options, scratch)
 }
@@ -124,7 +155,9 @@ pub fn reverse_subsequences_into(
 /// pass that marks where each stretch of equal lengths ends.
 ///
 /// ```
-/// use ovir_exec::kernels::{reverse_subsequences_checked_into, CheckedSubsequenceLengths, ExecOptions, Scratch};
+/// use ovir_exec::kernels::{
+///     reverse_subsequences_checked_into, CheckedSubsequenceLengths, ExecOptions, ReverseSubsequencesScratch,
+/// };
 /// use ovir_tensor::{ElementType, Tensor};
 ///
 /// // DirectML's first example: each row has its own length.
@@ -134,7 +167,7 @@ pub fn reverse_subsequences_into(
 /// let data = Tensor::from_vec(&[1, 1, 3, 4], (1..=12).map(|v| v as f32).collect())?;
 /// let mut out = Tensor::zeros(data.element_type(), data.shape())?;
 /// let options = ExecOptions::single_thread();
-/// reverse_subsequences_checked_into(&data, &checked, 3, &mut out, &options, &mut Scratch::new())?;
+/// reverse_subsequences_checked_into(&data, &checked, 3, &mut out, &options, &mut ReverseSubsequencesScratch::new())?;
 /// assert_eq!(
 ///     out.to_vec::<f32>()?,
 ///     vec![2.0, 1.0, 3.0, 4.0, 8.0, 7.0, 6.0, 5.0, 11.0, 10.0, 9.0, 12.0]
@@ -219,7 +252,7 @@ pub fn reverse_subsequences_checked_into(
     axis: i64,
     out: &mut Tensor,
     options: &ExecOptions,
-    scratch: &mut Scratch,
+    scratch: &mut ReverseSubsequencesScratch,
 ) -> Result<(), KernelError> {
     into(data, Lengths::Checked(lengths), axis, out, options, scratch)
 }
@@ -231,7 +264,7 @@ fn into(
     axis: i64,
     out: &mut Tensor,
     options: &ExecOptions,
-    scratch: &mut Scratch,
+    scratch: &mut ReverseSubsequencesScratch,
 ) -> Result<(), KernelError> {
     if packed::applies(data.element_type()) {
         return packed::run_into(OP, data, out, scratch, |codes, moved, scratch| {
@@ -1884,13 +1917,27 @@ mod tests {
         checked.lengths = Tensor::from_vec(&[1, 1, 2], vec![0u32, 3]).unwrap();
         let mut out = Tensor::zeros(data.element_type(), data.shape()).unwrap();
         let options = ExecOptions::single_thread();
-        reverse_subsequences_checked_into(&data, &checked, 1, &mut out, &options, &mut Scratch::new())
-            .unwrap();
+        reverse_subsequences_checked_into(
+            &data,
+            &checked,
+            1,
+            &mut out,
+            &options,
+            &mut ReverseSubsequencesScratch::new(),
+        )
+        .unwrap();
         assert_eq!(out.to_vec::<i32>().unwrap(), [6, 3, 4, 1, 2, 5, 0, 7]);
         // The axis spelled from the end reads them, the swapped ones.
         let mut out = Tensor::zeros(data.element_type(), data.shape()).unwrap();
-        reverse_subsequences_checked_into(&data, &checked, -2, &mut out, &options, &mut Scratch::new())
-            .unwrap();
+        reverse_subsequences_checked_into(
+            &data,
+            &checked,
+            -2,
+            &mut out,
+            &options,
+            &mut ReverseSubsequencesScratch::new(),
+        )
+        .unwrap();
         assert_eq!(out.to_vec::<i32>().unwrap(), [0, 5, 2, 3, 4, 1, 6, 7]);
     }
 

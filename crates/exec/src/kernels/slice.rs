@@ -177,7 +177,7 @@ pub fn slice_into(
     let ranges = ranges(data.shape(), start, stop, step, axes)?;
     super::check_output(OP, data.element_type(), &shape_of(&ranges)?, out)?;
     if let Some(flags) = reversal(data.shape(), &ranges) {
-        return super::reverse_into(data, &flags, out, options, &mut super::Scratch::new());
+        return super::reverse_into(data, &flags, out, options, &mut super::ReverseScratch::new());
     }
     SliceCopy::new(data.shape(), &ranges)?.run(data, out)
 }

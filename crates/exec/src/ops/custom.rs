@@ -134,6 +134,6 @@ impl Kernel for CustomKernel {
     }
 
     fn state(&self) -> StepState {
-        StepState { custom: self.op.state(), ..StepState::default() }
+        StepState::with_custom(self.op.state())
     }
 }

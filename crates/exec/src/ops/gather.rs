@@ -48,7 +48,14 @@ impl Kernel for GatherKernel {
     ) -> Result<(), KernelError> {
         let out = outputs.single()?;
         let [data, indices, axis] = exactly::<3>("Gather", inputs)?;
-        kernels::gather_into(data, indices, axis, self.batch_dims, out, &mut cx.state.scratch)
+        kernels::gather_into(
+            data,
+            indices,
+            axis,
+            self.batch_dims,
+            out,
+            cx.state.scratch::<kernels::GatherScratch>()?,
+        )
     }
 }
 
@@ -79,7 +86,7 @@ impl Kernel for FixedGather {
         let out = outputs.single()?;
         match inputs {
             [data, indices, _] if self.layout.fits(data, indices) => {
-                self.layout.run(data, indices, out, &mut cx.state.scratch)
+                self.layout.run(data, indices, out, cx.state.scratch::<kernels::GatherScratch>()?)
             }
             _ => self.general.run(inputs, outputs, cx),
         }

@@ -53,7 +53,7 @@ impl Kernel for RuntimeAxes {
         let [data, axes] = exactly::<2>("Reverse", inputs)?;
         let mut flags: Flags = smallvec::smallvec![false; data.rank()];
         ovir_shape::reversed_axes_into(self.mode, axes, &mut flags)?;
-        kernels::reverse_into(data, &flags, out, cx.options, &mut cx.state.scratch)
+        kernels::reverse_into(data, &flags, out, cx.options, cx.state.scratch::<kernels::ReverseScratch>()?)
     }
 }
 
@@ -78,6 +78,12 @@ impl Kernel for FixedAxes {
     ) -> Result<(), KernelError> {
         let out = outputs.single()?;
         let data = inputs.first().ok_or(KernelError::InputCount { op: "Reverse", expected: 2, found: 0 })?;
-        kernels::reverse_into(data, &self.flags, out, cx.options, &mut cx.state.scratch)
+        kernels::reverse_into(
+            data,
+            &self.flags,
+            out,
+            cx.options,
+            cx.state.scratch::<kernels::ReverseScratch>()?,
+        )
     }
 }

@@ -47,7 +47,7 @@ impl Kernel for ReverseSequenceKernel {
         let out = outputs.single()?;
         let [data, lengths] = exactly::<2>("ReverseSequence", inputs)?;
         let ReverseSequence { batch_axis, seq_axis } = self.op;
-        let (options, scratch) = (cx.options, &mut cx.state.scratch);
+        let (options, scratch) = (cx.options, cx.state.scratch::<kernels::ReverseSequenceScratch>()?);
         match &self.checked {
             Some(checked) => kernels::reverse_sequence_checked_into(
                 data, checked, batch_axis, seq_axis, out, options, scratch,

@@ -46,7 +46,7 @@ impl Kernel for SubsequencesKernel {
     ) -> Result<(), KernelError> {
         let out = outputs.single()?;
         let [data, lengths] = exactly::<2>(ReverseSubsequences::TYPE, inputs)?;
-        let (options, scratch) = (cx.options, &mut cx.state.scratch);
+        let (options, scratch) = (cx.options, cx.state.scratch::<kernels::ReverseSubsequencesScratch>()?);
         match &self.checked {
             Some(checked) => {
                 kernels::reverse_subsequences_checked_into(data, checked, self.axis, out, options, scratch)

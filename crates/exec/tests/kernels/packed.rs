@@ -7,7 +7,8 @@
 //! one-byte references of `common`.
 
 use ovir_exec::kernels::{
-    reverse, reverse_into, reverse_sequence, reverse_sequence_into, ExecOptions, Scratch,
+    reverse, reverse_into, reverse_sequence, reverse_sequence_into, ExecOptions, ReverseScratch,
+    ReverseSequenceScratch,
 };
 use ovir_tensor::{ElementType, Tensor};
 use proptest::prelude::*;
@@ -113,7 +114,7 @@ proptest! {
         let got = reverse(&data, flags);
         prop_assert_eq!(got.as_ref().ok(), Some(&expected));
         let mut out = zeros_like(&data);
-        prop_assert!(reverse_into(&data, flags, &mut out, &ExecOptions::single_thread(), &mut Scratch::new()).is_ok());
+        prop_assert!(reverse_into(&data, flags, &mut out, &ExecOptions::single_thread(), &mut ReverseScratch::new()).is_ok());
         prop_assert_eq!(&out, &expected);
     }
 
@@ -137,7 +138,7 @@ proptest! {
         let got = reverse_sequence(&data, &lengths, b, s);
         prop_assert_eq!(got.as_ref().ok(), Some(&expected));
         let mut out = zeros_like(&data);
-        prop_assert!(reverse_sequence_into(&data, &lengths, b, s, &mut out, &ExecOptions::single_thread(), &mut Scratch::new()).is_ok());
+        prop_assert!(reverse_sequence_into(&data, &lengths, b, s, &mut out, &ExecOptions::single_thread(), &mut ReverseSequenceScratch::new()).is_ok());
         prop_assert_eq!(&out, &expected);
     }
 }

@@ -1,5 +1,6 @@
 use ovir_exec::kernels::{
-    reverse, reverse_into, reverse_sequence, reverse_sequence_into, ExecOptions, Scratch,
+    reverse, reverse_into, reverse_sequence, reverse_sequence_into, ExecOptions, ReverseScratch,
+    ReverseSequenceScratch,
 };
 use ovir_tensor::{ElementType, Tensor};
 use proptest::prelude::*;
@@ -34,9 +35,14 @@ fn check_reverse(data: &Tensor, flags: &[bool]) -> Result<(), TestCaseError> {
     let got = reverse(data, flags);
     prop_assert_eq!(got.as_ref().ok(), Some(&expected));
     let mut out = zeros_like(data);
-    prop_assert!(
-        reverse_into(data, flags, &mut out, &ExecOptions::single_thread(), &mut Scratch::new()).is_ok()
-    );
+    prop_assert!(reverse_into(
+        data,
+        flags,
+        &mut out,
+        &ExecOptions::single_thread(),
+        &mut ReverseScratch::new()
+    )
+    .is_ok());
     prop_assert_eq!(&out, &expected);
     Ok(())
 }
@@ -74,7 +80,7 @@ fn check_sequence(
         s,
         &mut out,
         &ExecOptions::single_thread(),
-        &mut Scratch::new()
+        &mut ReverseSequenceScratch::new()
     )
     .is_ok());
     prop_assert_eq!(&out, &expected);
@@ -88,9 +94,16 @@ fn check_sequence(
         let lengths = lengths.unwrap_or_else(|e| unreachable!("{e}"));
         let mut out = zeros_like(data);
         let options = ExecOptions::single_thread();
-        prop_assert!(
-            reverse_sequence_into(data, &lengths, b, s, &mut out, &options, &mut Scratch::new()).is_ok()
-        );
+        prop_assert!(reverse_sequence_into(
+            data,
+            &lengths,
+            b,
+            s,
+            &mut out,
+            &options,
+            &mut ReverseSequenceScratch::new()
+        )
+        .is_ok());
         prop_assert_eq!(&out, &expected);
     }
     Ok(())

@@ -1,6 +1,6 @@
 use std::sync::Arc;
 
-use ovir_exec::kernels::{reverse, reverse_into, ExecOptions, KernelError, Scratch};
+use ovir_exec::kernels::{reverse, reverse_into, ExecOptions, KernelError, ReverseScratch};
 use ovir_shape::{ReverseMode, ShapeErrorKind};
 use ovir_tensor::{ElementType, Tensor};
 
@@ -197,7 +197,7 @@ fn packed_types_reverse_inside_the_byte() {
     let codes = ovir_tensor::packed::to_exchange(&ok(reverse(&data, &[true]))).to_vec::<u8>();
     assert_eq!(codes.ok(), Some(vec![0, 7, 6, 5, 4, 3, 2, 1]));
     let mut out = Tensor::zeros(ElementType::U3, &[8]).unwrap_or_else(|e| unreachable!("{e}"));
-    ok(reverse_into(&data, &[true], &mut out, &ExecOptions::single_thread(), &mut Scratch::new()));
+    ok(reverse_into(&data, &[true], &mut out, &ExecOptions::single_thread(), &mut ReverseScratch::new()));
     assert_eq!(out.bytes(), Some(&[0x39, 0x39, 0x78][..]));
 }
 
@@ -268,27 +268,50 @@ fn unaligned_borrowed_bytes_are_read() {
 fn into_checks_the_output_and_reuses_its_buffer() {
     let data = iota(ElementType::I32, &[2, 3]);
     let mut wrong = Tensor::zeros(ElementType::F32, &[2, 3]).unwrap_or_else(|e| unreachable!("{e}"));
-    let err =
-        reverse_into(&data, &[true, false], &mut wrong, &ExecOptions::single_thread(), &mut Scratch::new());
+    let err = reverse_into(
+        &data,
+        &[true, false],
+        &mut wrong,
+        &ExecOptions::single_thread(),
+        &mut ReverseScratch::new(),
+    );
     assert!(matches!(err, Err(KernelError::OutputMismatch { found_ty: ElementType::F32, .. })), "{err:?}");
     let mut wrong = Tensor::zeros(ElementType::I32, &[3, 2]).unwrap_or_else(|e| unreachable!("{e}"));
     assert!(matches!(
-        reverse_into(&data, &[true, false], &mut wrong, &ExecOptions::single_thread(), &mut Scratch::new()),
+        reverse_into(
+            &data,
+            &[true, false],
+            &mut wrong,
+            &ExecOptions::single_thread(),
+            &mut ReverseScratch::new()
+        ),
         Err(KernelError::OutputMismatch { .. })
     ));
 
     let mut out = Tensor::zeros(ElementType::I32, &[2, 3]).unwrap_or_else(|e| unreachable!("{e}"));
     let before = out.bytes().map(<[u8]>::as_ptr);
-    ok(reverse_into(&data, &[true, true], &mut out, &ExecOptions::single_thread(), &mut Scratch::new()));
+    ok(reverse_into(
+        &data,
+        &[true, true],
+        &mut out,
+        &ExecOptions::single_thread(),
+        &mut ReverseScratch::new(),
+    ));
     assert_eq!(out.bytes().map(<[u8]>::as_ptr), before);
     assert_eq!(out.to_vec::<i32>().ok(), Some(vec![5, 4, 3, 2, 1, 0]));
-    ok(reverse_into(&data, &[false, false], &mut out, &ExecOptions::single_thread(), &mut Scratch::new()));
+    ok(reverse_into(
+        &data,
+        &[false, false],
+        &mut out,
+        &ExecOptions::single_thread(),
+        &mut ReverseScratch::new(),
+    ));
     assert_eq!(out, data);
     assert!(!out.shares_storage_with(&data));
 
     let strings = iota(ElementType::String, &[3]);
     let mut out = Tensor::zeros(ElementType::String, &[3]).unwrap_or_else(|e| unreachable!("{e}"));
-    ok(reverse_into(&strings, &[true], &mut out, &ExecOptions::single_thread(), &mut Scratch::new()));
+    ok(reverse_into(&strings, &[true], &mut out, &ExecOptions::single_thread(), &mut ReverseScratch::new()));
     assert_eq!(out.strings().map(|s| s.join(",")), Some("s2,s1,s0".to_owned()));
 }
 
@@ -327,7 +350,7 @@ fn blocks_after_the_last_reversed_axis_move_as_one_element() {
                 for threads in [1, 3] {
                     let options = ExecOptions { threads, min_bytes_per_thread: 1 };
                     let mut out = Tensor::zeros(ty, &shape).unwrap_or_else(|e| unreachable!("{e}"));
-                    ok(reverse_into(&data, &flags, &mut out, &options, &mut Scratch::new()));
+                    ok(reverse_into(&data, &flags, &mut out, &options, &mut ReverseScratch::new()));
                     assert_eq!(out, expected, "{ty} {shape:?} {flags:?} on {threads} threads");
                 }
             }

@@ -1,6 +1,6 @@
 use ovir_exec::kernels::{
     reverse_sequence, reverse_sequence_checked_into, reverse_sequence_into, CheckedLengths, ExecOptions,
-    KernelError, Scratch,
+    KernelError, ReverseSequenceScratch,
 };
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{bf16, f16, Dim, ElementType, Tensor};
@@ -220,7 +220,7 @@ fn packed_types_reverse_inside_the_byte() {
         1,
         &mut out,
         &ExecOptions::single_thread(),
-        &mut Scratch::new(),
+        &mut ReverseSequenceScratch::new(),
     ));
     assert_eq!(out, got);
     // Lengths of a packed integer type work too.
@@ -273,7 +273,7 @@ fn into_checks_the_output_and_reuses_its_buffer() {
             1,
             &mut wrong,
             &ExecOptions::single_thread(),
-            &mut Scratch::new()
+            &mut ReverseSequenceScratch::new()
         ),
         Err(KernelError::OutputMismatch { .. })
     ));
@@ -286,7 +286,7 @@ fn into_checks_the_output_and_reuses_its_buffer() {
         1,
         &mut out,
         &ExecOptions::single_thread(),
-        &mut Scratch::new(),
+        &mut ReverseSequenceScratch::new(),
     ));
     assert_eq!(out.bytes().map(<[u8]>::as_ptr), before);
     assert_eq!(out.to_vec::<i16>().ok(), Some(vec![2, 1, 0, 3, 4, 5]));
@@ -298,7 +298,7 @@ fn into_checks_the_output_and_reuses_its_buffer() {
         1,
         &mut out,
         &ExecOptions::single_thread(),
-        &mut Scratch::new(),
+        &mut ReverseSequenceScratch::new(),
     ));
     assert_eq!(out, data);
 }
@@ -320,7 +320,15 @@ fn rows_of_different_lengths_match_the_reference() {
             // fall inside a row.
             let options = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
             let mut out = Tensor::zeros(ty, &[rows, row]).unwrap_or_else(|e| unreachable!("{e}"));
-            ok(reverse_sequence_into(&data, &lengths, 0, 1, &mut out, &options, &mut Scratch::new()));
+            ok(reverse_sequence_into(
+                &data,
+                &lengths,
+                0,
+                1,
+                &mut out,
+                &options,
+                &mut ReverseSequenceScratch::new(),
+            ));
             assert_eq!(out, expected, "{ty} row {row}, 3 threads");
         }
     }
@@ -329,7 +337,7 @@ fn rows_of_different_lengths_match_the_reference() {
 #[test]
 fn a_reused_scratch_gives_the_same_results() {
     let data = iota(ElementType::F32, &[5, 8]);
-    let mut scratch = Scratch::new();
+    let mut scratch = ReverseSequenceScratch::new();
     let mut out = Tensor::zeros(ElementType::F32, &[5, 8]).unwrap_or_else(|e| unreachable!("{e}"));
     let options = ExecOptions::single_thread();
     // A longer batch first, then a shorter one: nothing of the first may
@@ -381,7 +389,7 @@ fn lengths_checked_once_give_what_reading_them_gives() {
                     s,
                     &mut out,
                     &options,
-                    &mut Scratch::new(),
+                    &mut ReverseSequenceScratch::new(),
                 ));
                 assert_eq!(out, expected, "{ty} {shape:?} batch {batch} seq {seq} {lengths:?}");
             }
@@ -393,7 +401,15 @@ fn lengths_checked_once_give_what_reading_them_gives() {
         .unwrap_or_else(|e| unreachable!("{e}"));
     let checked = ok(CheckedLengths::new(&tensor(&[2], vec![3i32, 4]), &[2, 4], 0, 1)).unwrap();
     let mut out = Tensor::zeros(ElementType::I4, &[2, 4]).unwrap_or_else(|e| unreachable!("{e}"));
-    ok(reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new()));
+    ok(reverse_sequence_checked_into(
+        &data,
+        &checked,
+        0,
+        1,
+        &mut out,
+        &options,
+        &mut ReverseSequenceScratch::new(),
+    ));
     assert_eq!(out.bytes(), Some(&[0x23, 0x41, 0x7f, 0x56][..]));
     for ty in [ElementType::U8, ElementType::F32] {
         let (rows, row) = (67, 24);
@@ -406,7 +422,15 @@ fn lengths_checked_once_give_what_reading_them_gives() {
         ] {
             let checked = ok(CheckedLengths::new(&lengths, &[rows, row], 0, 1)).unwrap();
             let mut out = Tensor::zeros(ty, &[rows, row]).unwrap_or_else(|e| unreachable!("{e}"));
-            ok(reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new()));
+            ok(reverse_sequence_checked_into(
+                &data,
+                &checked,
+                0,
+                1,
+                &mut out,
+                &options,
+                &mut ReverseSequenceScratch::new(),
+            ));
             assert_eq!(out, expected, "{ty} rows of {row}, {lengths:?}");
             // Longer rows than checked for: the lengths are read again.
             let longer = iota(ty, &[rows, row + 3]);
@@ -418,7 +442,7 @@ fn lengths_checked_once_give_what_reading_them_gives() {
                 1,
                 &mut out,
                 &options,
-                &mut Scratch::new(),
+                &mut ReverseSequenceScratch::new(),
             ));
             assert_eq!(out, naive_reverse_sequence(&longer, &values, 0, 1), "{ty} rows of {}", row + 3);
             // Shorter ones, where some lengths no longer fit, are refused
@@ -432,7 +456,7 @@ fn lengths_checked_once_give_what_reading_them_gives() {
                 1,
                 &mut out,
                 &options,
-                &mut Scratch::new(),
+                &mut ReverseSequenceScratch::new(),
             );
             assert!(
                 matches!(err, Err(KernelError::Shape(ShapeErrorKind::LengthOutOfRange { .. }))),
@@ -466,7 +490,15 @@ fn lengths_checked_once_give_what_reading_them_gives() {
         let lengths = tensor(&[rows], values.iter().map(|&v| v as i64).collect());
         let checked = ok(CheckedLengths::new(&lengths, &[rows, row], 0, 1)).unwrap();
         let mut out = Tensor::zeros(ty, &[rows, row]).unwrap_or_else(|e| unreachable!("{e}"));
-        ok(reverse_sequence_checked_into(&data, &checked, 0, 1, &mut out, &options, &mut Scratch::new()));
+        ok(reverse_sequence_checked_into(
+            &data,
+            &checked,
+            0,
+            1,
+            &mut out,
+            &options,
+            &mut ReverseSequenceScratch::new(),
+        ));
         assert_eq!(out, expected, "{ty} rows of {row}");
     }
 }
@@ -515,7 +547,7 @@ fn what_is_kept_from_checked_lengths_follows_the_lengths_and_the_layout() {
             (ElementType::F32, &[batches, seq_size], 0, 1),
         ];
         let options = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
-        let scratch = &mut Scratch::new();
+        let scratch = &mut ReverseSequenceScratch::new();
         for (ty, shape, batch, seq) in layouts {
             let data = iota(ty, shape);
             for (checked, values, name) in
@@ -749,7 +781,7 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
     // One scratch for every call that reads its lengths, as a plan keeps
     // one: shapes larger and smaller, and lengths of every kind, after
     // one another.
-    let reused = &mut Scratch::new();
+    let reused = &mut ReverseSequenceScratch::new();
     for (ty, shape, batch, seq) in cases {
         let data = iota(ty, shape);
         let (batches, seq_size) = (shape[batch], shape[seq]);
@@ -778,7 +810,7 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
                     );
                     let checked = ok(CheckedLengths::new(&lengths, &[batches, seq_size], 0, 1)).unwrap();
                     let mut out = Tensor::zeros(ty, shape).unwrap_or_else(|e| unreachable!("{e}"));
-                    let scratch = &mut Scratch::new();
+                    let scratch = &mut ReverseSequenceScratch::new();
                     ok(reverse_sequence_checked_into(&data, &checked, b, s, &mut out, &options, scratch));
                     assert_eq!(out, expected, "{what}, checked, {threads} threads");
                 }
@@ -839,7 +871,15 @@ fn streamed_blocks_match(ty: ElementType, shape: [usize; 3], (batch, seq): (usiz
         let options = ExecOptions { threads, min_bytes_per_thread: 1 };
         let mut out = Tensor::zeros(ty, &shape).unwrap_or_else(|e| unreachable!("{e}"));
         let (b, s) = (batch as i64, seq as i64);
-        ok(reverse_sequence_into(&data, &lengths, b, s, &mut out, &options, &mut Scratch::new()));
+        ok(reverse_sequence_into(
+            &data,
+            &lengths,
+            b,
+            s,
+            &mut out,
+            &options,
+            &mut ReverseSequenceScratch::new(),
+        ));
         assert!(out.bytes() == Some(&expected[..]), "{ty} {shape:?}, {threads} threads");
     }
 }

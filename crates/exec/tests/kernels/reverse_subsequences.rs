@@ -5,7 +5,7 @@
 
 use ovir_exec::kernels::{
     reverse_sequence, reverse_subsequences, reverse_subsequences_checked_into, reverse_subsequences_into,
-    CheckedSubsequenceLengths, ExecOptions, KernelError, Scratch,
+    CheckedSubsequenceLengths, ExecOptions, KernelError, ReverseSubsequencesScratch,
 };
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
@@ -50,7 +50,7 @@ fn check(data: &Tensor, lengths: &[u64], axis: usize) {
         axis as i64,
         &mut out,
         &ExecOptions::single_thread(),
-        &mut Scratch::new(),
+        &mut ReverseSubsequencesScratch::new(),
     ));
     assert_eq!(out, expected);
 }
@@ -171,7 +171,7 @@ fn packed_elements_move_inside_their_bytes() {
             1,
             &mut into,
             &ExecOptions::single_thread(),
-            &mut Scratch::new(),
+            &mut ReverseSubsequencesScratch::new(),
         ));
         assert_eq!(into, out, "{ty}");
     }
@@ -262,7 +262,7 @@ fn an_output_of_the_wrong_type_or_shape_is_refused() {
         1,
         &mut out,
         &ExecOptions::single_thread(),
-        &mut Scratch::new(),
+        &mut ReverseSubsequencesScratch::new(),
     )
     .unwrap_err();
     assert!(matches!(err, KernelError::OutputMismatch { .. }), "{err}");
@@ -412,7 +412,14 @@ fn lengths_that_change_every_line_match_the_reference_across_tiles_and_threads()
         for (lengths, threads) in all.iter().flat_map(|l| [(l, 1), (l, 2), (l, 3)]) {
             let options = ExecOptions { threads, min_bytes_per_thread: 1 };
             let mut out = zeros_like(&data);
-            ok(reverse_subsequences_into(&data, lengths, 1, &mut out, &options, &mut Scratch::new()));
+            ok(reverse_subsequences_into(
+                &data,
+                lengths,
+                1,
+                &mut out,
+                &options,
+                &mut ReverseSubsequencesScratch::new(),
+            ));
             assert_eq!(
                 out,
                 expected,
@@ -454,7 +461,14 @@ fn strips_and_gathers_that_stream_their_stores_match_the_reference() {
         for threads in [1, 3] {
             let options = ExecOptions { threads, min_bytes_per_thread: 1 };
             let mut out = zeros_like(&data);
-            ok(reverse_subsequences_into(&data, &lengths, 1, &mut out, &options, &mut Scratch::new()));
+            ok(reverse_subsequences_into(
+                &data,
+                &lengths,
+                1,
+                &mut out,
+                &options,
+                &mut ReverseSubsequencesScratch::new(),
+            ));
             assert!(out == expected, "{ty:?} {shape:?}, {threads} threads");
         }
     }
@@ -503,7 +517,7 @@ proptest! {
         let lengths = tensor(&lengths_shape(data.shape(), axis), lens.clone());
         prop_assert_eq!(&ok(reverse_subsequences(&data, &lengths, axis as i64)), &expected);
         let mut out = zeros_like(&data);
-        let mut scratch = Scratch::new();
+        let mut scratch = ReverseSubsequencesScratch::new();
         // Twice through one scratch: what it held before does not matter.
         for _ in 0..2 {
             let options = ExecOptions::single_thread();
@@ -512,7 +526,7 @@ proptest! {
         }
         let threads = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
         let mut out = zeros_like(&data);
-        ok(reverse_subsequences_into(&data, &lengths, axis as i64, &mut out, &threads, &mut Scratch::new()));
+        ok(reverse_subsequences_into(&data, &lengths, axis as i64, &mut out, &threads, &mut ReverseSubsequencesScratch::new()));
         prop_assert_eq!(&out, &expected);
     }
 
@@ -587,7 +601,7 @@ fn lengths_checked_once_give_what_reading_them_gives() {
                 for threads in [1, 2, 3] {
                     let options = ExecOptions { threads, min_bytes_per_thread: 1 };
                     let mut out = zeros_like(&data);
-                    let mut scratch = Scratch::new();
+                    let mut scratch = ReverseSubsequencesScratch::new();
                     ok(reverse_subsequences_checked_into(
                         &data,
                         &checked,
@@ -614,7 +628,7 @@ fn lengths_checked_once_give_what_reading_them_gives() {
                     from_end,
                     &mut out,
                     &options,
-                    &mut Scratch::new(),
+                    &mut ReverseSubsequencesScratch::new(),
                 ));
                 assert_eq!(out, expected, "{ty:?} {shape:?} axis {from_end}");
             }
@@ -627,11 +641,25 @@ fn lengths_checked_once_give_what_reading_them_gives() {
     let longer = iota(ElementType::F32, &[2, 6, 3]);
     let mut out = zeros_like(&longer);
     let options = ExecOptions::single_thread();
-    ok(reverse_subsequences_checked_into(&longer, &checked, 1, &mut out, &options, &mut Scratch::new()));
+    ok(reverse_subsequences_checked_into(
+        &longer,
+        &checked,
+        1,
+        &mut out,
+        &options,
+        &mut ReverseSubsequencesScratch::new(),
+    ));
     assert_eq!(out, ok(reverse_subsequences(&longer, &lengths, 1)));
     let wider = iota(ElementType::F32, &[2, 4, 4]);
     let mut out = zeros_like(&wider);
-    let err = reverse_subsequences_checked_into(&wider, &checked, 1, &mut out, &options, &mut Scratch::new());
+    let err = reverse_subsequences_checked_into(
+        &wider,
+        &checked,
+        1,
+        &mut out,
+        &options,
+        &mut ReverseSubsequencesScratch::new(),
+    );
     assert!(
         matches!(err, Err(KernelError::Shape(ShapeErrorKind::SubsequenceLengthsShape { .. }))),
         "{err:?}"
@@ -653,6 +681,13 @@ fn lengths_checked_once_are_refused_as_when_read() {
     let data = iota(ElementType::F32, &[4, 3]);
     let mut out = zeros_like(&data);
     let options = ExecOptions::single_thread();
-    ok(reverse_subsequences_checked_into(&data, &checked, 0, &mut out, &options, &mut Scratch::new()));
+    ok(reverse_subsequences_checked_into(
+        &data,
+        &checked,
+        0,
+        &mut out,
+        &options,
+        &mut ReverseSubsequencesScratch::new(),
+    ));
     assert_eq!(out, data);
 }

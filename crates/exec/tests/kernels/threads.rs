@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use ovir_exec::kernels::{
     convert, convert_into, reverse, reverse_into, reverse_sequence, reverse_sequence_into, ExecOptions,
-    Scratch,
+    ReverseScratch, ReverseSequenceScratch,
 };
 use ovir_tensor::{ElementType, Tensor};
 use proptest::prelude::*;
@@ -28,14 +28,22 @@ fn bytes_of(ty: ElementType, shape: &[usize], seed: usize) -> Tensor {
 /// Reverse into a new output on `threads` threads.
 fn reverse_on(data: &Tensor, flags: &[bool], threads: usize) -> Tensor {
     let mut out = zeros_like(data);
-    ok(reverse_into(data, flags, &mut out, &split(threads), &mut Scratch::new()));
+    ok(reverse_into(data, flags, &mut out, &split(threads), &mut ReverseScratch::new()));
     out
 }
 
 /// ReverseSequence into a new output on `threads` threads.
 fn reverse_sequence_on(data: &Tensor, lengths: &Tensor, b: i64, s: i64, threads: usize) -> Tensor {
     let mut out = zeros_like(data);
-    ok(reverse_sequence_into(data, lengths, b, s, &mut out, &split(threads), &mut Scratch::new()));
+    ok(reverse_sequence_into(
+        data,
+        lengths,
+        b,
+        s,
+        &mut out,
+        &split(threads),
+        &mut ReverseSequenceScratch::new(),
+    ));
     out
 }
 

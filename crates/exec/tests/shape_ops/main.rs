@@ -6,7 +6,7 @@
 
 use ovir_exec::kernels::{
     broadcast, broadcast_into, concat, gather, gather_into, reshape, shape_of, slice, slice_into, squeeze,
-    unsqueeze, ExecOptions, KernelError, Scratch,
+    unsqueeze, ExecOptions, GatherScratch, KernelError,
 };
 use ovir_shape::{BroadcastMode, ShapeErrorKind};
 use ovir_tensor::{ElementType, Tensor};
@@ -135,7 +135,7 @@ fn gather_into_overwrites_a_reused_buffer() {
     let data = iota(&[4, 2]);
     let indices = t(&[2], vec![3i64, 9]);
     let mut out = t(&[2, 2], vec![-1i32; 4]);
-    gather_into(&data, &indices, &scalar(0), 0, &mut out, &mut Scratch::new()).unwrap();
+    gather_into(&data, &indices, &scalar(0), 0, &mut out, &mut GatherScratch::new()).unwrap();
     assert_eq!(out.to_vec::<i32>().unwrap(), vec![6, 7, 0, 0]);
 }
 
