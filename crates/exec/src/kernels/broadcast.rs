@@ -6,7 +6,9 @@ use ovir_tensor::{Dim, PartialShape, Tensor};
 use smallvec::SmallVec;
 
 use super::blocks::{count, Source, Target};
-use super::{input_shape_error, read_ints, KernelError, SmallInts, Wide};
+use super::checks::input_shape_error;
+use super::integers::{read_ints, SmallInts, Wide};
+use super::KernelError;
 
 const OP: &str = "Broadcast";
 
@@ -162,7 +164,7 @@ impl Layout {
                 what: "the data's shape is not the one the layout was made for",
             });
         }
-        super::check_output(OP, data.element_type(), shape, out)?;
+        super::checks::check_output(OP, data.element_type(), shape, out)?;
         if out.is_empty() {
             return Ok(());
         }

@@ -89,7 +89,7 @@ impl Layout {
             });
         }
         let ty = common_type(inputs)?;
-        super::check_output(OP, ty, &self.shape, out)?;
+        super::checks::check_output(OP, ty, &self.shape, out)?;
         let sources = inputs.iter().map(|t| Source::of(OP, t)).collect::<Result<SmallVec<[_; 8]>, _>>()?;
         let mut dst = Target::of(OP, out)?;
         let mut at = 0usize;

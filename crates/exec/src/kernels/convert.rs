@@ -4,7 +4,9 @@ use half::{bf16, f16, slice::HalfFloatSliceExt};
 use ovir_shape::ops::convert::check_conversion;
 use ovir_tensor::{Element, ElementType, Tensor};
 
-use super::{check_output, copy_all, parallel, ExecOptions, KernelError, STREAM_MIN_BYTES};
+use super::checks::check_output;
+use super::run_plan::{copy_all, STREAM_MIN_BYTES};
+use super::{parallel, ExecOptions, KernelError};
 
 const OP: &str = "Convert";
 

@@ -11,7 +11,25 @@
 //! A caller that can use 32-bit lengths as they are stored only scans them
 //! ([`scan_integers`]), and copies nothing.
 
-use super::{Heads, ReverseCopier};
+use ovir_tensor::Tensor;
+
+use super::copy::ReverseCopier;
+use super::run_plan::Heads;
+
+/// The lengths input of ReverseSequence or ReverseSubsequences: given
+/// with the data, or read and checked ahead as `K`.
+pub(super) enum Lengths<'a, K> {
+    Given(&'a Tensor),
+    Checked(&'a K),
+}
+
+impl<K> Clone for Lengths<'_, K> {
+    fn clone(&self) -> Self {
+        *self
+    }
+}
+
+impl<K> Copy for Lengths<'_, K> {}
 
 /// How a kernel keeps the counts it reads from a lengths input: `u32` when
 /// every count of the call fits, else `usize`. The plans that hold them are

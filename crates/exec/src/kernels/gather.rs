@@ -5,7 +5,9 @@ use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 
 use super::blocks::{count, Source, Target};
-use super::{input_shape_error, read_ints, KernelError, Wide};
+use super::checks::input_shape_error;
+use super::integers::{read_ints, Wide};
+use super::KernelError;
 
 const OP: &str = "Gather";
 
@@ -167,7 +169,7 @@ impl Layout {
         if !self.fits(data, indices) {
             return Err(internal());
         }
-        super::check_output(OP, data.element_type(), &self.shape, out)?;
+        super::checks::check_output(OP, data.element_type(), &self.shape, out)?;
         let index_values = &mut scratch.indices;
         index_values.clear();
         super::error::try_reserve(index_values, indices.len(), OP, "indices")?;

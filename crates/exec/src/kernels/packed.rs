@@ -18,7 +18,8 @@
 use ovir_tensor::packed::{self, PackError};
 use ovir_tensor::{ElementType, Tensor};
 
-use super::{check_output, KernelError};
+use super::checks::check_output;
+use super::KernelError;
 
 /// Packed sub-byte data as the packed path moves it: two `u8` tensors of
 /// the data's shape.

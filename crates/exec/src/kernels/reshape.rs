@@ -9,7 +9,9 @@ use ovir_shape::ops::unsqueeze::unsqueeze_shape;
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{PartialShape, Tensor};
 
-use super::{input_shape_error, read_ints, KernelError, SmallInts, Wide};
+use super::checks::input_shape_error;
+use super::integers::{read_ints, SmallInts, Wide};
+use super::KernelError;
 
 /// The three kernels of this module.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -5,11 +5,10 @@ use smallvec::SmallVec;
 
 use std::ops::Range;
 
+use super::checks::{check_movable, check_output};
 use super::packed::{KeepsUnpacked, Unpacked};
-use super::{
-    check_movable, check_output, copy_all, packed, play, play_as, product, ExecOptions, Joiner, KernelError,
-    Run, RunPlan,
-};
+use super::run_plan::{copy_all, play, play_as, product, Joiner, Run, RunPlan};
+use super::{packed, ExecOptions, KernelError};
 
 const OP: &str = "Reverse";
 
@@ -323,9 +322,15 @@ mod tests {
             // Reverse only ever gives rows the same head, which borrows
             // nothing from the plan.
             let rows = match r.rows {
-                Some(super::super::Rows { row, heads: super::super::Heads::Same(n), block }) => {
-                    Some(super::super::Rows { row, heads: super::super::Heads::Same(n), block })
-                }
+                Some(super::super::run_plan::Rows {
+                    row,
+                    heads: super::super::run_plan::Heads::Same(n),
+                    block,
+                }) => Some(super::super::run_plan::Rows {
+                    row,
+                    heads: super::super::run_plan::Heads::Same(n),
+                    block,
+                }),
                 Some(_) => panic!("rows with a head per row in a Reverse plan"),
                 None => None,
             };

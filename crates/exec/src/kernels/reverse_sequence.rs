@@ -9,15 +9,15 @@ use ovir_tensor::{ElementType, Tensor};
 
 use std::ops::Range;
 
+use super::checks::{check_movable, check_output};
 use super::copy::{prefetch_lines, TRANSPOSED_ROWS};
+use super::copy::{ReverseCopier, RunWriter};
+use super::counts::{narrow_counts, Count, Lengths};
 use super::counts::{read_integers, scan_integers, Integer};
 use super::packed::{KeepsUnpacked, Unpacked};
 use super::reverse_subsequences::{lines_win, play_lines};
-use super::{
-    check_movable, check_output, copy_all, narrow_counts, packed, parallel, play, play_as, product, Count,
-    ExecOptions, Joiner, KernelError, Lengths, ReverseCopier, Rows, Run, RunPlan, RunWriter,
-    STREAM_MIN_BYTES,
-};
+use super::run_plan::{copy_all, play, play_as, product, Joiner, Rows, Run, RunPlan, STREAM_MIN_BYTES};
+use super::{packed, parallel, ExecOptions, KernelError};
 
 const OP: &str = "ReverseSequence";
 
@@ -1588,7 +1588,7 @@ mod tests {
                 (shape, &one, first),
             ];
             let run = |shape: &[usize], checked: &CheckedLengths, scratch: &mut ReverseSequenceScratch| {
-                let data = super::super::distinct(ty, shape);
+                let data = super::super::testing::distinct(ty, shape);
                 let mut out = Tensor::zeros(ty, shape).unwrap();
                 let options = ExecOptions::single_thread();
                 reverse_sequence_checked_into(
@@ -1768,7 +1768,7 @@ mod tests {
             for ty in
                 [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::U64, ElementType::String]
             {
-                let data = super::super::distinct(ty, shape);
+                let data = super::super::testing::distinct(ty, shape);
                 let mut narrow = Tensor::zeros(ty, shape).unwrap();
                 let mut wide = Tensor::zeros(ty, shape).unwrap();
                 let heads = &mut RowHeads::new();

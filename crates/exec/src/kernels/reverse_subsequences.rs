@@ -25,13 +25,13 @@ use std::ops::Range;
 
 use ovir_tensor::{ElementType, Tensor};
 
+use super::checks::{check_movable, check_output};
 use super::copy::{line_group, line_pitch, ReverseCopier, RunWriter, SubsequenceStrip, TRANSPOSED_ROWS};
+use super::counts::{narrow_counts, Count, Lengths};
 use super::counts::{read_integers, scan_integers, Integer};
 use super::packed::{KeepsUnpacked, Unpacked};
-use super::{
-    check_movable, check_output, copy_all, narrow_counts, packed, parallel, play_as, product, Count,
-    ExecOptions, Joiner, KernelError, Lengths, Rows, Run, RunPlan,
-};
+use super::run_plan::{copy_all, play_as, product, Joiner, Rows, Run, RunPlan};
+use super::{packed, parallel, ExecOptions, KernelError};
 
 const OP: &str = "ReverseSubsequences";
 
@@ -2074,7 +2074,7 @@ mod tests {
             for ty in
                 [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::U64, ElementType::String]
             {
-                let data = super::super::distinct(ty, shape);
+                let data = super::super::testing::distinct(ty, shape);
                 let mut narrow = Tensor::zeros(ty, shape).unwrap();
                 let mut wide = Tensor::zeros(ty, shape).unwrap();
                 reverse_subsequences_in(&data, &lengths, axis, &mut narrow, &threads, &mut Vec::<u32>::new())

@@ -23,7 +23,7 @@ pub fn shape_of(data: &Tensor, output_type: ElementType) -> Result<Tensor, Kerne
 /// [`shape_of`] into an output of type `output_type` and shape `[rank]`.
 pub fn shape_of_into(data: &Tensor, output_type: ElementType, out: &mut Tensor) -> Result<(), KernelError> {
     const OP: &str = "ShapeOf";
-    super::check_output(OP, output_type, &[data.rank()], out)?;
+    super::checks::check_output(OP, output_type, &[data.rank()], out)?;
     let bytes = out.bytes_mut().ok_or(KernelError::Internal { op: OP, what: "the output holds no bytes" })?;
     match output_type {
         ElementType::I64 => {

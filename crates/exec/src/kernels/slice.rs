@@ -7,7 +7,9 @@ use ovir_tensor::Tensor;
 use smallvec::SmallVec;
 
 use super::blocks::{Source, Target};
-use super::{input_shape_error, read_ints, ExecOptions, KernelError, SmallInts, Wide};
+use super::checks::input_shape_error;
+use super::integers::{read_ints, SmallInts, Wide};
+use super::{ExecOptions, KernelError};
 
 const OP: &str = "Slice";
 
@@ -175,7 +177,7 @@ pub fn slice_into(
     options: &ExecOptions,
 ) -> Result<(), KernelError> {
     let ranges = ranges(data.shape(), start, stop, step, axes)?;
-    super::check_output(OP, data.element_type(), &shape_of(&ranges)?, out)?;
+    super::checks::check_output(OP, data.element_type(), &shape_of(&ranges)?, out)?;
     if let Some(flags) = reversal(data.shape(), &ranges) {
         return super::reverse_into(data, &flags, out, options, &mut super::ReverseScratch::new());
     }
@@ -284,7 +286,7 @@ impl SliceCopy {
         if data.shape() != self.data_shape.as_slice() {
             return Err(internal());
         }
-        super::check_output(OP, data.element_type(), &self.shape, out)?;
+        super::checks::check_output(OP, data.element_type(), &self.shape, out)?;
         if self.empty {
             return Ok(());
         }

@@ -33,7 +33,7 @@ use x86::Width;
 pub(super) use x86::{streaming, Plain, Stores};
 
 use super::counts::Count;
-use super::Heads;
+use super::run_plan::Heads;
 
 /// The instructions the copy loops may use.
 #[derive(Clone, Copy, Debug)]

@@ -18,7 +18,7 @@ use std::arch::x86_64::{
 
 use super::{vbmi, Avx512, Ssse3, Stores, Vbmi, Width};
 use crate::kernels::counts::Count;
-use crate::kernels::Heads;
+use crate::kernels::run_plan::Heads;
 
 /// Proof that the running CPU has AVX2 and SSSE3: only [`Avx2::detect`]
 /// makes one. It carries the [`Ssse3`] token it was checked with, for the

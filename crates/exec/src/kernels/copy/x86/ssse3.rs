@@ -8,7 +8,7 @@ use std::arch::x86_64::{
 };
 
 use super::{aligned, Stores, Width};
-use crate::kernels::Heads;
+use crate::kernels::run_plan::Heads;
 
 /// Proof that the running CPU has SSSE3 (and so SSE2): only
 /// [`Ssse3::detect`] makes one.
