@@ -2,6 +2,8 @@
 //! to list them.
 #![deny(unsafe_code)]
 
+pub mod counting;
+
 use std::path::{Path, PathBuf};
 
 /// The `ir-samples` folder, as a path relative to this package, so that

@@ -3,10 +3,10 @@
 //! their values, how the plan folds and schedules them, and that running
 //! again on the same sizes allocates nothing.
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
+
+use ovir_tests::counting::{allocations_in, CountingAlloc};
 
 use ovir::exec::{Folded, Plan};
 use ovir::ir::Layer;
@@ -15,55 +15,8 @@ use ovir::{
     PartialShape, PortFact, Tensor,
 };
 
-/// Counts allocations made by the thread that armed it.
-struct CountingAlloc;
-
-thread_local! {
-    static ARMED: Cell<bool> = const { Cell::new(false) };
-    static ALLOCATIONS: Cell<usize> = const { Cell::new(0) };
-}
-
-fn note_allocation() {
-    if ARMED.try_with(Cell::get).unwrap_or(false) {
-        let _ = ALLOCATIONS.try_with(|n| n.set(n.get() + 1));
-    }
-}
-
-// SAFETY: every call is forwarded unchanged to the system allocator; the
-// wrapper only counts.
-unsafe impl GlobalAlloc for CountingAlloc {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        // SAFETY: the caller upholds `alloc`'s contract, which we forward.
-        unsafe { System.alloc(layout) }
-    }
-    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        note_allocation();
-        // SAFETY: as for `alloc`.
-        unsafe { System.alloc_zeroed(layout) }
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        note_allocation();
-        // SAFETY: as for `alloc`; `ptr` came from this allocator.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: `ptr` came from this allocator with this layout.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-}
-
 #[global_allocator]
 static GLOBAL: CountingAlloc = CountingAlloc;
-
-/// Allocations made by `f` on this thread.
-fn allocations_in(f: impl FnOnce()) -> usize {
-    let before = ALLOCATIONS.with(Cell::get);
-    ARMED.with(|a| a.set(true));
-    f();
-    ARMED.with(|a| a.set(false));
-    ALLOCATIONS.with(Cell::get) - before
-}
 
 fn error(e: impl ToString) -> ExtensionError {
     ExtensionError::new(e.to_string())
