@@ -150,6 +150,19 @@ pub enum ShapeErrorKind {
         /// Outputs the layer declares.
         found: usize,
     },
+    /// The layer has a number of output ports outside the range its op
+    /// produces.
+    #[error("{op} produces {}, but the layer declares {found}", output_range(*min, *max))]
+    OutputCountRange {
+        /// The operation.
+        op: &'static str,
+        /// The fewest outputs the operation produces.
+        min: usize,
+        /// The most it produces (`None`: no limit).
+        max: Option<usize>,
+        /// Outputs the layer declares.
+        found: usize,
+    },
     /// A required `<data>` attribute is absent.
     #[error("{op} needs the attribute `{name}`, but the layer does not have it")]
     MissingAttribute {
@@ -666,6 +679,94 @@ pub enum ShapeErrorKind {
         /// The length.
         value: i128,
     },
+    /// Transpose's order has neither one element per data axis nor none.
+    #[error(
+        "the order input of Transpose must hold one axis per data axis ({rank}) or be empty, but it has {length} \
+         elements"
+    )]
+    TransposeOrderLength {
+        /// The order's length.
+        length: Dim,
+        /// The data rank.
+        rank: usize,
+    },
+    /// Transpose's order is not a permutation of the data's axes.
+    #[error(
+        "the order {order:?} of Transpose is not a permutation of the data's {rank} axes: it must hold each of 0 \
+         to {} once",
+        rank.saturating_sub(1)
+    )]
+    TransposeOrder {
+        /// The order's values.
+        order: Vec<i128>,
+        /// The data rank.
+        rank: usize,
+    },
+    /// Split's `num_splits` is not above 0.
+    #[error("Split's num_splits must be greater than zero, but it is {value}")]
+    SplitCount {
+        /// The attribute's value.
+        value: i64,
+    },
+    /// Split cannot divide the axis into `num_splits` equal parts.
+    #[error("Split cannot divide axis {axis} of {dim} elements into {num_splits} equal parts")]
+    SplitUneven {
+        /// The axis, normalised.
+        axis: usize,
+        /// Its size.
+        dim: Dim,
+        /// The number of parts.
+        num_splits: u64,
+    },
+    /// A length of VariadicSplit is below -1.
+    #[error("split length {index} of VariadicSplit is {value}; a length must be 0 or more, or -1 for what is left")]
+    SplitLengthBelowMinusOne {
+        /// The position of the length.
+        index: usize,
+        /// The length.
+        value: i128,
+    },
+    /// More than one length of VariadicSplit is -1.
+    #[error(
+        "split lengths {first} and {second} of VariadicSplit are both -1; only one length can be inferred"
+    )]
+    SplitManyInferred {
+        /// The position of the first -1.
+        first: usize,
+        /// The position of the second.
+        second: usize,
+    },
+    /// The lengths of VariadicSplit do not add up to the axis.
+    #[error(
+        "the split lengths {lengths:?} of VariadicSplit must add up to the {dim} elements of axis {axis}{}",
+        if lengths.contains(&-1) { " (with -1 standing for what the others leave, 0 or more)" } else { "" }
+    )]
+    SplitLengthsSum {
+        /// The lengths.
+        lengths: Vec<i128>,
+        /// The size of the axis.
+        dim: Dim,
+        /// The axis, normalised.
+        axis: usize,
+    },
+    /// An input that must hold numbers holds another type.
+    #[error("the {input} input of {op} must hold integers or reals, but it holds {found}")]
+    NumberInput {
+        /// The operation.
+        op: &'static str,
+        /// The input's role.
+        input: &'static str,
+        /// Its element type.
+        found: ElementType,
+    },
+    /// VariadicSplit's lengths are not one per output.
+    #[error("VariadicSplit has one output per split length, but it has {lengths} lengths and the layer declares {outputs} outputs")]
+    SplitOutputs {
+        /// The number of lengths.
+        lengths: Dim,
+        /// The layer's outputs.
+        outputs: usize,
+    },
 }
 
 /// `{0, 2, 3}`.
@@ -689,6 +790,15 @@ fn input_range(min: usize, max: Option<usize>) -> String {
         Some(max) if max == min => format!("{min} input(s)"),
         Some(max) => format!("{min} to {max} inputs"),
         None => format!("{min} or more inputs"),
+    }
+}
+
+/// The number of outputs an op produces, in words.
+fn output_range(min: usize, max: Option<usize>) -> String {
+    match max {
+        Some(max) if max == min => format!("{min} output(s)"),
+        Some(max) => format!("{min} to {max} outputs"),
+        None => format!("{min} or more outputs"),
     }
 }
 

@@ -351,6 +351,9 @@ pub enum Versions {
     /// The opsets `opsetN` for N in `first..=last`, as OpenVINO's
     /// `opsetN_tbl.hpp` files list them.
     Opsets(u32, u32),
+    /// The opsets `first..=last` but those in the list: ShuffleChannels is
+    /// in opset1 and from opset3 on, but not in opset2.
+    OpsetsExcept(u32, u32, &'static [u32]),
     /// One version name outside OpenVINO's opsets: an extension that ships
     /// with ovir.
     Named(&'static str),
@@ -362,16 +365,41 @@ impl Versions {
     pub fn opset_of(self, version: &str) -> Option<u32> {
         match self {
             Versions::Opsets(first, last) => opset_number(version).filter(|n| (first..=last).contains(n)),
+            Versions::OpsetsExcept(first, last, missing) => {
+                opset_number(version).filter(|n| (first..=last).contains(n) && !missing.contains(n))
+            }
             Versions::Named(name) => (version == name).then_some(0),
         }
     }
 
-    /// The versions in words: `opset1 only`, `opset1 to opset15`, or
-    /// `` version `ovir` ``.
+    /// `true` for the versions of an op of OpenVINO's opsets, `false` for
+    /// a named extension.
+    pub fn is_opsets(self) -> bool {
+        !matches!(self, Versions::Named(_))
+    }
+
+    /// Every opset number these versions contain; empty for a named
+    /// version.
+    pub fn opsets(self) -> Vec<u32> {
+        match self {
+            Versions::Opsets(first, last) => (first..=last).collect(),
+            Versions::OpsetsExcept(first, last, missing) => {
+                (first..=last).filter(|n| !missing.contains(n)).collect()
+            }
+            Versions::Named(_) => Vec::new(),
+        }
+    }
+
+    /// The versions in words: `opset1 only`, `opset1 to opset15`,
+    /// `opset1 to opset16 but opset2`, or `` version `ovir` ``.
     pub fn text(self) -> String {
         match self {
             Versions::Opsets(first, last) if first == last => format!("opset{first} only"),
             Versions::Opsets(first, last) => format!("opset{first} to opset{last}"),
+            Versions::OpsetsExcept(first, last, missing) => {
+                let missing: Vec<String> = missing.iter().map(|n| format!("opset{n}")).collect();
+                format!("opset{first} to opset{last} but {}", missing.join(" and "))
+            }
             Versions::Named(name) => format!("version `{name}`"),
         }
     }
@@ -398,11 +426,18 @@ pub struct OpSpec {
     pub versions: Versions,
     /// The fewest and the most inputs (`None`: no upper limit).
     pub inputs: (usize, Option<usize>),
-    /// The number of outputs.
-    pub outputs: usize,
+    /// The fewest and the most outputs (`None`: no upper limit). Most ops
+    /// have a fixed number; Split has `num_splits` and VariadicSplit one
+    /// per split length, which the op itself checks against the layer.
+    pub outputs: (usize, Option<usize>),
 }
 
 impl OpSpec {
+    /// `true` when the op can have `n` outputs.
+    pub fn takes_outputs(&self, n: usize) -> bool {
+        n >= self.outputs.0 && self.outputs.1.is_none_or(|max| n <= max)
+    }
+
     /// `true` when a layer `type` names this op, ignoring ASCII case.
     pub fn answers_to(&self, op_type: &str) -> bool {
         self.name.eq_ignore_ascii_case(op_type)
@@ -484,9 +519,10 @@ impl OpLayer {
         }
     }
 
-    /// A built-in op's layer of this version, with its number of outputs.
+    /// A built-in op's layer of this version, with its fewest outputs (an
+    /// op with more sets [`OpLayer::outputs`] itself).
     pub fn builtin(spec: &OpSpec, version: impl Into<String>) -> OpLayer {
-        OpLayer { outputs: spec.outputs, ..OpLayer::new(spec.name, version) }
+        OpLayer { outputs: spec.outputs.0, ..OpLayer::new(spec.name, version) }
     }
 
     /// The layer with one more attribute.
@@ -580,5 +616,13 @@ mod tests {
         assert_eq!(Versions::Opsets(1, 15).opset_of("opset16"), None);
         assert_eq!(Versions::Named("ovir").opset_of("ovir"), Some(0));
         assert_eq!(Versions::Named("ovir").opset_of("opset1"), None);
+        let gap = Versions::OpsetsExcept(1, 16, &[2]);
+        assert_eq!(gap.text(), "opset1 to opset16 but opset2");
+        assert_eq!(
+            (gap.opset_of("opset1"), gap.opset_of("opset2"), gap.opset_of("opset3")),
+            (Some(1), None, Some(3))
+        );
+        assert_eq!(gap.opsets().len(), 15);
+        assert!(gap.is_opsets() && !Versions::Named("ovir").is_opsets());
     }
 }

@@ -61,6 +61,32 @@ pub fn try_for_each_real<E>(t: &Tensor, mut f: impl FnMut(f64) -> Result<(), E>)
     })
 }
 
+/// [`try_for_each_integer`] for inputs that OpenVINO reads as whole
+/// numbers whatever their type (VariadicSplit's axis and lengths): an
+/// integer as it is, a real truncated toward zero (saturating, NaN as 0,
+/// as a cast does). `None` for other types.
+pub(crate) fn try_for_each_whole<E>(
+    t: &Tensor,
+    mut f: impl FnMut(i128) -> Result<(), E>,
+) -> Option<Result<(), E>> {
+    if t.element_type().is_integral() {
+        try_for_each_integer(t, f)
+    } else {
+        try_for_each_real(t, |v| f(v as i128))
+    }
+}
+
+/// The first value of [`try_for_each_whole`]: an axis given as a scalar or
+/// a tensor of one element.
+pub(crate) fn first_whole(t: &Tensor) -> Option<i128> {
+    let mut first = None;
+    try_for_each_whole(t, |v| {
+        first = Some(v);
+        Err(())
+    });
+    first
+}
+
 /// Calls `f` with every `T` stored little-endian in `bytes`.
 #[inline(always)]
 fn each<T: Element, E>(bytes: &[u8], f: impl FnMut(T) -> Result<(), E>) -> Result<(), E> {

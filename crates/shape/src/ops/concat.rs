@@ -16,8 +16,13 @@ pub struct Concat {
     pub axis: i64,
 }
 
-pub(crate) const SPEC: OpSpec =
-    OpSpec { name: "Concat", aliases: &[], versions: Versions::Opsets(1, 16), inputs: (1, None), outputs: 1 };
+pub(crate) const SPEC: OpSpec = OpSpec {
+    name: "Concat",
+    aliases: &[],
+    versions: Versions::Opsets(1, 16),
+    inputs: (1, None),
+    outputs: (1, Some(1)),
+};
 
 impl BuiltinOp for Concat {
     const SPEC: OpSpec = SPEC;

@@ -19,7 +19,7 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     aliases: &["Constant"],
     versions: Versions::Opsets(1, 16),
     inputs: (0, Some(0)),
-    outputs: 1,
+    outputs: (1, Some(1)),
 };
 
 impl BuiltinOp for Const {

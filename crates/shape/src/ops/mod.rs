@@ -20,8 +20,11 @@ pub mod reverse_sequence;
 pub mod reverse_subsequences;
 pub mod shape_of;
 pub mod slice;
+pub mod split;
 pub mod squeeze;
+pub mod transpose;
 pub mod unsqueeze;
+pub mod variadic_split;
 
 pub use broadcast::{Broadcast, BroadcastMode};
 pub use concat::Concat;
@@ -36,8 +39,11 @@ pub use reverse_sequence::ReverseSequence;
 pub use reverse_subsequences::ReverseSubsequences;
 pub use shape_of::ShapeOf;
 pub use slice::Slice;
+pub use split::Split;
 pub use squeeze::Squeeze;
+pub use transpose::Transpose;
 pub use unsqueeze::Unsqueeze;
+pub use variadic_split::VariadicSplit;
 
 /// Calls `$callback!` with the path of every built-in op type, in the
 /// order messages list them: the ops of OpenVINO's opsets, then the
@@ -74,7 +80,28 @@ macro_rules! for_each_builtin_op {
             $crate::ops::Reshape,
             $crate::ops::Concat,
             $crate::ops::Slice,
+            // Transpose, Split and VariadicSplit have their shape inference
+            // (modules above) and join this list with their kernels.
             $crate::ops::ReverseSubsequences,
         }
     };
+}
+
+/// What every op's module tests of its [`BuiltinOp`](crate::BuiltinOp)
+/// impl, for ops not yet in [`for_each_builtin_op!`] (whose every-op tests
+/// cover the ops in the list).
+#[cfg(test)]
+pub(crate) fn check_round_trips<T: crate::BuiltinOp>() {
+    let spec = T::SPEC;
+    let examples = T::examples();
+    assert!(!examples.is_empty(), "{}: no examples", spec.name);
+    for op in examples {
+        let layer = op.write();
+        assert_eq!(layer.op_type, spec.name);
+        assert!(spec.takes_outputs(layer.outputs), "{} writes {} outputs", spec.name, layer.outputs);
+        let opset = spec.versions.opset_of(&layer.version);
+        assert!(opset.is_some(), "{} writes {}", spec.name, layer.version);
+        let built = T::build(&layer.to_layer_with(spec.inputs.0), opset.unwrap_or(0));
+        assert_eq!(built.as_ref(), Ok(&op), "{} {:?}", spec.name, layer.attrs);
+    }
 }

@@ -15,7 +15,7 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     aliases: &[],
     versions: Versions::Opsets(1, 16),
     inputs: (1, Some(1)),
-    outputs: 0,
+    outputs: (0, Some(0)),
 };
 
 impl BuiltinOp for ResultOp {

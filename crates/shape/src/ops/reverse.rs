@@ -62,7 +62,7 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     // Reverse was dropped after opset1.
     versions: Versions::Opsets(1, 1),
     inputs: (2, Some(2)),
-    outputs: 1,
+    outputs: (1, Some(1)),
 };
 
 impl BuiltinOp for Reverse {

@@ -27,7 +27,7 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     aliases: &[],
     versions: Versions::Opsets(1, 16),
     inputs: (2, Some(2)),
-    outputs: 1,
+    outputs: (1, Some(1)),
 };
 
 impl BuiltinOp for ReverseSequence {

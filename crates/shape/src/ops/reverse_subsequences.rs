@@ -51,7 +51,7 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     aliases: &[],
     versions: Versions::Named(ReverseSubsequences::VERSION),
     inputs: (2, Some(2)),
-    outputs: 1,
+    outputs: (1, Some(1)),
 };
 
 impl BuiltinOp for ReverseSubsequences {

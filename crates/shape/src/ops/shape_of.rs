@@ -23,7 +23,7 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     aliases: &[],
     versions: Versions::Opsets(1, 17),
     inputs: (1, Some(1)),
-    outputs: 1,
+    outputs: (1, Some(1)),
 };
 
 impl BuiltinOp for ShapeOf {

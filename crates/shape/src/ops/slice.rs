@@ -24,7 +24,7 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     aliases: &[],
     versions: Versions::Opsets(8, 16),
     inputs: (4, Some(5)),
-    outputs: 1,
+    outputs: (1, Some(1)),
 };
 
 impl BuiltinOp for Slice {

@@ -20,7 +20,7 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     // Opset15 replaces Squeeze-1 with Squeeze-15.
     versions: Versions::Opsets(1, 14),
     inputs: (1, Some(2)),
-    outputs: 1,
+    outputs: (1, Some(1)),
 };
 
 impl BuiltinOp for Squeeze {
