@@ -14,6 +14,8 @@
 //!   one code per byte.
 //! - [`text`] shows a tensor's exact values as stable text and JSON, for
 //!   snapshot tests: `format!("{tensor}")` or `serde_json::to_string(&tensor)`.
+//! - [`compare`] compares two tensors bit for bit or within a tolerance
+//!   (`atol`, `rtol`, ulps), and says where and by how much they differ.
 //!
 //! ```
 //! use ovir_tensor::{PartialShape, Tensor};
@@ -29,6 +31,7 @@
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 mod axis;
+pub mod compare;
 mod element;
 mod error;
 mod exchange;

@@ -538,6 +538,30 @@ fn write_decimal(f: &mut dyn fmt::Write, negative: bool, digits: &str, exp: i32)
     }
 }
 
+/// The exact value of the bit pattern `bits` of a float format narrower
+/// than `f32` (`f16`, `bf16`, the 8-bit floats and `f4e2m1`), NaN and the
+/// infinities included; `None` for any other type.
+pub(crate) fn small_float_value(ty: ElementType, bits: u32) -> Option<f64> {
+    let small = SmallFloat::of(ty)?;
+    Some(match small.value(bits) {
+        SmallValue::NaN => f64::NAN,
+        SmallValue::Infinite { negative } => {
+            if negative {
+                f64::NEG_INFINITY
+            } else {
+                f64::INFINITY
+            }
+        }
+        SmallValue::Finite { negative, magnitude } => {
+            if negative {
+                -magnitude
+            } else {
+                magnitude
+            }
+        }
+    })
+}
+
 /// The float formats narrower than `f32`, whose shortest digits are found
 /// here rather than by `core`, which knows only `f32` and `f64`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
