@@ -4,6 +4,7 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand, ValueEnum};
+use ovir::compare::{Tolerance, ToleranceError};
 use ovir::PartialShape;
 
 /// The version `ovir --version` prints: the package version and the
@@ -162,10 +163,14 @@ pub struct RunArgs {
     /// file ending in .npy for a model with one output.
     #[arg(short, long, value_name = "DIR|FILE.npz|FILE.npy")]
     pub output: Option<PathBuf>,
-    /// Compare every output bit for bit with the arrays in a directory of
-    /// .npy files or an .npz archive; exit 1 on any difference.
+    /// Compare every output with the arrays in a directory of .npy files
+    /// or an .npz archive, bit for bit unless --atol, --rtol or --ulp is
+    /// given; exit 1 on any difference.
     #[arg(long, value_name = "DIR|FILE.npz")]
     pub assert_outputs: Option<PathBuf>,
+    /// How --assert-outputs compares.
+    #[command(flatten)]
+    pub compare: CompareArgs,
     /// Threads the inference may use for large tensors.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1024))]
     pub threads: u64,
@@ -182,9 +187,66 @@ pub struct RunArgs {
 
 /// `ovir conformance`.
 #[derive(Debug, Args)]
+#[command(after_help = "\
+A case is a folder holding model.xml (and model.bin), its inputs as in/<input>.npy or \
+inputs.npz, and one of: expected/<output>.npy, compared with the outputs; expected_error, \
+a phrase the error must contain; expected_warning, a phrase a warning must contain. \
+The README's section on conformance cases describes them in full.")]
 pub struct ConformanceArgs {
     /// A directory; every folder below it that holds a model.xml is a case.
     pub dir: PathBuf,
+    /// How outputs are compared.
+    #[command(flatten)]
+    pub compare: CompareArgs,
+}
+
+/// How outputs are compared with expected arrays: bit for bit, unless a
+/// tolerance is given. A value passes when it is within any tolerance
+/// given.
+#[derive(Clone, Debug, Default, Args)]
+pub struct CompareArgs {
+    /// Absolute tolerance: a value passes when |actual - expected| <=
+    /// atol + rtol * |expected| (NumPy's isclose). Integers compare
+    /// exactly unless --atol is given.
+    #[arg(long, value_name = "ATOL", value_parser = parse_tolerance)]
+    pub atol: Option<f64>,
+    /// Relative tolerance, a share of |expected| (see --atol).
+    #[arg(long, value_name = "RTOL", value_parser = parse_tolerance)]
+    pub rtol: Option<f64>,
+    /// A float passes when at most N floats of its own type (f32, f16,
+    /// f8e4m3, ...) lie between it and the expected value.
+    #[arg(long, value_name = "N")]
+    pub ulp: Option<u64>,
+}
+
+impl CompareArgs {
+    /// `true` when any tolerance is given.
+    pub fn given(&self) -> bool {
+        self.atol.is_some() || self.rtol.is_some() || self.ulp.is_some()
+    }
+
+    /// The tolerance the flags give: bit for bit when none is given.
+    pub fn tolerance(&self) -> Result<Tolerance, ToleranceError> {
+        let mut t = Tolerance::EXACT;
+        if let Some(atol) = self.atol {
+            t = t.with_atol(atol)?;
+        }
+        if let Some(rtol) = self.rtol {
+            t = t.with_rtol(rtol)?;
+        }
+        if let Some(ulp) = self.ulp {
+            t = t.with_ulp(ulp);
+        }
+        Ok(t)
+    }
+}
+
+/// Parses a tolerance: a finite number of at least 0, such as `1e-5`.
+pub fn parse_tolerance(text: &str) -> Result<f64, String> {
+    let not = || format!("'{text}' is not a tolerance: expected a finite number of at least 0, such as 1e-5");
+    let value: f64 = text.trim().parse().map_err(|_| not())?;
+    Tolerance::EXACT.with_atol(value).map_err(|_| not())?;
+    Ok(value)
 }
 
 /// `ovir bench`.

@@ -56,8 +56,8 @@ impl From<anyhow::Error> for CliError {
     }
 }
 
-impl From<ovir_npy::NpyError> for CliError {
-    fn from(e: ovir_npy::NpyError) -> Self {
+impl From<ovir::npy::NpyError> for CliError {
+    fn from(e: ovir::npy::NpyError) -> Self {
         CliError::Other(e.into())
     }
 }

@@ -6,7 +6,10 @@ use anyhow::Context;
 use ovir::{CompileOptions, Model, Tensor};
 
 use crate::args::RunArgs;
-use crate::io::{difference, element_text, load_arrays, output_file_names, set_inputs, write_outputs};
+use ovir::conformance::{check_outputs, read_arrays, OutputProblem};
+use ovir::npy::output_file_stems;
+
+use crate::io::{element_text, set_inputs, write_outputs};
 use crate::{CliError, Outcome};
 
 /// How many leading values the summary shows per output.
@@ -24,6 +27,12 @@ fn summary(name: &str, t: &Tensor) -> String {
 
 /// Runs `ovir run`.
 pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
+    if args.compare.given() && args.assert_outputs.is_none() {
+        return Err(anyhow::anyhow!(
+            "--atol, --rtol and --ulp say how --assert-outputs compares outputs; give --assert-outputs too"
+        )
+        .into());
+    }
     let model = Model::read_with_weights(&args.model.model, args.model.weights.as_ref())?;
     let threads = usize::try_from(args.threads).unwrap_or(usize::MAX);
     let mut options = CompileOptions::default().with_threads(threads);
@@ -60,24 +69,31 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
     }
 
     if let Some(expected_path) = &args.assert_outputs {
-        let expected = load_arrays(expected_path)
+        let tolerance = args.compare.tolerance().map_err(anyhow::Error::from)?;
+        let expected = read_arrays(expected_path)
             .with_context(|| format!("cannot read the expected outputs in {}", expected_path.display()))?;
-        let files = output_file_names(&compiled)?;
+        let problems = check_outputs(&compiled, &request.outputs(), &expected, tolerance)
+            .map_err(anyhow::Error::from)?;
+        let files = output_file_stems(&compiled).map_err(anyhow::Error::from)?;
         let mut failures = 0usize;
-        for ((port, file), actual) in compiled.outputs().iter().zip(&files).zip(&outputs) {
-            let want = expected.get(file).or_else(|| port.names.iter().find_map(|n| expected.get(n)));
-            match want {
-                None => {
+        for (port, file) in compiled.outputs().iter().zip(&files) {
+            let problem = problems.iter().find(|p| match p {
+                OutputProblem::Missing { file: f, .. } | OutputProblem::Differs { file: f, .. } => f == file,
+                _ => false,
+            });
+            match problem {
+                Some(OutputProblem::Missing { .. }) => {
                     failures += 1;
                     eprintln!("error: output \"{}\" has no expected array {file}.npy", port.name());
                 }
-                Some(want) => match difference(want, actual) {
-                    Some(why) => {
-                        failures += 1;
-                        eprintln!("error: output \"{}\" differs: {why}", port.name());
-                    }
-                    None => writeln!(out, "output \"{}\" matches bit for bit", port.name()).map_err(io)?,
-                },
+                Some(OutputProblem::Differs { mismatch, .. }) => {
+                    failures += 1;
+                    eprintln!("error: output \"{}\" differs: {mismatch}", port.name());
+                }
+                _ if tolerance.is_exact() => {
+                    writeln!(out, "output \"{}\" matches bit for bit", port.name()).map_err(io)?
+                }
+                _ => writeln!(out, "output \"{}\" matches within {tolerance}", port.name()).map_err(io)?,
             }
         }
         if failures > 0 {

@@ -700,3 +700,83 @@ fn a_folder_in_the_place_of_one_output_leaves_every_output_as_it_was() {
     assert_eq!(std::fs::read(dir.join("rx.npy")).unwrap(), before);
     assert_eq!(listing(&dir), ["rx.npy", "ry.npy"]);
 }
+
+/// A copy of the case `rseq_b1_s0_4x4` in `dir` whose expected output has
+/// its element [1, 2] one f32 step (1 ulp) above the real one.
+fn case_one_ulp_off(dir: &std::path::Path) -> f32 {
+    let case = samples().join("rseq_b1_s0_4x4");
+    for sub in ["in", "expected"] {
+        std::fs::create_dir_all(dir.join(sub)).unwrap();
+    }
+    for file in ["model.xml", "model.bin", "in/data.npy"] {
+        std::fs::copy(case.join(file), dir.join(file)).unwrap();
+    }
+    let mut values =
+        ovir::npy::read_npy_file(&case.join("expected/out.npy")).unwrap().to_vec::<f32>().unwrap();
+    let real = values[6];
+    values[6] = f32::from_bits(real.to_bits() + 1);
+    let off = ovir::Tensor::from_vec(&[4, 4], values).unwrap();
+    ovir::npy::write_npy_file(&off, &dir.join("expected/out.npy")).unwrap();
+    real
+}
+
+#[test]
+fn assert_outputs_takes_a_tolerance() {
+    let dir = Scratch::new("tolerance");
+    let real = case_one_ulp_off(&dir);
+    let (model, data) =
+        (dir.join("model.xml").display().to_string(), dir.join("in/data.npy").display().to_string());
+    let expected = dir.join("expected").display().to_string();
+    let run = |extra: &[&str]| {
+        let mut args =
+            vec!["run", model.as_str(), "-i", data.as_str(), "--assert-outputs", expected.as_str()];
+        args.extend(extra);
+        ovir(&args)
+    };
+    let exact = run(&[]);
+    assert_eq!(exact.status.code(), Some(1));
+    let err = text(&exact.stderr);
+    let next = f32::from_bits(real.to_bits() + 1);
+    assert!(err.contains(&format!("first at [1, 2]: expected {next}, got {real}")), "{err}");
+
+    let ulp = run(&["--ulp", "1"]);
+    assert_eq!(ulp.status.code(), Some(0), "{}", text(&ulp.stderr));
+    assert_eq!(text(&ulp.stdout), "output \"out\" matches within ulp=1\n");
+    // |a - e| <= atol + rtol * |e|: one step of a normal f32 is at most
+    // 2^-23 (1.19e-7) of its magnitude.
+    assert!(real.is_normal());
+    let rtol = run(&["--rtol", "1.2e-7"]);
+    assert_eq!(rtol.status.code(), Some(0), "{}", text(&rtol.stderr));
+    let tight = run(&["--atol", "1e-12", "--rtol", "0"]);
+    assert_eq!(tight.status.code(), Some(1));
+    let err = text(&tight.stderr);
+    assert!(err.contains("1 of 16 elements differ beyond atol=1e-12, rtol=0; first at [1, 2]"), "{err}");
+}
+
+#[test]
+fn tolerances_are_checked_before_anything_runs() {
+    let model = sample("rseq_b1_s0_4x4", "model.xml");
+    let out = ovir(&["run", &model, "--atol", "1e-3"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("give --assert-outputs too"), "{}", text(&out.stderr));
+    for bad in ["-1", "nan", "inf", "x"] {
+        let out = ovir(&["conformance", &samples().display().to_string(), &format!("--rtol={bad}")]);
+        assert_eq!(out.status.code(), Some(1), "{bad}");
+        let err = text(&out.stderr);
+        assert!(err.contains(&format!("'{bad}' is not a tolerance")), "{err}");
+    }
+}
+
+#[test]
+fn conformance_takes_a_tolerance() {
+    let dir = Scratch::new("conformance-tolerance");
+    case_one_ulp_off(&dir.join("off"));
+    let root = dir.display().to_string();
+    let exact = ovir(&["conformance", &root]);
+    assert_eq!(exact.status.code(), Some(1));
+    let t = text(&exact.stdout);
+    assert!(t.starts_with("FAIL  off  out: 1 of 16 elements differ; first at [1, 2]"), "{t}");
+    let loose = ovir(&["conformance", &root, "--ulp", "1", "--atol", "0"]);
+    assert_eq!(loose.status.code(), Some(0), "{}", text(&loose.stdout));
+    assert_eq!(text(&loose.stdout), "PASS  off  1 output within atol=0, ulp=1\n1 passed, 0 failed\n");
+}

@@ -121,15 +121,34 @@
 //! insta::assert_snapshot!(outputs);
 //! # Ok(()) }
 //! ```
+//!
+//! To compare outputs with values from elsewhere, [`compare::Tolerance`]
+//! compares two tensors bit for bit or within `atol`, `rtol` or ulps, and
+//! says which element differs and by how much.
+//!
+//! # Features
+//!
+//! Both are off by default, so that a program that only runs models
+//! builds no zip reader:
+//!
+//! - `npy`: the module `ovir::npy`, `.npy` and `.npz` files in and out of
+//!   tensors.
+//! - `conformance` (takes `npy` with it): the module `ovir::conformance`,
+//!   folders of test cases (a model, its inputs, and the outputs, error or
+//!   warning it must give) run one by one or as one test each.
 #![deny(missing_docs)]
 #![deny(unsafe_code)]
 #![cfg_attr(not(test), deny(clippy::unwrap_used, clippy::expect_used, clippy::panic))]
 
 pub mod builder;
+#[cfg(feature = "conformance")]
+pub mod conformance;
 mod core;
 mod error;
 mod example;
 mod model;
+#[cfg(feature = "npy")]
+pub mod npy;
 mod request;
 mod save;
 mod transform;
@@ -161,6 +180,7 @@ pub use ovir_shape as shape;
 /// `ovir::ops::BroadcastMode`, …, the values [`ModelBuilder::add`] takes.
 #[doc(inline)]
 pub use ovir_shape::ops;
+pub use ovir_tensor::compare;
 pub use ovir_tensor::packed;
 pub use ovir_tensor::text;
 pub use ovir_tensor::{bf16, f16, Dim, Element, ElementType, PartialShape, Tensor, TensorError};
