@@ -144,3 +144,27 @@ fn installs_carry_no_debug_info_but_profiling_builds_do() {
     assert!(!off(debug("profiling")), "the profiling profile lost its line tables");
     assert_eq!(toml["profile"]["profiling"]["inherits"].as_str(), Some("release"));
 }
+
+#[test]
+fn the_readmes_case_harness_names_real_features_and_versions() {
+    // The harness itself compiles as a doctest of the ovir crate (which
+    // includes the README); this checks what it asks of Cargo.toml.
+    let readme = std::fs::read_to_string(root().join("README.md")).unwrap();
+    let start = readme.find("```toml\n[dev-dependencies]\novir = ").expect("the harness's Cargo.toml lines");
+    let toml: toml_edit::DocumentMut =
+        readme[start + 8..].split("```").next().unwrap().parse().expect("the README's TOML parses");
+    let ovir = &toml["dev-dependencies"]["ovir"];
+    let version = env!("CARGO_PKG_VERSION");
+    let wanted = ovir["version"].as_str().unwrap();
+    assert!(version.starts_with(wanted), "the README asks for ovir {wanted}, the crate is {version}");
+    let crate_toml: toml_edit::DocumentMut =
+        std::fs::read_to_string(root().join("crates/ovir/Cargo.toml")).unwrap().parse().unwrap();
+    for feature in ovir["features"].as_array().unwrap() {
+        let feature = feature.as_str().unwrap();
+        assert!(crate_toml["features"].get(feature).is_some(), "ovir has no feature {feature}");
+    }
+    let mimic = toml["dev-dependencies"]["libtest-mimic"].as_str().unwrap();
+    let ours = manifest()["workspace"]["dependencies"]["libtest-mimic"].as_str().unwrap().to_string();
+    assert_eq!(mimic, ours, "the README's libtest-mimic is the one the workspace tests with");
+    assert_eq!(toml["test"][0]["harness"].as_bool(), Some(false));
+}
