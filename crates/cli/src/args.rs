@@ -213,8 +213,9 @@ pub struct CompareArgs {
     /// Relative tolerance, a share of |expected| (see --atol).
     #[arg(long, value_name = "RTOL", value_parser = parse_tolerance)]
     pub rtol: Option<f64>,
-    /// A float passes when at most N floats of its own type (f32, f16,
-    /// f8e4m3, ...) lie between it and the expected value.
+    /// A float passes when it is at most N steps of its own type (f32,
+    /// f16, f8e4m3, ...) from the expected value: 1.0 and the next f32 are
+    /// 1 step apart. A value passes when it is within any tolerance given.
     #[arg(long, value_name = "N")]
     pub ulp: Option<u64>,
 }
