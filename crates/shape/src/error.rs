@@ -767,6 +767,74 @@ pub enum ShapeErrorKind {
         /// The layer's outputs.
         outputs: usize,
     },
+    /// A StridedSlice mask is not a list of 0s and 1s.
+    #[error("attribute `{name}` must be a comma-separated list of 0s and 1s, but it is `{value}`")]
+    InvalidMask {
+        /// The attribute's name.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// StridedSlice's masks are neither empty nor as long as `begin_mask`.
+    #[error(
+        "every mask of StridedSlice must be empty or as long as begin_mask, but begin_mask, end_mask, \
+         new_axis_mask, shrink_axis_mask and ellipsis_mask have {} flags",
+        lengths.map(|n| n.to_string()).join(", ")
+    )]
+    StridedSliceMaskLengths {
+        /// The lengths of the five masks, in that order.
+        lengths: [usize; 5],
+    },
+    /// StridedSlice's ellipsis_mask has more than one flag set.
+    #[error("StridedSlice's ellipsis_mask sets {count} flags; at most one index can be the ellipsis")]
+    StridedSliceEllipses {
+        /// The flags set.
+        count: usize,
+    },
+    /// StridedSlice's begin, end and strides differ in length.
+    #[error(
+        "the begin, end and strides inputs of StridedSlice must have one length, but they have {} elements",
+        [begin, end, strides].map(|n| n.map_or("?".to_string(), |n| n.to_string())).join(", ")
+    )]
+    StridedSliceLengths {
+        /// Elements in begin, when known.
+        begin: Option<usize>,
+        /// Elements in end, when known.
+        end: Option<usize>,
+        /// Elements in strides, when known (and the input exists).
+        strides: Option<usize>,
+    },
+    /// StridedSlice slices or shrinks more axes than the data has.
+    #[error(
+        "StridedSlice slices or shrinks {count} axes (the indices that are neither new axes nor the ellipsis), \
+         but the data has rank {rank}"
+    )]
+    StridedSliceTooManyAxes {
+        /// The axes sliced or shrunk.
+        count: usize,
+        /// The data rank.
+        rank: usize,
+    },
+    /// A shrunk axis's begin lies outside the axis.
+    #[error(
+        "index {index} of StridedSlice shrinks an axis of {dim} elements at {begin}, which is out of range; it \
+         must lie between -{dim} and {}",
+        (*dim as i128) - 1
+    )]
+    StridedSliceShrinkIndex {
+        /// The slice index.
+        index: usize,
+        /// Its begin value.
+        begin: i64,
+        /// The size of the axis.
+        dim: u64,
+    },
+    /// A stride of StridedSlice is 0.
+    #[error("stride {index} of StridedSlice is 0; a stride must be positive or negative")]
+    StridedSliceStrideZero {
+        /// The position of the stride.
+        index: usize,
+    },
 }
 
 /// `{0, 2, 3}`.

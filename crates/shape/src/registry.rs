@@ -340,6 +340,7 @@ mod tests {
         ("Transpose", 1, 1..=16, false),
         ("Split", 1, 1..=16, false),
         ("VariadicSplit", 1, 1..=16, false),
+        ("StridedSlice", 1, 1..=16, false),
     ];
 
     /// The ops whose shape inference is written but whose kernels are not:
@@ -348,6 +349,7 @@ mod tests {
         (crate::ops::Transpose::SPEC, written::<crate::ops::Transpose>),
         (crate::ops::Split::SPEC, written::<crate::ops::Split>),
         (crate::ops::VariadicSplit::SPEC, written::<crate::ops::VariadicSplit>),
+        (crate::ops::StridedSlice::SPEC, written::<crate::ops::StridedSlice>),
     ];
 
     /// What gives the versions an op's examples write.

@@ -22,6 +22,7 @@ pub mod shape_of;
 pub mod slice;
 pub mod split;
 pub mod squeeze;
+pub mod strided_slice;
 pub mod transpose;
 pub mod unsqueeze;
 pub mod variadic_split;
@@ -41,6 +42,7 @@ pub use shape_of::ShapeOf;
 pub use slice::Slice;
 pub use split::Split;
 pub use squeeze::Squeeze;
+pub use strided_slice::StridedSlice;
 pub use transpose::Transpose;
 pub use unsqueeze::Unsqueeze;
 pub use variadic_split::VariadicSplit;
@@ -80,7 +82,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::Reshape,
             $crate::ops::Concat,
             $crate::ops::Slice,
-            // Transpose, Split and VariadicSplit have their shape inference
+            // Transpose, Split, VariadicSplit and StridedSlice have their shape inference
             // (modules above) and join this list with their kernels.
             $crate::ops::ReverseSubsequences,
         }
