@@ -835,6 +835,95 @@ pub enum ShapeErrorKind {
         /// The position of the stride.
         index: usize,
     },
+    /// An output size an op computes does not fit a size.
+    #[error("{op}'s output axis {axis} would have more elements than a size can count")]
+    SizeOverflow {
+        /// The operation.
+        op: &'static str,
+        /// The output axis.
+        axis: usize,
+    },
+    /// An input that must be i32 or i64 is another type.
+    #[error("the {input} input of {op} must be i32 or i64, but it is {found}")]
+    IndexType {
+        /// The operation.
+        op: &'static str,
+        /// The input's role.
+        input: &'static str,
+        /// Its element type.
+        found: ElementType,
+    },
+    /// Roll's shift is a vector that does not match its axes.
+    #[error(
+        "the shift input of Roll is a vector of {shift} elements, one per axis, so the axes input must be a vector \
+         as long, but its shape is {axes}"
+    )]
+    RollLengths {
+        /// The number of shifts.
+        shift: Dim,
+        /// The axes input's shape.
+        axes: PartialShape,
+    },
+    /// The `pad_mode` of a Pad is not one OpenVINO knows.
+    #[error("`{value}` is not a Pad mode; expected constant, edge, reflect or symmetric")]
+    InvalidPadMode {
+        /// The attribute's value.
+        value: String,
+    },
+    /// Pad's pads are not one per data axis.
+    #[error(
+        "the {input} input of Pad must hold one pad per data axis ({rank}), but it has {length} elements"
+    )]
+    PadLength {
+        /// `pads_begin` or `pads_end`.
+        input: &'static str,
+        /// Its length.
+        length: Dim,
+        /// The data rank.
+        rank: usize,
+    },
+    /// Pad's negative pads remove more than an axis has.
+    #[error(
+        "Pad's pads {begin} and {end} leave axis {axis} of {dim} elements with a negative size ({})",
+        i128::from(*dim) + i128::from(*begin) + i128::from(*end)
+    )]
+    PadSize {
+        /// The axis.
+        axis: usize,
+        /// Its size.
+        dim: u64,
+        /// The pad before it.
+        begin: i64,
+        /// The pad after it.
+        end: i64,
+    },
+    /// A pad is too large for what Pad's mode copies.
+    #[error(
+        "Pad in {mode} mode {}, but axis {axis} has {dim} elements and the pads {begin} and {end}",
+        match *mode {
+            "reflect" => "takes pads of at most the size of the axis less 1",
+            "symmetric" => "takes pads of at most the size of the axis",
+            _ => "needs an axis of at least 1 element to pad it",
+        }
+    )]
+    PadModeLimit {
+        /// The mode, as the attribute spells it.
+        mode: &'static str,
+        /// The axis.
+        axis: usize,
+        /// Its size.
+        dim: u64,
+        /// The pad before it.
+        begin: i64,
+        /// The pad after it.
+        end: i64,
+    },
+    /// Pad on strings in a mode other than constant.
+    #[error("Pad pads strings only in constant mode, but its mode is {mode}")]
+    PadStringMode {
+        /// The mode, as the attribute spells it.
+        mode: &'static str,
+    },
 }
 
 /// `{0, 2, 3}`.

@@ -341,6 +341,10 @@ mod tests {
         ("Split", 1, 1..=16, false),
         ("VariadicSplit", 1, 1..=16, false),
         ("StridedSlice", 1, 1..=16, false),
+        ("Tile", 1, 1..=16, false),
+        ("Roll", 7, 7..=16, false),
+        ("Pad", 1, 1..=11, false),
+        ("Pad", 12, 12..=16, false),
     ];
 
     /// The ops whose shape inference is written but whose kernels are not:
@@ -350,6 +354,9 @@ mod tests {
         (crate::ops::Split::SPEC, written::<crate::ops::Split>),
         (crate::ops::VariadicSplit::SPEC, written::<crate::ops::VariadicSplit>),
         (crate::ops::StridedSlice::SPEC, written::<crate::ops::StridedSlice>),
+        (crate::ops::Tile::SPEC, written::<crate::ops::Tile>),
+        (crate::ops::Roll::SPEC, written::<crate::ops::Roll>),
+        (crate::ops::Pad::SPEC, written::<crate::ops::Pad>),
     ];
 
     /// What gives the versions an op's examples write.

@@ -12,17 +12,20 @@ pub mod concat;
 pub mod constant;
 pub mod convert;
 pub mod gather;
+pub mod pad;
 pub mod parameter;
 pub mod reshape;
 pub mod result;
 pub mod reverse;
 pub mod reverse_sequence;
 pub mod reverse_subsequences;
+pub mod roll;
 pub mod shape_of;
 pub mod slice;
 pub mod split;
 pub mod squeeze;
 pub mod strided_slice;
+pub mod tile;
 pub mod transpose;
 pub mod unsqueeze;
 pub mod variadic_split;
@@ -32,17 +35,20 @@ pub use concat::Concat;
 pub use constant::Const;
 pub use convert::Convert;
 pub use gather::Gather;
+pub use pad::{Pad, PadMode};
 pub use parameter::Parameter;
 pub use reshape::Reshape;
 pub use result::ResultOp;
 pub use reverse::{Reverse, ReverseMode};
 pub use reverse_sequence::ReverseSequence;
 pub use reverse_subsequences::ReverseSubsequences;
+pub use roll::Roll;
 pub use shape_of::ShapeOf;
 pub use slice::Slice;
 pub use split::Split;
 pub use squeeze::Squeeze;
 pub use strided_slice::StridedSlice;
+pub use tile::Tile;
 pub use transpose::Transpose;
 pub use unsqueeze::Unsqueeze;
 pub use variadic_split::VariadicSplit;
@@ -82,7 +88,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::Reshape,
             $crate::ops::Concat,
             $crate::ops::Slice,
-            // Transpose, Split, VariadicSplit and StridedSlice have their shape inference
+            // Transpose, Split, VariadicSplit, StridedSlice, Tile, Roll and Pad have their shape inference
             // (modules above) and join this list with their kernels.
             $crate::ops::ReverseSubsequences,
         }
