@@ -139,3 +139,29 @@ pub(crate) fn fact_with_dims(ty: ElementType, shape: PartialShape, dims: Option<
     }
     fact
 }
+
+/// A dimension divided by `divisor` as OpenVINO divides the dimensions of
+/// the block ops: a static size must be a multiple, and an interval keeps
+/// the multiples it holds (its bounds rounded inward); `None` when there
+/// are none.
+pub(crate) fn divide_dim(dim: Dim, divisor: u64) -> Option<Dim> {
+    if divisor == 0 {
+        return None;
+    }
+    let min = dim.min().div_ceil(divisor);
+    match dim.max() {
+        Some(max) => Dim::interval(min, Some(max / divisor)),
+        None => Dim::interval(min, None),
+    }
+}
+
+/// A dimension times `factor`, each bound; `None` when a bound overflows.
+pub(crate) fn multiply_dim(dim: Dim, factor: u64) -> Option<Dim> {
+    let min = dim.min().checked_mul(factor)?;
+    let max = match dim.max() {
+        Some(m) => Some(m.checked_mul(factor)?),
+        None if factor == 0 => Some(0),
+        None => None,
+    };
+    Dim::interval(min, max)
+}

@@ -924,6 +924,72 @@ pub enum ShapeErrorKind {
         /// The mode, as the attribute spells it.
         mode: &'static str,
     },
+    /// A block op's block size is not 1 or more.
+    #[error("{op}'s {name} must be 1 or more, but it is {value}")]
+    BlockSize {
+        /// The operation.
+        op: &'static str,
+        /// The attribute or input (`block_size`, `group`, `block_shape`).
+        name: &'static str,
+        /// Its value.
+        value: i64,
+    },
+    /// A block op's data has too low a rank.
+    #[error("{op} needs data of rank {min} or more, but the data shape is {shape}")]
+    BlockRank {
+        /// The operation.
+        op: &'static str,
+        /// The lowest rank accepted.
+        min: usize,
+        /// The data shape.
+        shape: PartialShape,
+    },
+    /// A block op needs an axis to be a multiple of a block.
+    #[error("{op} needs axis {axis} to be a multiple of {divisor}, but it has {dim} elements")]
+    BlockDivide {
+        /// The operation.
+        op: &'static str,
+        /// The axis.
+        axis: usize,
+        /// Its size.
+        dim: Dim,
+        /// What it must be a multiple of.
+        divisor: u64,
+    },
+    /// BatchToSpace's crops remove more than an axis has, or a pad or crop
+    /// of BatchToSpace or SpaceToBatch is negative.
+    #[error("{op}'s {input} value {value} at axis {axis} is {}", if *value < 0 { "negative; it must be 0 or more".to_string() } else { format!("more than the {dim} elements the axis has") })]
+    BlockCrop {
+        /// The operation.
+        op: &'static str,
+        /// The input (`crops_begin + crops_end`, `pads_begin`, …).
+        input: &'static str,
+        /// The axis.
+        axis: usize,
+        /// The value.
+        value: i64,
+        /// The size it must not exceed.
+        dim: u64,
+    },
+    /// The `mode` of DepthToSpace or SpaceToDepth is not one OpenVINO
+    /// knows.
+    #[error("`{value}` is not a {op} mode; expected blocks_first or depth_first")]
+    InvalidBlockMode {
+        /// The operation.
+        op: &'static str,
+        /// The attribute's value.
+        value: String,
+    },
+    /// ShuffleChannels' axis is not a multiple of its groups.
+    #[error("ShuffleChannels needs axis {axis} ({dim} elements) to be a multiple of its {group} groups")]
+    ShuffleGroups {
+        /// The axis, normalised.
+        axis: usize,
+        /// Its size.
+        dim: Dim,
+        /// The `group` attribute.
+        group: u64,
+    },
 }
 
 /// `{0, 2, 3}`.

@@ -345,6 +345,12 @@ mod tests {
         ("Roll", 7, 7..=16, false),
         ("Pad", 1, 1..=11, false),
         ("Pad", 12, 12..=16, false),
+        ("DepthToSpace", 0, 1..=16, false),
+        ("SpaceToDepth", 0, 1..=16, false),
+        ("ShuffleChannels", 0, 1..=1, false),
+        ("ShuffleChannels", 0, 3..=16, false),
+        ("BatchToSpace", 1, 2..=16, false),
+        ("SpaceToBatch", 1, 2..=16, false),
     ];
 
     /// The ops whose shape inference is written but whose kernels are not:
@@ -357,6 +363,11 @@ mod tests {
         (crate::ops::Tile::SPEC, written::<crate::ops::Tile>),
         (crate::ops::Roll::SPEC, written::<crate::ops::Roll>),
         (crate::ops::Pad::SPEC, written::<crate::ops::Pad>),
+        (crate::ops::DepthToSpace::SPEC, written::<crate::ops::DepthToSpace>),
+        (crate::ops::SpaceToDepth::SPEC, written::<crate::ops::SpaceToDepth>),
+        (crate::ops::ShuffleChannels::SPEC, written::<crate::ops::ShuffleChannels>),
+        (crate::ops::BatchToSpace::SPEC, written::<crate::ops::BatchToSpace>),
+        (crate::ops::SpaceToBatch::SPEC, written::<crate::ops::SpaceToBatch>),
     ];
 
     /// What gives the versions an op's examples write.

@@ -7,10 +7,12 @@
 //! once, in [`for_each_builtin_op!`](crate::for_each_builtin_op): the list
 //! the registry, the executor's planners and the tests are made from.
 
+pub mod batch_to_space;
 pub mod broadcast;
 pub mod concat;
 pub mod constant;
 pub mod convert;
+pub mod depth_to_space;
 pub mod gather;
 pub mod pad;
 pub mod parameter;
@@ -21,7 +23,10 @@ pub mod reverse_sequence;
 pub mod reverse_subsequences;
 pub mod roll;
 pub mod shape_of;
+pub mod shuffle_channels;
 pub mod slice;
+pub mod space_to_batch;
+pub mod space_to_depth;
 pub mod split;
 pub mod squeeze;
 pub mod strided_slice;
@@ -30,10 +35,12 @@ pub mod transpose;
 pub mod unsqueeze;
 pub mod variadic_split;
 
+pub use batch_to_space::BatchToSpace;
 pub use broadcast::{Broadcast, BroadcastMode};
 pub use concat::Concat;
 pub use constant::Const;
 pub use convert::Convert;
+pub use depth_to_space::{BlockMode, DepthToSpace};
 pub use gather::Gather;
 pub use pad::{Pad, PadMode};
 pub use parameter::Parameter;
@@ -44,7 +51,10 @@ pub use reverse_sequence::ReverseSequence;
 pub use reverse_subsequences::ReverseSubsequences;
 pub use roll::Roll;
 pub use shape_of::ShapeOf;
+pub use shuffle_channels::ShuffleChannels;
 pub use slice::Slice;
+pub use space_to_batch::SpaceToBatch;
+pub use space_to_depth::SpaceToDepth;
 pub use split::Split;
 pub use squeeze::Squeeze;
 pub use strided_slice::StridedSlice;
@@ -88,8 +98,10 @@ macro_rules! for_each_builtin_op {
             $crate::ops::Reshape,
             $crate::ops::Concat,
             $crate::ops::Slice,
-            // Transpose, Split, VariadicSplit, StridedSlice, Tile, Roll and Pad have their shape inference
-            // (modules above) and join this list with their kernels.
+            // Transpose, Split, VariadicSplit, StridedSlice, Tile, Roll, Pad,
+            // DepthToSpace, SpaceToDepth, ShuffleChannels, BatchToSpace and
+            // SpaceToBatch have their shape inference (modules above) and
+            // join this list with their kernels.
             $crate::ops::ReverseSubsequences,
         }
     };
