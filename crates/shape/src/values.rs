@@ -87,6 +87,22 @@ pub(crate) fn first_whole(t: &Tensor) -> Option<i128> {
     first
 }
 
+/// Value `i` of an integer tensor, saturated to `i64`, read without
+/// allocating (in time linear in `i`, for the short vectors of begins,
+/// pads and blocks); `None` for other types or past the end.
+pub(crate) fn nth_integer(t: &Tensor, i: usize) -> Option<i64> {
+    let (mut k, mut found) = (0, None);
+    try_for_each_integer(t, |v| {
+        if k == i {
+            found = Some(v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64);
+            return Err(());
+        }
+        k += 1;
+        Ok(())
+    });
+    found
+}
+
 /// Calls `f` with every `T` stored little-endian in `bytes`.
 #[inline(always)]
 fn each<T: Element, E>(bytes: &[u8], f: impl FnMut(T) -> Result<(), E>) -> Result<(), E> {

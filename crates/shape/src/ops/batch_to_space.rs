@@ -20,7 +20,7 @@ use crate::fact::PortFact;
 use crate::operation::{
     exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
 };
-use crate::values::try_for_each_integer;
+use crate::values::nth_integer;
 
 /// Moves blocks of the batch into the spatial axes and crops them; the
 /// inputs are the data, `block_shape`, `crops_begin` and `crops_end`.
@@ -165,20 +165,6 @@ pub(crate) fn infer_block_batch(
     Ok(vec![PortFact::of(et, out)])
 }
 
-/// Value `i` of an integer tensor, saturated to `i64`.
-fn nth(t: &Tensor, i: usize) -> Option<i64> {
-    let (mut k, mut found) = (0, None);
-    try_for_each_integer(t, |v| {
-        if k == i {
-            found = Some(v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64);
-            return Err(());
-        }
-        k += 1;
-        Ok(())
-    });
-    found
-}
-
 /// Checks block, crops or pads against data of rank `rank`, and gives the
 /// product of the block (saturated).
 fn check_block_inputs(
@@ -208,15 +194,15 @@ fn check_block_inputs(
     let [block, begin, end] = tensors;
     let mut product = 1u64;
     for axis in 0..rank {
-        let b = nth(block, axis)
+        let b = nth_integer(block, axis)
             .ok_or(ShapeErrorKind::UnreadableValues { element_type: block.element_type() })?;
         if b < 1 {
             return Err(ShapeErrorKind::BlockSize { op, name: "block_shape", value: b });
         }
         product = product.saturating_mul(b as u64);
         for (t, name) in [(begin, names[1]), (end, names[2])] {
-            let v =
-                nth(t, axis).ok_or(ShapeErrorKind::UnreadableValues { element_type: t.element_type() })?;
+            let v = nth_integer(t, axis)
+                .ok_or(ShapeErrorKind::UnreadableValues { element_type: t.element_type() })?;
             if v < 0 {
                 return Err(ShapeErrorKind::BlockCrop { op, input: name, axis, value: v, dim: 0 });
             }
@@ -293,7 +279,7 @@ pub fn block_batch_dims_into(
 ) -> Result<(), ShapeErrorKind> {
     let product = check_block_inputs(op, to_batch, dims.len(), [block, begin, end])?;
     for (axis, (o, &d)) in out.iter_mut().zip(dims).enumerate() {
-        let values = [block, begin, end].map(|t| nth(t, axis).unwrap_or(0).max(0) as u64);
+        let values = [block, begin, end].map(|t| nth_integer(t, axis).unwrap_or(0).max(0) as u64);
         *o = block_batch_dim(op, to_batch, axis, d, product, values)?;
     }
     Ok(())
@@ -327,7 +313,7 @@ pub fn block_batch_shape_into(
 ) -> Result<(), ShapeErrorKind> {
     let product = check_block_inputs(op, to_batch, shape.len(), [block, begin, end])?;
     for (axis, (o, &d)) in out.iter_mut().zip(shape).enumerate() {
-        let values = [block, begin, end].map(|t| nth(t, axis).unwrap_or(0).max(0) as u64);
+        let values = [block, begin, end].map(|t| nth_integer(t, axis).unwrap_or(0).max(0) as u64);
         let dim = block_batch_dim(op, to_batch, axis, Dim::fixed(d as u64), product, values)?;
         *o = dim
             .get()

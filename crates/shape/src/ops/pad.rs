@@ -20,7 +20,7 @@ use crate::fact::PortFact;
 use crate::operation::{
     vector_of, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
 };
-use crate::values::try_for_each_integer;
+use crate::values::{nth_integer, try_for_each_integer};
 
 /// What Pad puts in the new elements.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -212,17 +212,7 @@ fn for_each_pad(
     let sat = |v: i128| v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
     let mut axis = 0;
     let read = try_for_each_integer(begins, |b| {
-        let mut k = 0;
-        let mut end = 0;
-        try_for_each_integer(ends, |e| {
-            if k == axis {
-                end = e;
-                return Err(());
-            }
-            k += 1;
-            Ok(())
-        });
-        f(axis, sat(b), sat(end))?;
+        f(axis, sat(b), nth_integer(ends, axis).unwrap_or(0))?;
         axis += 1;
         Ok(())
     });

@@ -16,7 +16,7 @@ use crate::fact::PortFact;
 use crate::operation::{
     exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
 };
-use crate::values::try_for_each_integer;
+use crate::values::{nth_integer, try_for_each_integer};
 
 /// Shifts the elements of the data along the axes the third input names
 /// by the amounts the second input gives, wrapping around.
@@ -185,7 +185,7 @@ pub fn roll_shifts_into(
         let axis = normalize_axis(a, rank).unwrap_or(0);
         let by = match scalar {
             Some(v) => v,
-            None => nth(shift, k).unwrap_or(0),
+            None => nth_integer(shift, k).map_or(0, i128::from),
         };
         k += 1;
         let dim = shape.get(axis).copied().unwrap_or(0) as i128;
@@ -200,20 +200,6 @@ pub fn roll_shifts_into(
         Some(_) => Ok(()),
         None => Err(ShapeErrorKind::UnreadableValues { element_type: axes.element_type() }),
     }
-}
-
-/// Value `i` of an integer tensor.
-fn nth(t: &Tensor, i: usize) -> Option<i128> {
-    let (mut k, mut found) = (0, None);
-    try_for_each_integer(t, |v| {
-        if k == i {
-            found = Some(v);
-            return Err(());
-        }
-        k += 1;
-        Ok(())
-    });
-    found
 }
 
 #[cfg(test)]

@@ -11,6 +11,10 @@
 //! Where the witnesses disagree:
 //! - The spec's prose says `begin == end` takes one element; the
 //!   reference, the CPU plugin and NumPy take none, and so does ovir.
+//! - With a negative stride, a begin below `-dim` is clamped to the first
+//!   element, which is then taken: `x[-100:-100:-1]` of 5 elements is
+//!   `[x[0]]` in OpenVINO's shape inference, its reference and its CPU
+//!   plugin, where NumPy takes nothing. ovir follows OpenVINO.
 //! - An index that is both an ellipsis and a new axis is an ellipsis in
 //!   OpenVINO's shape inference and when its reference counts axes, but a
 //!   new axis in the reference's main loop; ovir takes the ellipsis
@@ -20,6 +24,10 @@
 //!   ovir refuses it, at load time when begin and the dimension are known.
 //! - OpenVINO counts every new-axis bit against the rank, even those past
 //!   the last index; the reference counts only the indices, as ovir does.
+//! - With an ellipsis, OpenVINO's shape inference does not count the
+//!   slices and shrinks against the rank, and reads past the data's axes
+//!   when they are too many (an ellipsis and three shrinks on a vector
+//!   give a scalar); its reference refuses them, and so does ovir.
 //! - OpenVINO checks the type of begin and end but not of strides, which
 //!   the spec says are integers too; ovir requires integers for all three.
 
@@ -33,7 +41,7 @@ use crate::operation::{
     BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
 };
 use crate::ops::slice::SliceRange;
-use crate::values::try_for_each_integer;
+use crate::values::nth_integer;
 
 /// Slices the data with begin, end and (optionally) strides inputs, as
 /// the masks say; a mask holds one flag per slice index, and may be
@@ -285,7 +293,7 @@ impl StridedSlice {
                 }
                 Index::Shrink => {
                     let dim = shape.get(axis).copied().unwrap_or(0) as u64;
-                    let b = nth_integer(begin, i)?;
+                    let b = value_at(begin, i)?;
                     let first = shrink_index(b, dim).ok_or(ShapeErrorKind::StridedSliceShrinkIndex {
                         index: i,
                         begin: b,
@@ -299,14 +307,14 @@ impl StridedSlice {
                 Index::Slice => {
                     let dim = shape.get(axis).copied().unwrap_or(0) as u64;
                     let stride = match strides {
-                        Some(s) => nth_integer(s, i)?,
+                        Some(s) => value_at(s, i)?,
                         None => 1,
                     };
                     if stride == 0 {
                         return Err(ShapeErrorKind::StridedSliceStrideZero { index: i });
                     }
-                    let b = (!Self::flag(&self.begin_mask, i)).then(|| nth_integer(begin, i)).transpose()?;
-                    let e = (!Self::flag(&self.end_mask, i)).then(|| nth_integer(end, i)).transpose()?;
+                    let b = (!Self::flag(&self.begin_mask, i)).then(|| value_at(begin, i)).transpose()?;
+                    let e = (!Self::flag(&self.end_mask, i)).then(|| value_at(end, i)).transpose()?;
                     let r = strided_range(dim, b, e, stride);
                     if let Some(slot) = ranges.get_mut(axis) {
                         *slot = r;
@@ -344,7 +352,7 @@ impl StridedSlice {
         let mut out = Vec::with_capacity(self.output_rank(rank, count)?);
         let mut axis = 0usize;
         let mut ellipsis_seen = false;
-        let value = |t: Option<&Tensor>, i: usize| t.map(|t| nth_integer(t, i)).transpose();
+        let value = |t: Option<&Tensor>, i: usize| t.map(|t| value_at(t, i)).transpose();
         for i in 0..count {
             match self.index(i) {
                 Index::Ellipsis => {
@@ -428,19 +436,9 @@ pub fn strided_slice_lengths(
     Ok(first)
 }
 
-/// Value `i` of an integer tensor, saturated to `i64`, without allocating.
-fn nth_integer(t: &Tensor, i: usize) -> Result<i64, ShapeErrorKind> {
-    let mut k = 0;
-    let mut found = None;
-    try_for_each_integer(t, |v| {
-        if k == i {
-            found = Some(v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64);
-            return Err(());
-        }
-        k += 1;
-        Ok(())
-    });
-    found.ok_or(ShapeErrorKind::UnreadableValues { element_type: t.element_type() })
+/// Value `i` of begin, end or strides.
+fn value_at(t: &Tensor, i: usize) -> Result<i64, ShapeErrorKind> {
+    nth_integer(t, i).ok_or(ShapeErrorKind::UnreadableValues { element_type: t.element_type() })
 }
 
 /// The element a shrunk axis of `dim` elements takes at `begin` (negative
@@ -482,13 +480,15 @@ pub fn strided_range(dim: u64, begin: Option<i64>, end: Option<i64>, stride: i64
         None => 0,
         Some(v) => resolve(v),
     };
-    let b = b.min(d - i128::from(reverse)).max(0);
+    // Clipped as OpenVINO's shape inference clips, the upper limit last,
+    // so that a reversed slice of an empty axis takes nothing.
+    let b = b.max(0).min(d - i128::from(reverse));
     let e = match end {
         None if reverse => -1,
         None => d,
         Some(v) => resolve(v),
     };
-    let e = e.min(d).max(if reverse { -1 } else { 0 });
+    let e = e.max(if reverse { -1 } else { 0 }).min(d);
     let span = if reverse { b - e } else { e - b };
     let step = i128::from(stride).abs();
     let len = if span > 0 { (span - 1) / step + 1 } else { 0 };
@@ -920,9 +920,75 @@ mod tests {
         // Reversed with a step that does not divide: x[::-3] of 5 is 4, 1.
         let (r, _) = plan(&StridedSlice::default(), &[5], &[-1], &[-100], &[-3]);
         assert_eq!(r, vec![(4, -3, 2)]);
+        // A negative stride from below the axis takes its first element,
+        // as OpenVINO does (NumPy takes nothing).
+        let (r, out) = plan(&StridedSlice::default(), &[5], &[-100], &[-100], &[-1]);
+        assert_eq!((r, out), (vec![(0, -1, 1)], vec![1]));
+        let interval = strided_dim(Dim::interval(5, Some(8)).unwrap(), Some(-100), Some(-100), -1);
+        assert_eq!(interval, Dim::fixed(1));
         // A zero-sized axis takes nothing either way.
         let (r, out) = plan(&StridedSlice::default(), &[0, 2], &[0], &[5], &[-1]);
         assert_eq!((r, out), (vec![(0, -1, 0), (0, 1, 2)], vec![0, 2]));
+    }
+
+    /// 400 random slices of one axis (static, interval and dynamic sizes,
+    /// bounds in and out of range, masks), as OpenVINO answers them.
+    #[test]
+    fn every_slice_of_one_axis_is_sized_as_openvino_sizes_it() {
+        let table =
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/strided_slice_openvino.txt"));
+        let mut checked = 0;
+        for line in table.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = line.split(' ').collect();
+            let [dim, b, e, s, bm, em, want] = f[..] else { panic!("{line}") };
+            let op = op([&[bm.parse().unwrap()], &[em.parse().unwrap()], NONE, NONE, NONE]);
+            let got = shape(
+                dim,
+                &[b.parse().unwrap()],
+                &[e.parse().unwrap()],
+                &[s.parse().unwrap()],
+                [
+                    &op.begin_mask.iter().map(|&f| f as u8).collect::<Vec<_>>(),
+                    &op.end_mask.iter().map(|&f| f as u8).collect::<Vec<_>>(),
+                    NONE,
+                    NONE,
+                    NONE,
+                ],
+            );
+            assert_eq!(got.as_deref().map(|s| s.trim_matches(['[', ']'])), Ok(want), "{line}");
+            checked += 1;
+        }
+        assert_eq!(checked, 400);
+    }
+
+    /// 300 random slices of up to 4 indices with every mask, as OpenVINO
+    /// answers them (the output shape, or an error).
+    #[test]
+    fn every_masked_slice_is_shaped_as_openvino_shapes_it() {
+        let table =
+            include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/strided_slice_masks_openvino.txt"));
+        let list = |s: &str| -> Vec<i64> { s.split(',').map(|v| v.parse().unwrap()).collect() };
+        let flags = |s: &str| -> Vec<u8> { s.split(',').map(|v| v.parse().unwrap()).collect() };
+        let mut checked = 0;
+        for line in table.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = line.split(' ').collect();
+            let [data, b, e, s, bm, em, nm, sm, el, want] = f[..] else { panic!("{line}") };
+            let masks = [flags(bm), flags(em), flags(nm), flags(sm), flags(el)];
+            let masks = [&masks[0][..], &masks[1], &masks[2], &masks[3], &masks[4]];
+            let got = shape(data, &list(b), &list(e), &list(s), masks);
+            match (want, &got) {
+                ("error", _) => assert!(got.is_err() || op(masks).check_masks().is_err(), "{line}: {got:?}"),
+                // More slices and shrinks than axes beside an ellipsis:
+                // OpenVINO's shape inference reads past the data's axes,
+                // its reference refuses them, and so does ovir.
+                (_, Err(e)) if matches!(e[..], [ShapeErrorKind::StridedSliceTooManyAxes { .. }]) => {
+                    assert!(el.contains('1'), "{line}")
+                }
+                (want, _) => assert_eq!(got.as_deref(), Ok(want), "{line}"),
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, 300);
     }
 
     #[test]
