@@ -125,3 +125,102 @@ pub(crate) fn check_round_trips<T: crate::BuiltinOp>() {
         assert_eq!(built.as_ref(), Ok(&op), "{} {:?}", spec.name, layer.attrs);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use ovir_tensor::{ElementType, PartialShape, Tensor};
+
+    use super::*;
+    use crate::error::ShapeErrorKind;
+    use crate::fact::PortFact;
+    use crate::operation::{Input, Operation};
+
+    fn data(s: &str) -> PortFact {
+        let shape: PartialShape = if s == "-" { PartialShape::scalar() } else { s.parse().unwrap() };
+        PortFact::of(ElementType::F32, shape)
+    }
+
+    fn ints(s: &str) -> PortFact {
+        let v: Vec<i64> = s.split(',').map(|v| v.parse().unwrap()).collect();
+        PortFact::known(Tensor::from_vec(&[v.len()], v).unwrap())
+    }
+
+    fn scalar(s: &str) -> PortFact {
+        PortFact::known(Tensor::from_vec(&[], vec![s.parse::<i64>().unwrap()]).unwrap())
+    }
+
+    /// OpenVINO's shapes with its near-infinite bounds (an unbounded
+    /// dimension divided, `2..4611686018427387904`) unbounded, as ovir keeps
+    /// them.
+    fn unbounded(shapes: &str) -> String {
+        let open = |d: ovir_tensor::Dim| match d.max() {
+            Some(m) if m >= 1 << 56 => ovir_tensor::Dim::interval(d.min(), None).unwrap_or(d),
+            _ => d,
+        };
+        let one = |s: &str| {
+            let shape: PartialShape = s.trim_matches(['[', ']']).parse().unwrap();
+            PartialShape::new(shape.dims().unwrap().iter().copied().map(open).collect()).to_string()
+        };
+        shapes.split(';').map(one).collect::<Vec<_>>().join(";")
+    }
+
+    /// What an op infers from these facts: the output shapes joined by
+    /// `;`, or its errors.
+    fn run(op: &dyn Operation, facts: &[PortFact]) -> Result<String, Vec<ShapeErrorKind>> {
+        let inputs: Vec<Input<'_>> = facts.iter().map(Input::new).collect();
+        let facts =
+            op.infer(&inputs).map_err(|p| p.into_vec().into_iter().map(|p| p.kind).collect::<Vec<_>>())?;
+        Ok(facts.iter().map(|f| f.shape.to_string()).collect::<Vec<_>>().join(";"))
+    }
+
+    /// 538 random cases of Pad, Tile, Split, VariadicSplit, DepthToSpace,
+    /// SpaceToDepth, BatchToSpace and SpaceToBatch, as OpenVINO answers
+    /// them. ovir refuses two kinds of case OpenVINO accepts, as the ops'
+    /// modules say: pads that leave a negative size, and split lengths
+    /// that cannot add up to the axis.
+    #[test]
+    fn the_layout_ops_infer_what_openvino_infers() {
+        let table = include_str!(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/layout_ops_openvino.txt"));
+        let mut checked = 0;
+        for line in table.lines().filter(|l| !l.starts_with('#')) {
+            let f: Vec<&str> = line.split(' ').collect();
+            let (Some(&want), Some(&[op, attr, ref args @ ..])) = (f.last(), f.get(..f.len() - 1)) else {
+                panic!("{line}")
+            };
+            let got = match (op, args) {
+                ("Pad", [d, b, e]) => {
+                    let mode = PadMode::from_attr(attr).unwrap();
+                    run(&Pad { mode, version: 12 }, &[data(d), ints(b), ints(e)])
+                }
+                ("Tile", [d, r]) => run(&Tile, &[data(d), ints(r)]),
+                ("Split", [d, a]) => run(&Split { num_splits: attr.parse().unwrap() }, &[data(d), scalar(a)]),
+                ("VariadicSplit", [d, a, l]) => {
+                    let outputs = l.split(',').count();
+                    run(&VariadicSplit { outputs }, &[data(d), scalar(a), ints(l)])
+                }
+                ("DepthToSpace", [d]) => run(
+                    &DepthToSpace { mode: BlockMode::BlocksFirst, block_size: attr.parse().unwrap() },
+                    &[data(d)],
+                ),
+                ("SpaceToDepth", [d]) => run(
+                    &SpaceToDepth { mode: BlockMode::BlocksFirst, block_size: attr.parse().unwrap() },
+                    &[data(d)],
+                ),
+                ("BatchToSpace", [d, b, s, e]) => run(&BatchToSpace, &[data(d), ints(b), ints(s), ints(e)]),
+                ("SpaceToBatch", [d, b, s, e]) => run(&SpaceToBatch, &[data(d), ints(b), ints(s), ints(e)]),
+                _ => panic!("{line}"),
+            };
+            match (want, &got) {
+                ("error", _) => assert!(got.is_err(), "{line}: {got:?}"),
+                (_, Err(e))
+                    if matches!(
+                        e[..],
+                        [ShapeErrorKind::PadSize { .. }] | [ShapeErrorKind::SplitLengthsSum { .. }]
+                    ) => {}
+                (want, _) => assert_eq!(got, Ok(unbounded(want)), "{line}"),
+            }
+            checked += 1;
+        }
+        assert_eq!(checked, 538);
+    }
+}
