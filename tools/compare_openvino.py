@@ -25,7 +25,8 @@ run:
     for Convert, of the larger of the input and the output),
   * `ovir bench` with 1 thread and with 2 threads, on the same IR and input,
   * ONNX Runtime with 1 thread, when it is installed, for the ReverseSequence
-    workloads ONNX can express (batch and sequence axes 0 and 1); its
+    workloads ONNX can express (batch and sequence axes 0 and 1) and the
+    Gather, Slice, Concat and Broadcast (Expand) workloads; its
     session allocates each output, as its `run` does.
   * rten with 1 thread on the same ONNX models, through tools/rten-bench
     when it is built (`cargo build --release --manifest-path
@@ -49,6 +50,8 @@ import time
 import numpy as np
 import openvino as ov
 import openvino.opset1 as ops1
+import openvino.opset3 as ops3
+import openvino.opset8 as ops8
 from openvino.utils.node_factory import NodeFactory
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -111,6 +114,59 @@ CONVERTS = (
     (np.int32, "i32", "f32"),
     (np.uint8, "u8", "f32"),
 )
+
+
+# The ops converters write that move data without a Reverse: a Gather,
+# Slice, Concat or Broadcast, each an OpenVINO model and an ONNX one.
+def movement_models(op, dtype, shape, a):
+    """(OpenVINO model, ONNX model or None) of `op` on a `data` input of
+    `shape`, with its other inputs constants made from `a`."""
+    data = ops1.parameter(shape, dtype, name="data")
+    i64 = lambda v: ops1.constant(np.array(v, np.int64))  # noqa: E731
+    if op == "gather":
+        indices, axis = a
+        node = ops8.gather(data, i64(indices), i64(axis))
+    elif op == "slice":
+        start, stop, step, axis = a
+        node = ops8.slice(data, i64([start]), i64([stop]), i64([step]), i64([axis]))
+    elif op == "concat":
+        node = ops1.concat([data, data], a)
+    else:
+        node = ops3.broadcast(data, i64(a), "numpy")
+    model = ov.Model([ops1.result(node)], [data], op)
+    try:
+        import onnx
+        import onnx.helper as oh
+    except ImportError:
+        return model, None
+    elem = oh.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    out_shape = list(model.output(0).get_shape())
+    const = lambda n, v: oh.make_tensor(n, onnx.TensorProto.INT64, [len(v)] if isinstance(v, list) else [], v if isinstance(v, list) else [v])  # noqa: E731
+    if op == "gather":
+        nodes, inits = [oh.make_node("Gather", ["data", "i"], ["out"], axis=a[1])], [const("i", list(a[0]))]
+    elif op == "slice":
+        nodes = [oh.make_node("Slice", ["data", "b", "e", "x", "s"], ["out"])]
+        inits = [const("b", [a[0]]), const("e", [a[1]]), const("x", [a[3]]), const("s", [a[2]])]
+    elif op == "concat":
+        nodes, inits = [oh.make_node("Concat", ["data", "data"], ["out"], axis=a)], []
+    else:
+        nodes, inits = [oh.make_node("Expand", ["data", "t"], ["out"])], [const("t", list(a))]
+    graph = oh.make_graph(nodes, op, [oh.make_tensor_value_info("data", elem, list(shape))],
+                          [oh.make_tensor_value_info("out", elem, out_shape)], inits)
+    return model, oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)])
+
+
+# (name, dtype, shape, op, its other inputs): a BGR<->RGB swap as
+# PrePostProcessor's `reverse_channels` writes it, reversed indices along
+# the innermost axis and along rows of 1 KiB, every other element of each
+# row, pairs put side by side, and a column broadcast along its rows.
+MOVEMENT = (("gather_bgr_u8", np.uint8, (1, 1080, 1920, 3), "gather", ([2, 1, 0], 3)),
+            ("gather_revlast_f32", np.float32, (64, 512, 256), "gather", (list(range(255, -1, -1)), 2)),
+            ("gather_revrows_f32", np.float32, (64, 512, 256), "gather", (list(range(511, -1, -1)), 1)),
+            ("slice_step2_f32", np.float32, (2048, 4096), "slice", (0, 4096, 2, 1)),
+            ("concat_pairs_f32", np.float32, (1 << 20, 2), "concat", 1),
+            ("broadcast_col_f32", np.float32, (2048, 1), "broadcast", [2048, 4096]))
+ONNX_MODELS = {}
 
 
 # Short rows: ReverseSequence whose sequences are 32-byte rows, and
@@ -240,6 +296,10 @@ def workloads(rng):
     for axis, ty, tname in SUBSEQUENCES:
         yield (f"subseq_axis{axis}_{tname}", ty, SHAPE, None, None,
                subsequences_writer(ty, tname, axis, rng))
+    for name, ty, shape, op, a in MOVEMENT:
+        model, onnx_model = movement_models(op, ty, shape, a)
+        ONNX_MODELS[name] = onnx_model
+        yield name, ty, shape, (lambda m=model: m), None, None
     for name, ty, shape in TIME_MAJOR:
         lens_tm = rng.integers(1, shape[0] + 1, size=shape[1])
         ONNX_RSEQ[name] = (1, 0, lens_tm)
@@ -252,8 +312,12 @@ ONNX_RSEQ = {}
 
 
 def onnx_rseq(name, dtype, x):
-    """The workload as an ONNX ReverseSequence model (opset 13, lengths a
-    constant), or None when it has no ONNX form or `onnx` is missing."""
+    """The workload as an ONNX model (opset 13, every input but the data a
+    constant): a ReverseSequence, or the Gather, Slice, Concat or Expand
+    of a movement workload; None when it has no ONNX form or `onnx` is
+    missing."""
+    if name in ONNX_MODELS:
+        return ONNX_MODELS[name]
     if name not in ONNX_RSEQ:
         return None
     try:
@@ -273,7 +337,7 @@ def onnx_rseq(name, dtype, x):
 
 
 def time_onnxruntime(name, dtype, x, iterations):
-    """Median ms of ONNX Runtime's ReverseSequence on `x`, 1 thread; None
+    """Median ms of ONNX Runtime's model of the workload on `x`, 1 thread; None
     when onnxruntime is missing, the workload has no ONNX form, or the
     runtime refuses the element type."""
     model = onnx_rseq(name, dtype, x)
@@ -388,8 +452,11 @@ def main():
             np.save(npy, x)
             # The memcpy moves the larger of the input and the output (they
             # differ for Convert).
-            out_size = model.output(0).get_element_type().size if model is not None else x.itemsize
-            nbytes = max(x.nbytes, x.size * out_size)
+            out_bytes = x.nbytes
+            if model is not None:
+                out = model.output(0)
+                out_bytes = int(np.prod(list(out.get_shape()))) * out.get_element_type().size
+            nbytes = max(x.nbytes, out_bytes)
             src, dst = np.ones(nbytes, np.uint8), np.empty(nbytes, np.uint8)
             row = {"workload": name, "mib": nbytes / 2**20}
             row["memcpy"] = median_ms(lambda: np.copyto(dst, src), args.iterations)
