@@ -5,10 +5,10 @@ use ovir_shape::{BroadcastMode, ShapeErrorKind};
 use ovir_tensor::{Dim, PartialShape, Tensor};
 use smallvec::SmallVec;
 
-use super::blocks::{count, Source, Target};
 use super::checks::input_shape_error;
 use super::integers::{read_ints, SmallInts, Wide};
-use super::KernelError;
+use super::moves::{Step, View};
+use super::{ExecOptions, KernelError};
 
 const OP: &str = "Broadcast";
 
@@ -16,12 +16,7 @@ const OP: &str = "Broadcast";
 /// each output axis the step in the data per index along it (0 where the
 /// data is repeated). A plan whose target shape is constant and whose data
 /// shape is static works it out when the model compiles.
-#[derive(Clone, Debug)]
-pub(crate) struct Layout {
-    data_shape: Vec<usize>,
-    shape: Vec<usize>,
-    strides: Vec<usize>,
-}
+pub(crate) type Layout = View;
 
 fn values(t: &Tensor, input: &'static str) -> Result<SmallInts, KernelError> {
     let values = read_ints(t, Wide::Refuse).ok_or(ShapeErrorKind::IntegerInput {
@@ -91,7 +86,13 @@ pub(crate) fn layout(
             what: "the element count of the aligned data shape overflows",
         })?;
     }
-    Ok(Layout { data_shape: data.to_vec(), shape, strides })
+    let wide = || KernelError::Internal { op: OP, what: "a stride of the data does not fit an isize" };
+    let axes: SmallVec<[(usize, Step); 8]> = shape
+        .iter()
+        .zip(&strides)
+        .map(|(&n, &s)| Ok((n, Step::Stride(isize::try_from(s).map_err(|_| wide())?))))
+        .collect::<Result<_, KernelError>>()?;
+    View::new(OP, data, shape, 0, &axes)
 }
 
 /// The output shape of [`broadcast`] for these inputs.
@@ -101,7 +102,7 @@ pub fn broadcast_output_shape(
     axes_mapping: Option<&Tensor>,
     mode: BroadcastMode,
 ) -> Result<Vec<usize>, KernelError> {
-    Ok(layout(data.shape(), target, axes_mapping, mode)?.shape)
+    Ok(layout(data.shape(), target, axes_mapping, mode)?.shape().to_vec())
 }
 
 /// Broadcast-1 and Broadcast-3: `data` repeated to fill the shape held by
@@ -140,67 +141,5 @@ pub fn broadcast_into(
     mode: BroadcastMode,
     out: &mut Tensor,
 ) -> Result<(), KernelError> {
-    layout(data.shape(), target, axes_mapping, mode)?.run(data, out)
-}
-
-impl Layout {
-    /// The data shape this layout was worked out for.
-    pub(crate) fn data_shape(&self) -> &[usize] {
-        &self.data_shape
-    }
-
-    /// The output shape.
-    pub(crate) fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-
-    /// Broadcasts `data`, which must have [`Layout::data_shape`], into
-    /// `out`; allocates nothing for output ranks up to 8.
-    pub(crate) fn run(&self, data: &Tensor, out: &mut Tensor) -> Result<(), KernelError> {
-        let Layout { data_shape, shape, strides } = self;
-        if data.shape() != data_shape.as_slice() {
-            return Err(KernelError::Internal {
-                op: OP,
-                what: "the data's shape is not the one the layout was made for",
-            });
-        }
-        super::checks::check_output(OP, data.element_type(), shape, out)?;
-        if out.is_empty() {
-            return Ok(());
-        }
-        // The trailing axes that the data holds whole are copied as one
-        // block. Axes of size 1 hold one index only, so they never break a
-        // block.
-        let mut split = shape.len();
-        let mut natural = 1usize;
-        while split > 0 && (shape[split - 1] == 1 || strides[split - 1] == natural) {
-            natural *= shape[split - 1];
-            split -= 1;
-        }
-        let block = count(&shape[split..])
-            .ok_or(KernelError::Internal { op: OP, what: "the element count of a block overflows" })?;
-        let src = Source::of(OP, data)?;
-        let mut dst = Target::of(OP, out)?;
-        let mut index: SmallVec<[usize; 8]> = smallvec::smallvec![0; split];
-        let mut from = 0usize;
-        let blocks = count(&shape[..split])
-            .ok_or(KernelError::Internal { op: OP, what: "the number of blocks overflows" })?;
-        for b in 0..blocks {
-            dst.copy(b * block, &src, from, block).ok_or(KernelError::Internal {
-                op: OP,
-                what: "a block lies outside the data or the output",
-            })?;
-            // Advance the odometer over the leading axes.
-            for k in (0..split).rev() {
-                index[k] += 1;
-                from += strides[k];
-                if index[k] < shape[k] {
-                    break;
-                }
-                from -= strides[k] * index[k];
-                index[k] = 0;
-            }
-        }
-        Ok(())
-    }
+    layout(data.shape(), target, axes_mapping, mode)?.run(data, out, &ExecOptions::single_thread())
 }

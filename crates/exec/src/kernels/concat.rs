@@ -3,10 +3,9 @@
 use ovir_shape::ops::concat::concat_shape;
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
-use smallvec::SmallVec;
 
-use super::blocks::{count, Source, Target};
-use super::KernelError;
+use super::moves::{Dim, Moves, Piece, Step};
+use super::{ExecOptions, KernelError};
 
 const OP: &str = "Concat";
 
@@ -33,11 +32,8 @@ fn common_type(inputs: &[&Tensor]) -> Result<ElementType, KernelError> {
 pub(crate) struct Layout {
     input_shapes: Vec<Vec<usize>>,
     shape: Vec<usize>,
-    /// The number of indices before the axis.
-    outer: usize,
-    /// Per input, the elements it adds per index before the axis: its
-    /// length along the axis times the size of the axes after it.
-    blocks: Vec<usize>,
+    /// Per index before the axis, one run of each input in turn.
+    moves: Moves,
 }
 
 /// The [`Layout`] of a Concat of inputs of these shapes along `axis`.
@@ -51,13 +47,26 @@ pub(crate) fn layout(shapes: &[&[usize]], axis: i64) -> Result<Layout, KernelErr
         });
     };
     let internal = || KernelError::Internal { op: OP, what: "the element count of an input block overflows" };
-    let blocks = shapes.iter().map(|s| count(s.get(a..).unwrap_or_default()).ok_or_else(internal));
-    Ok(Layout {
-        input_shapes: shapes.iter().map(|s| s.to_vec()).collect(),
-        outer: count(shape.get(..a).unwrap_or_default()).ok_or_else(internal)?,
-        blocks: blocks.collect::<Result<_, _>>()?,
-        shape,
-    })
+    let count = |s: &[usize]| ovir_tensor::element_count(s).ok_or_else(internal);
+    let outer = count(shape.get(..a).unwrap_or_default())?;
+    let unit = count(shape.get(a..).unwrap_or_default())?;
+    // Each input adds one block per index before the axis: its length
+    // along the axis times the size of the axes after it.
+    let mut moves = Moves::new(outer, unit);
+    let mut sizes = Vec::with_capacity(shapes.len());
+    let mut at = 0usize;
+    for (k, s) in shapes.iter().enumerate() {
+        let block = count(s.get(a..).unwrap_or_default())?;
+        sizes.push(count(s)?);
+        if block > 0 {
+            let stride = isize::try_from(block).map_err(|_| internal())?;
+            let dims = smallvec::smallvec![Dim::strided(block, 1, 1)];
+            moves.push(Piece { input: k, src: 0, dst: at, outer: Step::Stride(stride), dims });
+        }
+        at = at.checked_add(block).ok_or_else(internal)?;
+    }
+    moves.check(OP, &sizes, count(&shape)?)?;
+    Ok(Layout { input_shapes: shapes.iter().map(|s| s.to_vec()).collect(), shape, moves })
 }
 
 /// The layout for these inputs, once their types are checked.
@@ -79,9 +88,14 @@ impl Layout {
         &self.shape
     }
 
-    /// Joins `inputs`, which must fit this layout, into `out`; allocates
-    /// nothing for up to 8 inputs.
-    pub(crate) fn run(&self, inputs: &[&Tensor], out: &mut Tensor) -> Result<(), KernelError> {
+    /// Joins `inputs`, which must fit this layout, into `out`, on several
+    /// threads when it is large; allocates nothing.
+    pub(crate) fn run(
+        &self,
+        inputs: &[&Tensor],
+        out: &mut Tensor,
+        options: &ExecOptions,
+    ) -> Result<(), KernelError> {
         if !self.fits(inputs) {
             return Err(KernelError::Internal {
                 op: OP,
@@ -90,19 +104,7 @@ impl Layout {
         }
         let ty = common_type(inputs)?;
         super::checks::check_output(OP, ty, &self.shape, out)?;
-        let sources = inputs.iter().map(|t| Source::of(OP, t)).collect::<Result<SmallVec<[_; 8]>, _>>()?;
-        let mut dst = Target::of(OP, out)?;
-        let mut at = 0usize;
-        for o in 0..self.outer {
-            for (src, &block) in sources.iter().zip(&self.blocks) {
-                dst.copy(at, src, o * block, block).ok_or(KernelError::Internal {
-                    op: OP,
-                    what: "a block lies outside an input or the output",
-                })?;
-                at += block;
-            }
-        }
-        Ok(())
+        self.moves.play(OP, inputs, out, options)
     }
 }
 
@@ -127,11 +129,11 @@ pub fn concat(inputs: &[&Tensor], axis: i64) -> Result<Tensor, KernelError> {
     let layout = layout_of(inputs, axis)?;
     let ty = common_type(inputs)?;
     let mut out = Tensor::zeros(ty, &layout.shape)?;
-    layout.run(inputs, &mut out)?;
+    layout.run(inputs, &mut out, &ExecOptions::single_thread())?;
     Ok(out)
 }
 
 /// [`concat()`] into an output of the right type and shape.
 pub fn concat_into(inputs: &[&Tensor], axis: i64, out: &mut Tensor) -> Result<(), KernelError> {
-    layout_of(inputs, axis)?.run(inputs, out)
+    layout_of(inputs, axis)?.run(inputs, out, &ExecOptions::single_thread())
 }

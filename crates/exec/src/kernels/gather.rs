@@ -4,10 +4,10 @@ use ovir_shape::ops::gather::gather_shape;
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 
-use super::blocks::{count, Source, Target};
 use super::checks::input_shape_error;
 use super::integers::{read_ints, Wide};
-use super::KernelError;
+use super::moves::{Dim, Moves, Piece, Step, ZERO};
+use super::{ExecOptions, KernelError, ReverseScratch};
 
 const OP: &str = "Gather";
 
@@ -30,6 +30,8 @@ pub(crate) struct Layout {
     inner: usize,
     /// Indices per batch.
     per_batch: usize,
+    /// The data axis gathered along.
+    axis: usize,
 }
 
 /// The [`Layout`] of a Gather of data of shape `data` by indices of type
@@ -64,6 +66,7 @@ pub(crate) fn layout(
         return Err(internal);
     };
     let d = data;
+    let count = |s: &[usize]| ovir_tensor::element_count(s);
     Ok(Layout {
         data_shape: data.to_vec(),
         indices_shape: indices.to_vec(),
@@ -73,6 +76,7 @@ pub(crate) fn layout(
         axis_len: d.get(a).copied().ok_or_else(|| internal.clone())?,
         inner: d.get(a + 1..).and_then(count).ok_or_else(|| internal.clone())?,
         per_batch: indices.get(b..).and_then(count).ok_or(internal)?,
+        axis: a,
     })
 }
 
@@ -113,18 +117,21 @@ pub fn gather(
     Ok(out)
 }
 
-/// What [`gather_into`] keeps between calls: the indices, as read, so
-/// that running it again on indices of the same size allocates nothing.
+/// What [`gather_into`] keeps between calls: the indices, as read, and
+/// the copies they make, so that running it again on indices of the same
+/// size allocates nothing.
 #[derive(Clone, Debug, Default)]
 pub struct GatherScratch {
     indices: Vec<i128>,
+    moves: Moves,
+    reverse: ReverseScratch,
 }
 
 impl GatherScratch {
     /// An empty scratch; it allocates on first use and then keeps its
     /// memory.
-    pub const fn new() -> GatherScratch {
-        GatherScratch { indices: Vec::new() }
+    pub fn new() -> GatherScratch {
+        GatherScratch::default()
     }
 }
 
@@ -139,8 +146,13 @@ pub fn gather_into(
     out: &mut Tensor,
     scratch: &mut GatherScratch,
 ) -> Result<(), KernelError> {
-    layout(data.shape(), indices.element_type(), indices.shape(), axis, batch_dims)?
-        .run(data, indices, out, scratch)
+    layout(data.shape(), indices.element_type(), indices.shape(), axis, batch_dims)?.run(
+        data,
+        indices,
+        out,
+        scratch,
+        &ExecOptions::single_thread(),
+    )
 }
 
 impl Layout {
@@ -156,13 +168,16 @@ impl Layout {
     }
 
     /// Gathers from `data` by `indices`, which must fit this layout, into
-    /// `out`, reading the indices into `scratch`.
+    /// `out`, reading the indices into `scratch`. Indices that take the
+    /// whole axis back to front (a channel swap, a flip written as a
+    /// Gather) run as a Reverse.
     pub(crate) fn run(
         &self,
         data: &Tensor,
         indices: &Tensor,
         out: &mut Tensor,
         scratch: &mut GatherScratch,
+        options: &ExecOptions,
     ) -> Result<(), KernelError> {
         let internal =
             || KernelError::Internal { op: OP, what: "the indices do not fit the layout or the output" };
@@ -170,36 +185,95 @@ impl Layout {
             return Err(internal());
         }
         super::checks::check_output(OP, data.element_type(), &self.shape, out)?;
-        let index_values = &mut scratch.indices;
-        index_values.clear();
-        super::error::try_reserve(index_values, indices.len(), OP, "indices")?;
+        let GatherScratch { indices: values, moves, reverse } = scratch;
+        values.clear();
+        super::error::try_reserve(values, indices.len(), OP, "indices")?;
         let read = ovir_shape::try_for_each_integer(indices, |i| {
-            index_values.push(i);
+            values.push(i);
             Ok::<(), KernelError>(())
         });
         read.ok_or_else(internal)??;
-        let src = Source::of(OP, data)?;
-        let mut dst = Target::of(OP, out)?;
         let axis_len = self.axis_len as i128;
-        let mut at = 0usize;
-        for batch in 0..self.batches {
-            let batch_indices = index_values
-                .get(batch * self.per_batch..(batch + 1) * self.per_batch)
-                .ok_or_else(internal)?;
-            for o in 0..self.outer {
-                let base = (batch * self.outer + o) * self.axis_len;
-                for &i in batch_indices {
-                    let k = if i < 0 { i + axis_len } else { i };
-                    let done = if (0..axis_len).contains(&k) {
-                        dst.copy(at, &src, (base + k as usize) * self.inner, self.inner)
-                    } else {
-                        dst.zero(at, self.inner)
-                    };
-                    done.ok_or_else(internal)?;
-                    at += self.inner;
-                }
+        let reversed = self.batches == 1
+            && self.shape == self.data_shape
+            && self.per_batch == self.axis_len
+            && values.iter().enumerate().all(|(j, &i)| {
+                let k = if i < 0 { i + axis_len } else { i };
+                k == axis_len - 1 - j as i128
+            });
+        if reversed {
+            let flags: smallvec::SmallVec<[bool; 8]> =
+                (0..self.data_shape.len()).map(|k| k == self.axis).collect();
+            return super::reverse_into(data, &flags, out, options, reverse);
+        }
+        let wide = |n: usize| isize::try_from(n).map_err(|_| internal());
+        let (inner, row) =
+            (wide(self.inner)?, wide(self.axis_len.checked_mul(self.inner).ok_or_else(internal)?)?);
+        let offset = |i: i128| {
+            let k = if i < 0 { i + axis_len } else { i };
+            if (0..axis_len).contains(&k) {
+                isize::try_from(k).ok().and_then(|k| k.checked_mul(inner)).unwrap_or(ZERO)
+            } else {
+                ZERO
+            }
+        };
+        let batch_src = row.checked_mul(wide(self.outer)?).ok_or_else(internal)?;
+        let batch_dst = self.per_batch.checked_mul(self.inner).and_then(|n| n.checked_mul(self.outer));
+        let batch_dst = batch_dst.ok_or_else(internal)?;
+        if self.batches == 1 {
+            moves.reset(0, 0);
+            let (step, shift) = moves.table(OP, values.iter().map(|&i| offset(i)))?;
+            moves.dense(
+                shift,
+                &[(self.outer, Step::Stride(row)), (self.per_batch, step), (self.inner, Step::Stride(1))],
+            );
+        } else {
+            moves.reset(1, self.batches.checked_mul(batch_dst).ok_or_else(internal)?);
+            for b in 0..self.batches {
+                let list = values.get(b * self.per_batch..(b + 1) * self.per_batch).ok_or_else(internal)?;
+                let (step, shift) = moves.table(OP, list.iter().map(|&i| offset(i)))?;
+                let src = wide(b)?
+                    .checked_mul(batch_src)
+                    .and_then(|s| s.checked_add(shift))
+                    .ok_or_else(internal)?;
+                let per_index = self.inner;
+                let dims = smallvec::smallvec![
+                    Dim::strided(self.outer, row, self.per_batch * per_index),
+                    Dim { count: self.per_batch, src: step, dst: per_index },
+                    Dim::strided(self.inner, 1, 1),
+                ];
+                moves.push(Piece { input: 0, src, dst: b * batch_dst, outer: Step::Stride(0), dims });
             }
         }
-        Ok(())
+        moves.check(OP, &[data.len()], out.len())?;
+        moves.play(OP, &[data], out, options)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn i64s(shape: &[usize], values: Vec<i64>) -> Tensor {
+        Tensor::from_vec(shape, values).unwrap()
+    }
+
+    #[test]
+    fn indices_that_take_an_axis_back_to_front_flip_it() {
+        // A BGR <-> RGB swap of two pixels, as np.take(x, [2, 1, 0], axis=-1).
+        let pixels = Tensor::from_vec(&[1, 2, 3], vec![1u8, 2, 3, 4, 5, 6]).unwrap();
+        let axis = i64s(&[], vec![-1]);
+        for indices in [vec![2, 1, 0], vec![-1, -2, -3], vec![2, -2, 0]] {
+            let out = gather(&pixels, &i64s(&[3], indices), &axis, 0).unwrap();
+            assert_eq!(out.to_vec::<u8>().unwrap(), [3, 2, 1, 6, 5, 4]);
+        }
+        // Rows back to front along axis 0 of a [3, 2] f32.
+        let rows = Tensor::from_vec(&[3, 2], vec![0f32, 1., 2., 3., 4., 5.]).unwrap();
+        let out = gather(&rows, &i64s(&[3], vec![2, 1, 0]), &i64s(&[], vec![0]), 0).unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), [4., 5., 2., 3., 0., 1.]);
+        // Indices in another shape reverse too, their output shaped by them.
+        let out = gather(&rows, &i64s(&[1, 3], vec![2, 1, 0]), &i64s(&[], vec![0]), 0).unwrap();
+        assert_eq!(out.shape(), [1, 3, 2]);
+        assert_eq!(out.to_vec::<f32>().unwrap(), [4., 5., 2., 3., 0., 1.]);
     }
 }

@@ -15,11 +15,12 @@
 //!   ([`CheckedLengths`], [`CheckedSubsequenceLengths`]), as a plan does
 //!   for constant lengths.
 //!
-//! The modules beside the kernels hold what they share: `run_plan`
-//! (the run plans of Reverse, ReverseSequence and ReverseSubsequences and
-//! the routines that play them), `blocks` (the element-by-element copies
-//! of Gather, Slice, Concat and Broadcast), `copy` (the SIMD copy
-//! routines), `counts` (lengths inputs), `integers` (small integer
+//! The modules beside the kernels hold what they share: `moves` (the one
+//! description of an output as strided or indexed copies of its inputs,
+//! and the player that moves it, for Gather, Slice, Concat and
+//! Broadcast), `run_plan` (the run plans of Reverse, ReverseSequence and
+//! ReverseSubsequences and the routines that play them), `copy` (the SIMD
+//! copy routines), `counts` (lengths inputs), `integers` (small integer
 //! inputs), `checks`, `packed` and `parallel`.
 
 mod checks;
@@ -27,13 +28,13 @@ mod copy;
 mod counts;
 mod error;
 mod integers;
+mod moves;
 mod packed;
 mod parallel;
 mod run_plan;
 #[cfg(test)]
 mod testing;
 
-mod blocks;
 pub mod broadcast;
 pub mod concat;
 mod convert;

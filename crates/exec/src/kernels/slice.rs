@@ -6,9 +6,9 @@ use ovir_shape::ShapeErrorKind;
 use ovir_tensor::Tensor;
 use smallvec::SmallVec;
 
-use super::blocks::{Source, Target};
 use super::checks::input_shape_error;
 use super::integers::{read_ints, SmallInts, Wide};
+use super::moves::{Step, View};
 use super::{ExecOptions, KernelError};
 
 const OP: &str = "Slice";
@@ -116,7 +116,7 @@ pub(crate) fn fixed(
     let ranges = ranges(shape, start, stop, step, axes)?;
     Ok(match reversal(shape, &ranges) {
         Some(flags) => Fixed::Reverse(flags),
-        None => Fixed::Copy(Box::new(SliceCopy::new(shape, &ranges)?)),
+        None => Fixed::Copy(Box::new(slice_copy(shape, &ranges)?)),
     })
 }
 
@@ -159,9 +159,9 @@ pub fn slice(
     if let Some(flags) = reversal(data.shape(), &ranges) {
         return super::reverse(data, &flags);
     }
-    let copy = SliceCopy::new(data.shape(), &ranges)?;
+    let copy = slice_copy(data.shape(), &ranges)?;
     let mut out = Tensor::zeros(data.element_type(), copy.shape())?;
-    copy.run(data, &mut out)?;
+    copy.run(data, &mut out, &ExecOptions::single_thread())?;
     Ok(out)
 }
 
@@ -181,141 +181,28 @@ pub fn slice_into(
     if let Some(flags) = reversal(data.shape(), &ranges) {
         return super::reverse_into(data, &flags, out, options, &mut super::ReverseScratch::new());
     }
-    SliceCopy::new(data.shape(), &ranges)?.run(data, out)
+    slice_copy(data.shape(), &ranges)?.run(data, out, options)
 }
 
-/// One axis walked by the copy loop.
-#[derive(Clone, Copy, Debug)]
-struct Walk {
-    first: i128,
-    step: i128,
-    len: u64,
-    /// Elements between neighbours along the axis, in the input.
-    stride: i128,
-}
+/// What a Slice that is not a pure reversal copies from data of one shape:
+/// every axis a strided walk of the data.
+pub(crate) type SliceCopy = View;
 
-/// What a Slice that is not a pure reversal copies from data of one shape,
-/// in output order. Trailing axes taken whole and in order, and the axis
-/// before them when it steps by 1, form one contiguous block per copy; the
-/// axes before that are walked like an odometer.
-#[derive(Clone, Debug)]
-pub(crate) struct SliceCopy {
-    data_shape: Vec<usize>,
-    shape: Vec<usize>,
-    /// The output has no elements, so nothing is copied.
-    empty: bool,
-    /// The offset of the elements not walked: the first element of a
-    /// forward axis that extends the block.
-    base: i128,
-    /// Elements per copy.
-    block: usize,
-    /// The axes walked, slowest first.
-    walks: PerAxis<Walk>,
-}
-
-impl SliceCopy {
-    /// The copy that takes `ranges` (one per axis) from data of shape `dims`.
-    fn new(dims: &[usize], ranges: &[SliceRange]) -> Result<SliceCopy, KernelError> {
-        let internal = || KernelError::Internal { op: OP, what: "the copy left the data or the output" };
-        let shape = shape_of(ranges)?;
-        let mut copy = SliceCopy {
-            data_shape: dims.to_vec(),
-            empty: ranges.iter().any(|r| r.len == 0),
-            shape,
-            base: 0,
-            block: 1,
-            walks: PerAxis::new(),
-        };
-        if copy.empty {
-            return Ok(copy);
-        }
-        let mut strides: PerAxis<i128> = smallvec::smallvec![1; dims.len()];
-        let mut acc = 1i128;
-        for (s, &d) in strides.iter_mut().zip(dims).rev() {
-            *s = acc;
-            acc = acc.checked_mul(d as i128).ok_or_else(internal)?;
-        }
-        let mut walked = ranges.len();
-        for (r, &d) in ranges.iter().zip(dims).rev() {
-            if r.step == 1 && r.first == 0 && r.len == d as u64 {
-                copy.block = copy.block.checked_mul(d).ok_or_else(internal)?;
-                walked -= 1;
-            } else {
-                break;
-            }
-        }
-        if let Some((r, &stride)) =
-            walked.checked_sub(1).and_then(|k| Some((ranges.get(k)?, strides.get(k)?)))
-        {
-            if r.step == 1 {
-                let len = usize::try_from(r.len).map_err(|_| internal())?;
-                copy.block = copy.block.checked_mul(len).ok_or_else(internal)?;
-                copy.base = i128::from(r.first).checked_mul(stride).ok_or_else(internal)?;
-                walked -= 1;
-            }
-        }
-        copy.walks = ranges
-            .iter()
-            .zip(&strides)
-            .take(walked)
-            .map(|(r, &stride)| Walk {
-                first: i128::from(r.first),
-                step: i128::from(r.step),
-                len: r.len,
-                stride,
-            })
-            .collect();
-        Ok(copy)
+/// The copy that takes `ranges` (one per axis) from data of shape `dims`.
+fn slice_copy(dims: &[usize], ranges: &[SliceRange]) -> Result<SliceCopy, KernelError> {
+    let internal = || KernelError::Internal { op: OP, what: "the copy left the data or the output" };
+    let shape = shape_of(ranges)?;
+    let mut base = 0isize;
+    let mut stride = 1isize;
+    let mut axes: PerAxis<(usize, Step)> = PerAxis::new();
+    for (r, &d) in ranges.iter().zip(dims).rev() {
+        let first = isize::try_from(r.first).map_err(|_| internal())?;
+        let step = isize::try_from(r.step).map_err(|_| internal())?;
+        let len = usize::try_from(r.len).map_err(|_| internal())?;
+        base = first.checked_mul(stride).and_then(|o| base.checked_add(o)).ok_or_else(internal)?;
+        axes.push((len, Step::Stride(step.checked_mul(stride).ok_or_else(internal)?)));
+        stride = isize::try_from(d).ok().and_then(|d| stride.checked_mul(d)).ok_or_else(internal)?;
     }
-
-    /// The data shape this copy was worked out for.
-    pub(crate) fn data_shape(&self) -> &[usize] {
-        &self.data_shape
-    }
-
-    /// The output shape.
-    pub(crate) fn shape(&self) -> &[usize] {
-        &self.shape
-    }
-
-    /// Copies the selected elements of `data`, which must have
-    /// [`SliceCopy::data_shape`], into `out`; allocates nothing for ranks
-    /// up to 8.
-    pub(crate) fn run(&self, data: &Tensor, out: &mut Tensor) -> Result<(), KernelError> {
-        let internal = || KernelError::Internal { op: OP, what: "the copy left the data or the output" };
-        if data.shape() != self.data_shape.as_slice() {
-            return Err(internal());
-        }
-        super::checks::check_output(OP, data.element_type(), &self.shape, out)?;
-        if self.empty {
-            return Ok(());
-        }
-        let src = Source::of(OP, data)?;
-        let mut dst = Target::of(OP, out)?;
-        let mut index: PerAxis<u64> = smallvec::smallvec![0; self.walks.len()];
-        let mut at = 0usize;
-        loop {
-            let offset = self
-                .walks
-                .iter()
-                .zip(&index)
-                .fold(self.base, |o, (w, &i)| o + (w.first + i128::from(i) * w.step) * w.stride);
-            let from = usize::try_from(offset).map_err(|_| internal())?;
-            dst.copy(at, &src, from, self.block).ok_or_else(internal)?;
-            at += self.block;
-            // The next output position: the last walked axis moves fastest.
-            let mut carried = true;
-            for (i, w) in index.iter_mut().zip(&self.walks).rev() {
-                *i += 1;
-                if *i < w.len {
-                    carried = false;
-                    break;
-                }
-                *i = 0;
-            }
-            if carried {
-                return Ok(());
-            }
-        }
-    }
+    axes.reverse();
+    View::new(OP, dims, shape, base, &axes)
 }

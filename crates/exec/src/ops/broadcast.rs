@@ -84,7 +84,7 @@ impl Kernel for FixedBroadcast {
     ) -> Result<(), KernelError> {
         let out = outputs.single()?;
         match inputs.first() {
-            Some(data) if data.shape() == self.layout.data_shape() => self.layout.run(data, out),
+            Some(data) if data.shape() == self.layout.data_shape() => self.layout.run(data, out, cx.options),
             _ => self.general.run(inputs, outputs, cx),
         }
     }

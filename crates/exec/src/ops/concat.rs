@@ -73,7 +73,7 @@ impl Kernel for FixedConcat {
     ) -> Result<(), KernelError> {
         let out = outputs.single()?;
         if self.layout.fits(inputs) {
-            self.layout.run(inputs, out)
+            self.layout.run(inputs, out, cx.options)
         } else {
             self.general.run(inputs, outputs, cx)
         }

@@ -86,7 +86,7 @@ impl Kernel for FixedGather {
         let out = outputs.single()?;
         match inputs {
             [data, indices, _] if self.layout.fits(data, indices) => {
-                self.layout.run(data, indices, out, cx.state.scratch::<kernels::GatherScratch>()?)
+                self.layout.run(data, indices, out, cx.state.scratch::<kernels::GatherScratch>()?, cx.options)
             }
             _ => self.general.run(inputs, outputs, cx),
         }

@@ -84,7 +84,7 @@ impl Kernel for FixedSlice {
     ) -> Result<(), KernelError> {
         let out = outputs.single()?;
         match inputs.first() {
-            Some(data) if data.shape() == self.copy.data_shape() => self.copy.run(data, out),
+            Some(data) if data.shape() == self.copy.data_shape() => self.copy.run(data, out, cx.options),
             _ => GENERAL.run(inputs, outputs, cx),
         }
     }

@@ -1,0 +1,889 @@
+//! The one description of a data-movement output, and the player that
+//! moves it.
+//!
+//! An op that copies elements of its inputs into its output (Gather,
+//! Slice, Concat, Broadcast, and the layout ops after them) describes the
+//! output once, as [`Moves`]:
+//!
+//! - the output is `outer` units of `unit` elements each, written in
+//!   order; threads and cache-sized blocks split it between units;
+//! - each unit is made of [`Piece`]s, one per input stretch that lands in
+//!   it (one for most ops, one per input for Concat);
+//! - a piece is a nest of loops ([`Dim`]s, outermost first). Each loop
+//!   moves its source by a [`Step`], a stride in elements (0 repeats an
+//!   element, a negative one walks backwards) or a table of offsets (the
+//!   indices of a Gather, with [`ZERO`] where an element reads nothing),
+//!   and moves its destination by a stride of its own. The innermost loop
+//!   writes consecutive output elements.
+//!
+//! The player works on raw bytes, with a routine specialised for each
+//! element width (1, 2, 4 and 8 bytes), so one routine serves every
+//! whole-byte type. The two innermost loops are played together, so that
+//! the work per short row is the copy itself: rows up to 64 bytes move as
+//! fixed-size copies, longer ones as one library copy each, repeated
+//! elements as fills, reversed rows through the SIMD reversing copy, and
+//! strided or indexed rows element by element. Strings and the packed
+//! sub-byte types follow the same description one element at a time.
+//!
+//! [`Moves::check`] proves, once per description and input shapes, that
+//! every read and write lies inside its tensor; playing then only slices
+//! what the check covered.
+
+use std::ops::Range;
+
+use ovir_tensor::packed::{code_at, is_packed, set_code};
+use ovir_tensor::{ElementType, Tensor};
+use smallvec::SmallVec;
+
+use super::copy::ReverseCopier;
+use super::{parallel, ExecOptions, KernelError};
+
+/// A table entry that reads nothing: the element, or the block below it,
+/// is zero (an empty string).
+pub(crate) const ZERO: isize = isize::MIN;
+
+/// How a loop moves its source from one index to the next.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// By this many elements: 1 in order, 0 repeating an element, −1 back
+    /// to front.
+    Stride(isize),
+    /// Index `i` reads at the offset the moves' table holds at `at + i`
+    /// ([`ZERO`] for none).
+    Table { at: usize },
+}
+
+/// One loop of a piece: `count` indices, its source moved by `src` and its
+/// destination by `dst` elements per index.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Dim {
+    pub(crate) count: usize,
+    pub(crate) src: Step,
+    pub(crate) dst: usize,
+}
+
+impl Dim {
+    /// A loop of `count` indices over the source with stride `src`,
+    /// writing consecutive blocks of `dst` elements.
+    pub(crate) const fn strided(count: usize, src: isize, dst: usize) -> Dim {
+        Dim { count, src: Step::Stride(src), dst }
+    }
+}
+
+/// What one input puts into every unit of the output.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Piece {
+    /// The input it reads.
+    pub(crate) input: usize,
+    /// The source element read when every index is 0 (before tables).
+    pub(crate) src: isize,
+    /// The first output element it writes in a unit.
+    pub(crate) dst: usize,
+    /// How its source moves from one unit to the next.
+    pub(crate) outer: Step,
+    /// Its loops within a unit, outermost first; the last one writes
+    /// consecutive elements (`dst == 1`).
+    pub(crate) dims: SmallVec<[Dim; 4]>,
+}
+
+/// An output described as copies of its inputs: see the module docs.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub(crate) struct Moves {
+    outer: usize,
+    unit: usize,
+    pieces: SmallVec<[Piece; 2]>,
+    tables: Vec<isize>,
+}
+
+/// An output that is one strided or indexed view of an input of one
+/// shape, worked out once: what Slice and Broadcast run, and the layout
+/// ops after them.
+#[derive(Clone, Debug)]
+pub(crate) struct View {
+    op: &'static str,
+    data_shape: Vec<usize>,
+    shape: Vec<usize>,
+    moves: Moves,
+}
+
+impl View {
+    /// The output of shape `shape` that walks data of shape `data_shape`
+    /// by `axes` from element `src` (see [`Moves::dense`]), checked to stay
+    /// inside both.
+    pub(crate) fn new(
+        op: &'static str,
+        data_shape: &[usize],
+        shape: Vec<usize>,
+        src: isize,
+        axes: &[(usize, Step)],
+    ) -> Result<View, KernelError> {
+        let count = |s: &[usize]| {
+            ovir_tensor::element_count(s)
+                .ok_or(KernelError::Internal { op, what: "an element count overflows" })
+        };
+        let mut moves = Moves::default();
+        if shape.contains(&0) {
+            moves.dense(0, &[(0, Step::Stride(0))]);
+        } else {
+            moves.dense(src, axes);
+        }
+        moves.check(op, &[count(data_shape)?], count(&shape)?)?;
+        Ok(View { op, data_shape: data_shape.to_vec(), shape, moves })
+    }
+
+    /// The data shape this view was worked out for.
+    pub(crate) fn data_shape(&self) -> &[usize] {
+        &self.data_shape
+    }
+
+    /// The output shape.
+    pub(crate) fn shape(&self) -> &[usize] {
+        &self.shape
+    }
+
+    /// Copies the view of `data`, which must have [`View::data_shape`],
+    /// into `out`, on several threads when it is large; allocates nothing.
+    pub(crate) fn run(
+        &self,
+        data: &Tensor,
+        out: &mut Tensor,
+        options: &ExecOptions,
+    ) -> Result<(), KernelError> {
+        let op = self.op;
+        if data.shape() != self.data_shape.as_slice() {
+            return Err(KernelError::Internal {
+                op,
+                what: "the data's shape is not the one the view was made for",
+            });
+        }
+        super::checks::check_output(op, data.element_type(), &self.shape, out)?;
+        self.moves.play(op, &[data], out, options)
+    }
+}
+
+/// Bytes of output a block of units aims at: the pieces of one block are
+/// played one after the other, so a Concat writes each output line while
+/// it is still in the first-level cache.
+const BLOCK_BYTES: usize = 16 << 10;
+
+impl Moves {
+    /// An output of `outer` units of `unit` elements, with no pieces yet.
+    pub(crate) fn new(outer: usize, unit: usize) -> Moves {
+        Moves { outer, unit, pieces: SmallVec::new(), tables: Vec::new() }
+    }
+
+    /// The output of one input walked by `axes` (outermost first, each
+    /// a count and a step), written in order from source element `src`:
+    /// the description of every op whose output is one strided (or
+    /// indexed) view of its data. The loops merge where they can, and the
+    /// outermost becomes the units. Tables added before stay.
+    pub(crate) fn dense(&mut self, src: isize, axes: &[(usize, Step)]) {
+        let mut dims: SmallVec<[Dim; 4]> = SmallVec::new();
+        let mut dst = 1usize;
+        for &(count, step) in axes.iter().rev() {
+            dims.push(Dim { count, src: step, dst });
+            dst = dst.saturating_mul(count);
+        }
+        dims.reverse();
+        let mut dims = merge(&dims);
+        let (outer, step) = match dims.first() {
+            Some(d) if dims.len() > 1 || d.count == 0 => (d.count, d.src),
+            _ => (1, Step::Stride(0)),
+        };
+        if dims.len() > 1 || outer == 0 {
+            dims.remove(0);
+        }
+        let unit = dims.first().map_or(1, |d| d.count.saturating_mul(d.dst));
+        self.outer = outer;
+        self.unit = unit;
+        self.pieces.clear();
+        self.pieces.push(Piece { input: 0, src, dst: 0, outer: step, dims });
+    }
+
+    /// Empties the description for another output, keeping its memory.
+    pub(crate) fn reset(&mut self, outer: usize, unit: usize) {
+        self.outer = outer;
+        self.unit = unit;
+        self.pieces.clear();
+        self.tables.clear();
+    }
+
+    /// The output's number of elements, `None` when it overflows.
+    pub(crate) fn len(&self) -> Option<usize> {
+        self.outer.checked_mul(self.unit)
+    }
+
+    /// Adds a table of source offsets for `op` and returns the step that
+    /// reads it, with an offset to add to the source of the piece that
+    /// uses it. A table that is an arithmetic progression becomes a stride
+    /// from its first value, which plays as a run, a fill or a reversal.
+    pub(crate) fn table(
+        &mut self,
+        op: &'static str,
+        offsets: impl IntoIterator<Item = isize>,
+    ) -> Result<(Step, isize), KernelError> {
+        let at = self.tables.len();
+        let offsets = offsets.into_iter();
+        super::error::try_reserve(&mut self.tables, offsets.size_hint().0, op, "indices")?;
+        self.tables.extend(offsets);
+        Ok(self.step_of(at))
+    }
+
+    /// The table pushed at `at`, as a stride and a shift when it is one.
+    fn step_of(&mut self, at: usize) -> (Step, isize) {
+        let t = self.tables.get(at..).unwrap_or_default();
+        let stride = match t {
+            [a, b, ..] if *a != ZERO && *b != ZERO => b.checked_sub(*a),
+            [a] if *a != ZERO => Some(0),
+            _ => None,
+        };
+        if let (Some(stride), Some(&first)) = (stride, t.first()) {
+            let affine = t.iter().enumerate().all(|(i, &v)| {
+                v != ZERO && (i as isize).checked_mul(stride).and_then(|d| first.checked_add(d)) == Some(v)
+            });
+            if affine {
+                self.tables.truncate(at);
+                return (Step::Stride(stride), first);
+            }
+        }
+        (Step::Table { at }, 0)
+    }
+
+    /// Adds a piece. Its loops are simplified first: loops of one index
+    /// go, and neighbours that walk one block (both source and
+    /// destination) merge into one loop.
+    pub(crate) fn push(&mut self, mut piece: Piece) {
+        piece.dims = merge(&piece.dims);
+        self.pieces.push(piece);
+    }
+
+    /// Offset `i` of a step, `None` for a [`ZERO`] entry or one outside
+    /// the table.
+    fn offset(&self, step: Step, i: usize) -> Option<isize> {
+        match step {
+            Step::Stride(s) => (i as isize).checked_mul(s),
+            Step::Table { at } => self.tables.get(at.checked_add(i)?).copied().filter(|&v| v != ZERO),
+        }
+    }
+
+    /// The lowest and highest offset a step reaches over `count` indices,
+    /// `None` when it reaches none (every entry [`ZERO`], or no index).
+    fn reach(&self, step: Step, count: usize) -> Result<Option<(isize, isize)>, ()> {
+        if count == 0 {
+            return Ok(None);
+        }
+        match step {
+            Step::Stride(s) => {
+                let last = isize::try_from(count - 1).map_err(drop)?.checked_mul(s).ok_or(())?;
+                Ok(Some((last.min(0), last.max(0))))
+            }
+            Step::Table { at } => {
+                let t = self.tables.get(at..at.checked_add(count).ok_or(())?).ok_or(())?;
+                let live = t.iter().copied().filter(|&v| v != ZERO);
+                Ok(live.clone().min().zip(live.max()))
+            }
+        }
+    }
+
+    /// Checks that every read of every piece lies inside its input (whose
+    /// element counts `inputs` gives) and every write inside its unit, and
+    /// that the units make an output of `len` elements. A description
+    /// that passes plays without leaving any tensor.
+    pub(crate) fn check(&self, op: &'static str, inputs: &[usize], len: usize) -> Result<(), KernelError> {
+        let internal = |what| KernelError::Internal { op, what };
+        if self.len() != Some(len) {
+            return Err(internal("the moves do not make an output of the expected size"));
+        }
+        if len == 0 {
+            return Ok(());
+        }
+        for piece in &self.pieces {
+            let input =
+                *inputs.get(piece.input).ok_or(internal("a piece reads an input that is not there"))?;
+            let (mut low, mut high) = (piece.src, piece.src);
+            let mut empty = false;
+            let mut dst_last = piece.dst;
+            let loops = std::iter::once(Dim { count: self.outer, src: piece.outer, dst: 0 })
+                .chain(piece.dims.iter().copied());
+            for d in loops {
+                match self.reach(d.src, d.count).map_err(|()| internal("a step overflows"))? {
+                    Some((l, h)) => {
+                        low = low.checked_add(l).ok_or(internal("a step overflows"))?;
+                        high = high.checked_add(h).ok_or(internal("a step overflows"))?;
+                    }
+                    None => empty = true,
+                }
+                if d.count == 0 {
+                    empty = true;
+                }
+                let span = (d.count.saturating_sub(1)).checked_mul(d.dst);
+                dst_last = span.and_then(|s| dst_last.checked_add(s)).ok_or(internal("a write overflows"))?;
+            }
+            if piece.dims.last().is_some_and(|d| d.dst != 1) {
+                return Err(internal("a piece's innermost loop does not write consecutive elements"));
+            }
+            if !empty && (low < 0 || usize::try_from(high).map_or(true, |h| h >= input)) {
+                return Err(internal("a piece reads outside its input"));
+            }
+            if !empty && dst_last >= self.unit {
+                return Err(internal("a piece writes outside its unit"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Plays the moves from `inputs` into `out`, which has their element
+    /// type and the described number of elements, once [`Moves::check`]
+    /// has passed for inputs of these sizes. Outputs large enough are
+    /// split across threads between units.
+    pub(crate) fn play(
+        &self,
+        op: &'static str,
+        inputs: &[&Tensor],
+        out: &mut Tensor,
+        options: &ExecOptions,
+    ) -> Result<(), KernelError> {
+        let ty = out.element_type();
+        let internal = KernelError::Internal { op, what: "a move left its input or the output" };
+        if self.len() != Some(out.len()) || inputs.iter().any(|t| t.element_type() != ty) {
+            return Err(internal);
+        }
+        if out.is_empty() {
+            return Ok(());
+        }
+        if ty == ElementType::String {
+            let mut sources: SmallVec<[&[String]; 4]> = SmallVec::new();
+            for t in inputs {
+                sources.push(t.strings().ok_or_else(|| internal.clone())?);
+            }
+            let dst = out.strings_mut().ok_or_else(|| internal.clone())?;
+            return self
+                .each_element(0..self.outer, |at, from| {
+                    let d = dst.get_mut(at)?;
+                    match from {
+                        Some((k, i)) => d.clone_from(sources.get(k)?.get(i)?),
+                        None => d.clear(),
+                    }
+                    Some(())
+                })
+                .ok_or(internal);
+        }
+        let mut sources: SmallVec<[&[u8]; 4]> = SmallVec::new();
+        for t in inputs {
+            sources.push(t.bytes().ok_or(KernelError::UnsupportedType { op, ty })?);
+        }
+        let dst = out.bytes_mut().ok_or_else(|| internal.clone())?;
+        if is_packed(ty) {
+            return self
+                .each_element(0..self.outer, |at, from| {
+                    let code = match from {
+                        Some((k, i)) => code_at(sources.get(k)?, ty, i)?,
+                        None => 0,
+                    };
+                    set_code(dst, ty, at, code)
+                })
+                .ok_or(internal);
+        }
+        let copier = ReverseCopier::detect();
+        let done = match ty.byte_width() {
+            Some(1) => self.play_units::<1>(options, &sources, dst, copier),
+            Some(2) => self.play_units::<2>(options, &sources, dst, copier),
+            Some(4) => self.play_units::<4>(options, &sources, dst, copier),
+            Some(8) => self.play_units::<8>(options, &sources, dst, copier),
+            _ => return Err(KernelError::UnsupportedType { op, ty }),
+        };
+        done.ok_or(internal)
+    }
+
+    /// Plays every unit into `dst`, on several threads when it is large,
+    /// for elements of `N` bytes.
+    fn play_units<const N: usize>(
+        &self,
+        options: &ExecOptions,
+        sources: &[&[u8]],
+        dst: &mut [u8],
+        copier: ReverseCopier,
+    ) -> Option<()> {
+        let unit_bytes = self.unit.checked_mul(N)?;
+        let per_block = (BLOCK_BYTES / unit_bytes.max(1)).max(1);
+        parallel::for_each_chunk(options, dst, unit_bytes, |first, part| {
+            let units = part.len() / unit_bytes;
+            let mut done = 0;
+            while done < units {
+                let n = per_block.min(units - done);
+                let block = part.get_mut(done * unit_bytes..(done + n) * unit_bytes)?;
+                for piece in &self.pieces {
+                    let src = sources.get(piece.input)?;
+                    let (outer, base) = self.outer_loop(piece, first + done, n)?;
+                    let mut player = Player::<N> { moves: self, src, dst: &mut *block, copier };
+                    let dims: SmallVec<[Dim; 5]> =
+                        std::iter::once(outer).chain(piece.dims.iter().copied()).collect();
+                    player.walk(&dims, base, piece.dst)?;
+                }
+                done += n;
+            }
+            Some(())
+        })
+    }
+
+    /// The loop over units `first..first + n` of `piece`, as a loop of
+    /// the block that holds them, and the source offset it starts from.
+    fn outer_loop(&self, piece: &Piece, first: usize, n: usize) -> Option<(Dim, isize)> {
+        let dim = |src| Dim { count: n, src, dst: self.unit };
+        match piece.outer {
+            Step::Stride(s) => {
+                let base = piece.src.checked_add((first as isize).checked_mul(s)?)?;
+                Some((dim(Step::Stride(s)), base))
+            }
+            Step::Table { at } => Some((dim(Step::Table { at: at.checked_add(first)? }), piece.src)),
+        }
+    }
+
+    /// Calls `visit(output element, Some((input, element)))` for every
+    /// element of units `units`, or `None` as the source of an element
+    /// that reads nothing: the slow, general form for strings and packed
+    /// types.
+    fn each_element(
+        &self,
+        units: Range<usize>,
+        mut visit: impl FnMut(usize, Option<(usize, usize)>) -> Option<()>,
+    ) -> Option<()> {
+        for u in units {
+            for piece in &self.pieces {
+                let (_, base) = self.outer_loop(piece, u, 1)?;
+                let base = match piece.outer {
+                    Step::Stride(_) => Some(base),
+                    Step::Table { .. } => self.offset(piece.outer, u).and_then(|o| base.checked_add(o)),
+                };
+                let at = u.checked_mul(self.unit)?.checked_add(piece.dst)?;
+                self.each_in(&piece.dims, base, at, piece.input, &mut visit)?;
+            }
+        }
+        Some(())
+    }
+
+    /// [`Moves::each_element`] over the loops `dims` from source `base`
+    /// (`None`: reading nothing) and output element `at`.
+    fn each_in(
+        &self,
+        dims: &[Dim],
+        base: Option<isize>,
+        at: usize,
+        input: usize,
+        visit: &mut impl FnMut(usize, Option<(usize, usize)>) -> Option<()>,
+    ) -> Option<()> {
+        let Some((d, rest)) = dims.split_first() else {
+            let from = base.map(|b| usize::try_from(b).ok().map(|i| (input, i))).transpose_none()?;
+            return visit(at, from);
+        };
+        for i in 0..d.count {
+            let src = base.and_then(|b| self.offset(d.src, i).and_then(|o| b.checked_add(o)));
+            self.each_in(rest, src, at.checked_add(i.checked_mul(d.dst)?)?, input, visit)?;
+        }
+        Some(())
+    }
+}
+
+/// `Option<Option<T>>` from an option of a conversion that must succeed
+/// when present.
+trait TransposeNone<T> {
+    fn transpose_none(self) -> Option<Option<T>>;
+}
+
+impl<T> TransposeNone<T> for Option<Option<T>> {
+    fn transpose_none(self) -> Option<Option<T>> {
+        match self {
+            None => Some(None),
+            Some(Some(v)) => Some(Some(v)),
+            Some(None) => None,
+        }
+    }
+}
+
+/// Strided loops with `count == 1` dropped and neighbours merged where the outer
+/// one moves both sides by exactly the inner one's extent.
+fn merge(dims: &[Dim]) -> SmallVec<[Dim; 4]> {
+    let mut out: SmallVec<[Dim; 4]> = SmallVec::new();
+    for &d in dims {
+        // One index of a stride reads at offset 0; one of a table may not.
+        if d.count == 1 && dims.len() > 1 && matches!(d.src, Step::Stride(_)) {
+            continue;
+        }
+        out.push(d);
+    }
+    if out.is_empty() {
+        if let Some(&last) = dims.last() {
+            out.push(Dim { count: 1, dst: 1, ..last });
+        }
+    }
+    let mut k = out.len();
+    while k >= 2 {
+        let (a, b) = (out[k - 2], out[k - 1]);
+        let joined = match (a.src, b.src) {
+            (Step::Stride(sa), Step::Stride(sb)) => {
+                let extent = isize::try_from(b.count).ok().and_then(|c| c.checked_mul(sb));
+                extent == Some(sa) && b.count.checked_mul(b.dst) == Some(a.dst)
+            }
+            _ => false,
+        };
+        if joined {
+            if let Some(count) = a.count.checked_mul(b.count) {
+                out[k - 2] = Dim { count, src: b.src, dst: b.dst };
+                out.remove(k - 1);
+            }
+        }
+        k -= 1;
+    }
+    out
+}
+
+/// Plays pieces of [`Moves`] on elements of `N` bytes.
+struct Player<'m, 'b, const N: usize> {
+    moves: &'m Moves,
+    src: &'b [u8],
+    dst: &'b mut [u8],
+    copier: ReverseCopier,
+}
+
+impl<const N: usize> Player<'_, '_, N> {
+    /// Walks the loops `dims` from source element `base`, writing from
+    /// element `at` of `dst`.
+    fn walk(&mut self, dims: &[Dim], base: isize, at: usize) -> Option<()> {
+        match dims {
+            [] => self.row(1, Step::Stride(1), base, at),
+            [rows] if rows.dst != 1 => self.rows(rows, &Dim::strided(1, 1, 1), base, at),
+            [inner] => self.rows(&Dim::strided(1, 0, 0), inner, base, at),
+            [rows, inner] => self.rows(rows, inner, base, at),
+            [d, rest @ ..] => {
+                for i in 0..d.count {
+                    let at = at.checked_add(i.checked_mul(d.dst)?)?;
+                    match self.moves.offset(d.src, i) {
+                        Some(o) => self.walk(rest, base.checked_add(o)?, at)?,
+                        None => self.zero(rest, at)?,
+                    }
+                }
+                Some(())
+            }
+        }
+    }
+
+    /// Zeroes what the loops `dims` would write from element `at`.
+    fn zero(&mut self, dims: &[Dim], at: usize) -> Option<()> {
+        let Some((d, rest)) = dims.split_first() else {
+            self.dst.get_mut(at.checked_mul(N)?..)?.get_mut(..N)?.fill(0);
+            return Some(());
+        };
+        if rest.is_empty() {
+            let bytes = d.count.checked_mul(N)?;
+            self.dst.get_mut(at.checked_mul(N)?..)?.get_mut(..bytes)?.fill(0);
+            return Some(());
+        }
+        for i in 0..d.count {
+            self.zero(rest, at.checked_add(i.checked_mul(d.dst)?)?)?;
+        }
+        Some(())
+    }
+
+    /// The two innermost loops: `rows.count` rows, each `inner.count`
+    /// consecutive output elements.
+    fn rows(&mut self, rows: &Dim, inner: &Dim, base: isize, at: usize) -> Option<()> {
+        if let (Step::Stride(rs), Step::Stride(1)) = (rows.src, inner.src) {
+            let bytes = inner.count.checked_mul(N)?;
+            return match bytes {
+                1 => self.fixed_rows::<1>(rows.count, rs, rows.dst, base, at),
+                2 => self.fixed_rows::<2>(rows.count, rs, rows.dst, base, at),
+                4 => self.fixed_rows::<4>(rows.count, rs, rows.dst, base, at),
+                8 => self.fixed_rows::<8>(rows.count, rs, rows.dst, base, at),
+                12 => self.fixed_rows::<12>(rows.count, rs, rows.dst, base, at),
+                16 => self.fixed_rows::<16>(rows.count, rs, rows.dst, base, at),
+                24 => self.fixed_rows::<24>(rows.count, rs, rows.dst, base, at),
+                32 => self.fixed_rows::<32>(rows.count, rs, rows.dst, base, at),
+                48 => self.fixed_rows::<48>(rows.count, rs, rows.dst, base, at),
+                64 => self.fixed_rows::<64>(rows.count, rs, rows.dst, base, at),
+                _ => self.each_row(rows, inner, base, at),
+            };
+        }
+        self.each_row(rows, inner, base, at)
+    }
+
+    /// Rows of one `B`-byte copy each, their sources `stride` elements
+    /// apart: one load and one store per row.
+    fn fixed_rows<const B: usize>(
+        &mut self,
+        count: usize,
+        stride: isize,
+        dst_stride: usize,
+        base: isize,
+        at: usize,
+    ) -> Option<()> {
+        let step = stride.checked_mul(N as isize)?;
+        let dst_step = dst_stride.checked_mul(N)?;
+        let mut from = base.checked_mul(N as isize)?;
+        let mut to = at.checked_mul(N)?;
+        for _ in 0..count {
+            let s: &[u8; B] = self.src.get(usize::try_from(from).ok()?..)?.first_chunk()?;
+            let d: &mut [u8; B] = self.dst.get_mut(to..)?.first_chunk_mut()?;
+            *d = *s;
+            from = from.wrapping_add(step);
+            to = to.wrapping_add(dst_step);
+        }
+        Some(())
+    }
+
+    /// Rows one at a time, each by [`Player::row`].
+    fn each_row(&mut self, rows: &Dim, inner: &Dim, base: isize, at: usize) -> Option<()> {
+        for r in 0..rows.count {
+            let at = at.checked_add(r.checked_mul(rows.dst)?)?;
+            match self.moves.offset(rows.src, r) {
+                Some(o) => self.row(inner.count, inner.src, base.checked_add(o)?, at)?,
+                None => self.zero(std::slice::from_ref(inner), at)?,
+            }
+        }
+        Some(())
+    }
+
+    /// One row: `len` consecutive output elements from element `at`,
+    /// reading from source element `base` by `step`.
+    fn row(&mut self, len: usize, step: Step, base: isize, at: usize) -> Option<()> {
+        let bytes = len.checked_mul(N)?;
+        let dst = self.dst.get_mut(at.checked_mul(N)?..)?.get_mut(..bytes)?;
+        let first = usize::try_from(base).ok();
+        match step {
+            Step::Stride(1) => {
+                let from = first?.checked_mul(N)?;
+                dst.copy_from_slice(self.src.get(from..)?.get(..bytes)?);
+            }
+            Step::Stride(0) => {
+                let from = first?.checked_mul(N)?;
+                let value: [u8; N] = *self.src.get(from..)?.first_chunk()?;
+                fill(dst, value);
+            }
+            Step::Stride(-1) => {
+                let last = first?;
+                let start = last.checked_add(1)?.checked_sub(len)?.checked_mul(N)?;
+                let src = self.src.get(start..)?.get(..bytes)?;
+                if len <= 8 {
+                    let (d, s) = (dst.as_chunks_mut::<N>().0, src.as_chunks::<N>().0);
+                    for (d, s) in d.iter_mut().zip(s.iter().rev()) {
+                        *d = *s;
+                    }
+                } else {
+                    self.copier.copy::<N>(src, dst);
+                }
+            }
+            Step::Stride(2) => {
+                let from = first?.checked_mul(N)?;
+                let span = len.checked_mul(2 * N)?.checked_sub(N)?;
+                let src = self.src.get(from..)?.get(..span)?;
+                for (d, s) in dst.as_chunks_mut::<N>().0.iter_mut().zip(src.chunks(2 * N)) {
+                    *d = *s.first_chunk()?;
+                }
+            }
+            Step::Stride(s) => {
+                let src = self.src;
+                for (j, d) in dst.as_chunks_mut::<N>().0.iter_mut().enumerate() {
+                    let i = base.checked_add((j as isize).checked_mul(s)?)?;
+                    *d = *src.get(usize::try_from(i).ok()?.checked_mul(N)?..)?.first_chunk()?;
+                }
+            }
+            Step::Table { at: t } => {
+                let table = self.moves.tables.get(t..)?.get(..len)?;
+                let src = self.src;
+                for (d, &o) in dst.as_chunks_mut::<N>().0.iter_mut().zip(table) {
+                    *d = if o == ZERO {
+                        [0; N]
+                    } else {
+                        let i = usize::try_from(base.checked_add(o)?).ok()?;
+                        *src.get(i.checked_mul(N)?..)?.first_chunk()?
+                    };
+                }
+            }
+        }
+        Some(())
+    }
+}
+
+/// Fills `dst`, whole `N`-byte elements, with `value`. A line of 64
+/// bytes is built once and stored whole (`N` divides 64); past a few lines
+/// the filled part is copied onto the rest, doubling, which hands long
+/// rows to the library's copy and its widest stores. Element by element,
+/// a broadcast column ran at half the speed of a memcpy of its output;
+/// with 16-byte stores of the line, at 0.75 of it.
+fn fill<const N: usize>(dst: &mut [u8], value: [u8; N]) {
+    let mut line = [0u8; 64];
+    for chunk in line.as_chunks_mut::<N>().0 {
+        *chunk = value;
+    }
+    let seed = dst.len().min(256) / 64 * 64;
+    let (lines, _) = dst.get_mut(..seed).unwrap_or_default().as_chunks_mut::<64>();
+    for l in lines {
+        *l = line;
+    }
+    let mut done = seed;
+    while done > 0 && done < dst.len() {
+        let (filled, rest) = dst.split_at_mut(done);
+        let n = rest.len().min(filled.len());
+        if let (Some(to), Some(from)) = (rest.get_mut(..n), filled.get(..n)) {
+            to.copy_from_slice(from);
+        }
+        done += n;
+    }
+    let tail = dst.get_mut(done..).unwrap_or_default();
+    for chunk in tail.as_chunks_mut::<N>().0 {
+        *chunk = value;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn u32s(shape: &[usize], values: Vec<u32>) -> Tensor {
+        Tensor::from_vec(shape, values).unwrap()
+    }
+
+    /// Plays `moves` on `inputs` into a fresh output of `len` elements of
+    /// their type, after checking them.
+    fn played(moves: &Moves, inputs: &[&Tensor], len: usize, options: &ExecOptions) -> Tensor {
+        let sizes: Vec<usize> = inputs.iter().map(|t| t.len()).collect();
+        moves.check("test", &sizes, len).unwrap();
+        let mut out = Tensor::zeros(inputs[0].element_type(), &[len]).unwrap();
+        moves.play("test", inputs, &mut out, options).unwrap();
+        out
+    }
+
+    fn one_thread() -> ExecOptions {
+        ExecOptions::single_thread()
+    }
+
+    #[test]
+    fn strided_walks_copy_fill_reverse_and_skip() {
+        // data = 0..12 as [3, 4].
+        let data = u32s(&[3, 4], (0..12).collect());
+        let mut moves = Moves::default();
+        // data[:, ::2]
+        moves.dense(0, &[(3, Step::Stride(4)), (2, Step::Stride(2))]);
+        assert_eq!(played(&moves, &[&data], 6, &one_thread()).to_vec::<u32>().unwrap(), [0, 2, 4, 6, 8, 10]);
+        // data[::-1, ::-1]
+        moves.dense(11, &[(3, Step::Stride(-4)), (4, Step::Stride(-1))]);
+        let want: Vec<u32> = (0..12).rev().collect();
+        assert_eq!(played(&moves, &[&data], 12, &one_thread()).to_vec::<u32>().unwrap(), want);
+        // data[:, 1:2] repeated 5 times along a new last axis.
+        moves.dense(1, &[(3, Step::Stride(4)), (5, Step::Stride(0))]);
+        let want = [1, 1, 1, 1, 1, 5, 5, 5, 5, 5, 9, 9, 9, 9, 9];
+        assert_eq!(played(&moves, &[&data], 15, &one_thread()).to_vec::<u32>().unwrap(), want);
+        // The transpose: data.T, columns read with stride 4.
+        moves.dense(0, &[(4, Step::Stride(1)), (3, Step::Stride(4))]);
+        let want = [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11];
+        assert_eq!(played(&moves, &[&data], 12, &one_thread()).to_vec::<u32>().unwrap(), want);
+    }
+
+    #[test]
+    fn tables_gather_and_zero_what_reads_nothing() {
+        let data = u32s(&[2, 3], vec![10, 11, 12, 20, 21, 22]);
+        let mut moves = Moves::default();
+        // Columns 2, nothing, 0 of each row.
+        let (step, shift) = moves.table("test", [2, ZERO, 0]).unwrap();
+        assert_eq!((step, shift), (Step::Table { at: 0 }, 0));
+        moves.dense(shift, &[(2, Step::Stride(3)), (3, step)]);
+        assert_eq!(
+            played(&moves, &[&data], 6, &one_thread()).to_vec::<u32>().unwrap(),
+            [12, 0, 10, 22, 0, 20]
+        );
+        // Rows 1, nothing, 1: whole rows zeroed.
+        moves.reset(0, 0);
+        let (step, shift) = moves.table("test", [3, ZERO, 3]).unwrap();
+        moves.dense(shift, &[(3, step), (3, Step::Stride(1))]);
+        let want = [20, 21, 22, 0, 0, 0, 20, 21, 22];
+        assert_eq!(played(&moves, &[&data], 9, &one_thread()).to_vec::<u32>().unwrap(), want);
+    }
+
+    #[test]
+    fn tables_in_step_become_strides_from_their_first_value() {
+        let mut moves = Moves::default();
+        assert_eq!(moves.table("test", [5, 4, 3, 2]).unwrap(), (Step::Stride(-1), 5));
+        assert_eq!(moves.table("test", [7]).unwrap(), (Step::Stride(0), 7));
+        assert_eq!(moves.table("test", [1, 3, 4]).unwrap(), (Step::Table { at: 0 }, 0));
+        assert_eq!(moves.tables, [1, 3, 4]);
+    }
+
+    #[test]
+    fn pieces_of_several_inputs_interleave_within_each_unit() {
+        // Concat of [4, 2] and [4, 1] along the last axis.
+        let a = u32s(&[4, 2], (0..8).collect());
+        let b = u32s(&[4, 1], (100..104).collect());
+        let mut moves = Moves::new(4, 3);
+        let dims = smallvec::smallvec![Dim::strided(2, 1, 1)];
+        moves.push(Piece { input: 0, src: 0, dst: 0, outer: Step::Stride(2), dims });
+        let dims = smallvec::smallvec![Dim::strided(1, 1, 1)];
+        moves.push(Piece { input: 1, src: 0, dst: 2, outer: Step::Stride(1), dims });
+        let want = [0, 1, 100, 2, 3, 101, 4, 5, 102, 6, 7, 103];
+        assert_eq!(played(&moves, &[&a, &b], 12, &one_thread()).to_vec::<u32>().unwrap(), want);
+    }
+
+    #[test]
+    fn every_width_strings_and_packed_codes_move_alike() {
+        // Each row of [3, 4] back to front, then every other element.
+        let order = [3usize, 2, 1, 0, 7, 6, 5, 4, 11, 10, 9, 8];
+        let mut moves = Moves::default();
+        moves.dense(3, &[(3, Step::Stride(4)), (4, Step::Stride(-1))]);
+        for ty in [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::I64, ElementType::U4] {
+            let values = Tensor::from_vec(&[12], (0..12i64).collect()).unwrap();
+            let data = super::super::convert(&values, ty).unwrap();
+            let out = played(&moves, &[&data], 12, &one_thread());
+            let got = super::super::convert(&out, ElementType::I64).unwrap().to_vec::<i64>().unwrap();
+            assert_eq!(got, order.map(|i| i as i64), "{ty}");
+        }
+        let strings: Vec<String> = (0..12).map(|i| format!("s{i}")).collect();
+        let data = Tensor::from_strings(&[12], strings.clone()).unwrap();
+        let out = played(&moves, &[&data], 12, &one_thread());
+        let want: Vec<String> = order.iter().map(|&i| strings[i].clone()).collect();
+        assert_eq!(out.strings().unwrap(), want.as_slice());
+    }
+
+    #[test]
+    fn threads_split_units_and_write_the_same() {
+        let data = u32s(&[64, 300], (0..64 * 300).collect());
+        let mut moves = Moves::default();
+        // Every third column of every row.
+        moves.dense(0, &[(64, Step::Stride(300)), (100, Step::Stride(3))]);
+        let want: Vec<u32> = (0..64).flat_map(|r| (0..100).map(move |c| r * 300 + 3 * c)).collect();
+        let many = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
+        for options in [one_thread(), many] {
+            assert_eq!(played(&moves, &[&data], 6400, &options).to_vec::<u32>().unwrap(), want);
+        }
+    }
+
+    #[test]
+    fn fills_of_every_length_repeat_the_element() {
+        for len in [0usize, 1, 15, 16, 17, 64, 65, 300, 4097] {
+            let mut dst = vec![0u8; len * 4];
+            fill::<4>(&mut dst, [1, 2, 3, 4]);
+            assert!(dst.chunks(4).all(|c| c == [1, 2, 3, 4]), "{len}");
+        }
+    }
+
+    #[test]
+    fn checks_refuse_reads_and_writes_outside_their_tensors() {
+        let mut moves = Moves::default();
+        moves.dense(1, &[(3, Step::Stride(4))]);
+        // Reads elements 1, 5 and 9.
+        assert!(moves.check("test", &[10], 3).is_ok());
+        assert!(moves.check("test", &[9], 3).is_err(), "reads element 9 of 9");
+        assert!(moves.check("test", &[10], 4).is_err(), "makes 3 elements, not 4");
+        moves.dense(2, &[(3, Step::Stride(-1))]);
+        assert!(moves.check("test", &[9], 3).is_ok());
+        moves.dense(1, &[(3, Step::Stride(-1))]);
+        assert!(moves.check("test", &[9], 3).is_err(), "reads element -1");
+        let mut moves = Moves::new(2, 2);
+        let dims = smallvec::smallvec![Dim::strided(2, 1, 1)];
+        moves.push(Piece { input: 0, src: 0, dst: 1, outer: Step::Stride(2), dims });
+        assert!(moves.check("test", &[4], 4).is_err(), "writes past its unit");
+        let mut moves = Moves::new(1, 3);
+        let (step, shift) = moves.table("test", [0, 5, ZERO]).unwrap();
+        let dims = smallvec::smallvec![Dim { count: 3, src: step, dst: 1 }];
+        moves.push(Piece { input: 0, src: shift, dst: 0, outer: Step::Stride(0), dims });
+        assert!(moves.check("test", &[6], 3).is_ok());
+        assert!(moves.check("test", &[5], 3).is_err(), "table reads element 5 of 5");
+    }
+}
