@@ -158,7 +158,9 @@ pub enum ValueDomain {
     /// with `distinct`, none twice. Reverse's axes in index mode,
     /// Squeeze's and Unsqueeze's axes, Slice's axes (distinct), Gather's
     /// axis (from `batch_dims`), Broadcast's `axes_mapping` (distinct, in
-    /// order); to come: Roll's axes, Unique's axis, Split's axis.
+    /// order), Roll's axes, Split's and VariadicSplit's axis, Transpose's
+    /// order (distinct, one per axis: a permutation); to come: Unique's
+    /// axis.
     Axes {
         /// The rank the axes index, when known.
         rank: Option<Size>,
@@ -171,14 +173,17 @@ pub enum ValueDomain {
     /// [`input_shape`](Operation::input_shape) says how many).
     Mask,
     /// Lengths from 0 up to `max`: ReverseSequence's lengths, up to the
-    /// sequence axis; ReverseSubsequences' lengths.
+    /// sequence axis; ReverseSubsequences' lengths; Tile's repeats; Pad's
+    /// pads (none in reflect and symmetric mode); BatchToSpace's and
+    /// SpaceToBatch's blocks (of 1), crops and pads (none).
     Lengths {
         /// The largest length allowed, when known.
         max: Option<Size>,
     },
     /// Indices into a dimension of `size` elements: each in `[0, size)`,
     /// or in `[-size, size)` when `negative`. Gather's indices (negative
-    /// from Gather-8); to come: ScatterUpdate's and GatherElements'
+    /// from Gather-8), StridedSlice's begins when it shrinks an axis (the
+    /// size not known: 0); to come: ScatterUpdate's and GatherElements'
     /// indices.
     Indices {
         /// The size of the dimension indexed, when known.
@@ -187,8 +192,8 @@ pub enum ValueDomain {
         negative: bool,
     },
     /// Lengths, each 0 or more, that add up to `total`; with `inferred`,
-    /// one of them may be -1, standing for what the others leave. To
-    /// come: VariadicSplit's `split_lengths`.
+    /// one of them may be -1, standing for what the others leave:
+    /// VariadicSplit's `split_lengths`.
     SumsTo {
         /// The sum, when known.
         total: Option<Size>,
@@ -205,7 +210,7 @@ pub enum ValueDomain {
         /// The input whose elements the shape must hold.
         input: usize,
     },
-    /// Any values but 0: Slice's steps; to come: StridedSlice's strides.
+    /// Any values but 0: Slice's steps, StridedSlice's strides.
     NonZero,
 }
 

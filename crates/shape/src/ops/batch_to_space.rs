@@ -7,9 +7,10 @@
 //! shares the rules here ([`block_batch_dims_into`],
 //! [`block_batch_shape_into`]).
 //!
-//! Where the witnesses disagree: with a block or crop not known,
-//! OpenVINO bounds the spatial axes from below (a block is at least 1);
-//! ovir leaves them unknown.
+//! With some of block, crops and pads not known, ovir infers what
+//! OpenVINO infers: the batch from a known block, and BatchToSpace's
+//! spatial axes, with known crops, bounded from below (a block is at
+//! least 1).
 
 use ovir_ir::Layer;
 use ovir_tensor::{Dim, ElementType, PartialShape, Tensor};
@@ -159,25 +160,54 @@ pub(crate) fn infer_block_batch(
             block_batch_dims_into(op, to_batch, dims, b, s, e, &mut out).map_err(Problems::one)?;
             PartialShape::new(out)
         }
-        (Some(dims), _) => PartialShape::with_rank(dims.len()),
+        (Some(dims), values) => {
+            PartialShape::new(partly_known(op, to_batch, dims, values).map_err(Problems::one)?)
+        }
         (None, _) => PartialShape::dynamic(),
     };
     Ok(vec![PortFact::of(et, out)])
 }
 
-/// Checks block, crops or pads against data of rank `rank`, and gives the
-/// product of the block (saturated).
+/// What OpenVINO infers when some of block, crops and pads are not known:
+/// the batch from a known block, and BatchToSpace's other axes, with known
+/// crops, at least what a block of 1 leaves.
+fn partly_known(
+    op: &'static str,
+    to_batch: bool,
+    dims: &[Dim],
+    values: [Option<&Tensor>; 3],
+) -> Result<Vec<Dim>, ShapeErrorKind> {
+    let product = check_block_inputs(op, to_batch, dims.len(), values)?;
+    let [_, begin, end] = values;
+    let mut out = vec![Dim::DYNAMIC; dims.len()];
+    if let (Some(product), Some(d), Some(o)) = (product, dims.first(), out.first_mut()) {
+        *o = block_batch_dim(op, to_batch, 0, *d, product, [1, 0, 0])?;
+    }
+    if let (false, None, Some(begin), Some(end)) = (to_batch, product, begin, end) {
+        for (axis, (o, d)) in out.iter_mut().zip(dims).enumerate().skip(1) {
+            let crop = [begin, end].map(|t| nth_integer(t, axis).unwrap_or(0).max(0) as u64);
+            *o = Dim::interval(d.min().saturating_sub(crop[0].saturating_add(crop[1])), None)
+                .unwrap_or(Dim::DYNAMIC);
+        }
+    }
+    Ok(out)
+}
+
+/// Checks those of block, crops or pads that are given against data of
+/// rank `rank`, and gives the product of the block (saturated) when it is
+/// given.
 fn check_block_inputs(
     op: &'static str,
     to_batch: bool,
     rank: usize,
-    tensors: [&Tensor; 3],
-) -> Result<u64, ShapeErrorKind> {
+    tensors: [Option<&Tensor>; 3],
+) -> Result<Option<u64>, ShapeErrorKind> {
     if rank < 2 {
         return Err(ShapeErrorKind::BlockRank { op, min: 2, shape: PartialShape::with_rank(rank) });
     }
     let names = names(to_batch);
     for (t, name) in tensors.iter().zip(names) {
+        let Some(t) = t else { continue };
         let ty = t.element_type();
         if !ty.is_integral() {
             return Err(ShapeErrorKind::IntegerInput { op, input: name, found: ty });
@@ -192,23 +222,27 @@ fn check_block_inputs(
         }
     }
     let [block, begin, end] = tensors;
+    let value = |t: &Tensor, axis| {
+        nth_integer(t, axis).ok_or(ShapeErrorKind::UnreadableValues { element_type: t.element_type() })
+    };
     let mut product = 1u64;
     for axis in 0..rank {
-        let b = nth_integer(block, axis)
-            .ok_or(ShapeErrorKind::UnreadableValues { element_type: block.element_type() })?;
-        if b < 1 {
-            return Err(ShapeErrorKind::BlockSize { op, name: "block_shape", value: b });
+        if let Some(block) = block {
+            let b = value(block, axis)?;
+            if b < 1 {
+                return Err(ShapeErrorKind::BlockSize { op, name: "block_shape", value: b });
+            }
+            product = product.saturating_mul(b as u64);
         }
-        product = product.saturating_mul(b as u64);
         for (t, name) in [(begin, names[1]), (end, names[2])] {
-            let v = nth_integer(t, axis)
-                .ok_or(ShapeErrorKind::UnreadableValues { element_type: t.element_type() })?;
+            let Some(t) = t else { continue };
+            let v = value(t, axis)?;
             if v < 0 {
                 return Err(ShapeErrorKind::BlockCrop { op, input: name, axis, value: v, dim: 0 });
             }
         }
     }
-    Ok(product)
+    Ok(block.map(|_| product))
 }
 
 /// One output dimension of BatchToSpace or SpaceToBatch.
@@ -277,7 +311,8 @@ pub fn block_batch_dims_into(
     end: &Tensor,
     out: &mut [Dim],
 ) -> Result<(), ShapeErrorKind> {
-    let product = check_block_inputs(op, to_batch, dims.len(), [block, begin, end])?;
+    let product = check_block_inputs(op, to_batch, dims.len(), [Some(block), Some(begin), Some(end)])?;
+    let product = product.unwrap_or(1);
     for (axis, (o, &d)) in out.iter_mut().zip(dims).enumerate() {
         let values = [block, begin, end].map(|t| nth_integer(t, axis).unwrap_or(0).max(0) as u64);
         *o = block_batch_dim(op, to_batch, axis, d, product, values)?;
@@ -311,7 +346,8 @@ pub fn block_batch_shape_into(
     end: &Tensor,
     out: &mut [usize],
 ) -> Result<(), ShapeErrorKind> {
-    let product = check_block_inputs(op, to_batch, shape.len(), [block, begin, end])?;
+    let product = check_block_inputs(op, to_batch, shape.len(), [Some(block), Some(begin), Some(end)])?;
+    let product = product.unwrap_or(1);
     for (axis, (o, &d)) in out.iter_mut().zip(shape).enumerate() {
         let values = [block, begin, end].map(|t| nth_integer(t, axis).unwrap_or(0).max(0) as u64);
         let dim = block_batch_dim(op, to_batch, axis, Dim::fixed(d as u64), product, values)?;
@@ -359,8 +395,20 @@ mod tests {
         assert_eq!(b2s("...", &[1, 1, 2, 4], &[0; 4], &[0; 4]).unwrap(), "[...]");
         let u8s = |v: &[u8]| PortFact::known(Tensor::from_vec(&[v.len()], v.to_vec()).unwrap());
         assert_eq!(infer("16,3,4,5", u8s(&[1, 1, 2, 4]), u8s(&[0; 4]), u8s(&[0; 4])).unwrap(), "[2,3,8,20]");
-        let unknown = PortFact::of(ElementType::I64, "4".parse().unwrap());
-        assert_eq!(infer("16,3,4,5", unknown, ints(&[0; 4]), ints(&[0; 4])).unwrap(), "[?,?,?,?]");
+        let unknown = || PortFact::of(ElementType::I64, "4".parse().unwrap());
+        assert_eq!(
+            infer("16,3,4,5", unknown(), ints(&[0, 0, 1, 0]), ints(&[0, 0, 0, 3])).unwrap(),
+            "[?,3..,3..,2..]"
+        );
+        assert_eq!(
+            infer("16,2..4,4,?", unknown(), ints(&[0, 0, 1, 0]), ints(&[0, 0, 0, 3])).unwrap(),
+            "[?,2..,3..,?]"
+        );
+        assert_eq!(
+            infer("16,3,4,5", ints(&[1, 1, 2, 4]), unknown(), ints(&[0, 0, 0, 3])).unwrap(),
+            "[2,?,?,?]"
+        );
+        assert_eq!(infer("16,3,4,5", unknown(), unknown(), unknown()).unwrap(), "[?,?,?,?]");
     }
 
     #[test]

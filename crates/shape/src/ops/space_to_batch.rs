@@ -99,6 +99,12 @@ mod tests {
         assert_eq!(s2b("2,3,3..5,5", &[1, 1, 2, 4], &[0, 0, 0, 1], &[0, 0, 0, 2]).unwrap(), "[16,3,2,2]");
         assert_eq!(s2b("2,3", &[1, 1], &[0, 0], &[0, 0]).unwrap(), "[2,3]");
         assert_eq!(s2b("...", &[1, 1, 2, 4], &[0; 4], &[0; 4]).unwrap(), "[...]");
+        let data = PortFact::of(ElementType::F32, "2,3,4,5".parse().unwrap());
+        let (b, s, e) =
+            (ints(&[1, 1, 2, 4]), PortFact::of(ElementType::I64, "4".parse().unwrap()), ints(&[0, 0, 0, 2]));
+        let facts =
+            SpaceToBatch.infer(&[Input::new(&data), Input::new(&b), Input::new(&s), Input::new(&e)]).unwrap();
+        assert_eq!(facts[0].shape.to_string(), "[16,?,?,?]");
     }
 
     #[test]
