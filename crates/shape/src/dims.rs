@@ -165,3 +165,15 @@ pub(crate) fn multiply_dim(dim: Dim, factor: u64) -> Option<Dim> {
     };
     Dim::interval(min, max)
 }
+
+/// The rank of a shape given only by a length read from another input's
+/// declared shape (a Transpose order's, Tile's repeats'): that many
+/// unknown dimensions, unless it is beyond any rank a tensor could hold
+/// in memory, which leaves the rank unknown rather than allocating the
+/// list.
+pub(crate) fn rank_of_length(n: u64) -> PartialShape {
+    match usize::try_from(n) {
+        Ok(n) if n <= 1 << 16 => PartialShape::with_rank(n),
+        _ => PartialShape::dynamic(),
+    }
+}

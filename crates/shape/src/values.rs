@@ -88,13 +88,30 @@ pub(crate) fn first_whole(t: &Tensor) -> Option<i128> {
 }
 
 /// Value `i` of an integer tensor, saturated to `i64`, read without
-/// allocating (in time linear in `i`, for the short vectors of begins,
-/// pads and blocks); `None` for other types or past the end.
+/// allocating: straight from its bytes for the byte-aligned types, and by
+/// counting for the packed ones; `None` for other types or past the end.
 pub(crate) fn nth_integer(t: &Tensor, i: usize) -> Option<i64> {
+    let ty = t.element_type();
+    let sat = |v: i128| v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+    if let (true, Some(w), Some(bytes)) = (ty.is_integral(), ty.byte_width(), t.bytes()) {
+        let b = bytes.get(i.checked_mul(w)?..i.checked_mul(w)?.checked_add(w)?)?;
+        let v: i128 = match ty {
+            ElementType::I8 => i8::read_le(b).into(),
+            ElementType::I16 => i16::read_le(b).into(),
+            ElementType::I32 => i32::read_le(b).into(),
+            ElementType::I64 => i64::read_le(b).into(),
+            ElementType::U8 => u8::read_le(b).into(),
+            ElementType::U16 => u16::read_le(b).into(),
+            ElementType::U32 => u32::read_le(b).into(),
+            ElementType::U64 => u64::read_le(b).into(),
+            _ => return None,
+        };
+        return Some(sat(v));
+    }
     let (mut k, mut found) = (0, None);
     try_for_each_integer(t, |v| {
         if k == i {
-            found = Some(v.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64);
+            found = Some(sat(v));
             return Err(());
         }
         k += 1;
@@ -180,6 +197,21 @@ mod tests {
             let t = Tensor::zeros(ty, &[2]).unwrap();
             assert_eq!(all_integers(&t), None, "{ty}");
         }
+    }
+
+    #[test]
+    fn the_nth_integer_is_read_in_place() {
+        let t = Tensor::from_vec(&[3], vec![u64::MAX, 7, 0]).unwrap();
+        assert_eq!(
+            (nth_integer(&t, 0), nth_integer(&t, 1), nth_integer(&t, 3)),
+            (Some(i64::MAX), Some(7), None)
+        );
+        let t = Tensor::from_vec(&[2], vec![-3i16, 9]).unwrap();
+        assert_eq!(nth_integer(&t, 0), Some(-3));
+        let codes = ovir_tensor::packed::pack(&[1, 15, 8], ElementType::I4).unwrap();
+        let t = Tensor::from_bytes(ElementType::I4, &[3], &codes).unwrap();
+        assert_eq!((nth_integer(&t, 1), nth_integer(&t, 2)), (Some(-1), Some(-8)));
+        assert_eq!(nth_integer(&Tensor::zeros(ElementType::F32, &[2]).unwrap(), 0), None);
     }
 
     #[test]

@@ -201,8 +201,17 @@ impl StridedSlice {
     /// indices: what the slices and shrinks leave, which must not be less
     /// than 0.
     fn ellipsis_axes(&self, rank: usize, count: usize) -> Result<usize, ShapeErrorKind> {
-        let real = (0..count).filter(|&i| matches!(self.index(i), Index::Shrink | Index::Slice)).count();
+        let real = self.count(count, |i| matches!(i, Index::Shrink | Index::Slice));
         rank.checked_sub(real).ok_or(ShapeErrorKind::StridedSliceTooManyAxes { count: real, rank })
+    }
+
+    /// How many of the first `count` indices are of a kind: those past
+    /// every mask are slices, so a long begin costs no more than its
+    /// masks.
+    fn count(&self, count: usize, kind: impl Fn(Index) -> bool) -> usize {
+        let flagged = self.masks().iter().map(|m| m.len()).max().unwrap_or(0).min(count);
+        let past = if kind(Index::Slice) { count - flagged } else { 0 };
+        (0..flagged).filter(|&i| kind(self.index(i))).count() + past
     }
 
     /// The rank of the output for data of rank `rank` and `count` slice
@@ -218,8 +227,8 @@ impl StridedSlice {
     /// ```
     pub fn output_rank(&self, rank: usize, count: usize) -> Result<usize, ShapeErrorKind> {
         self.ellipsis_axes(rank, count)?;
-        let new = (0..count).filter(|&i| self.index(i) == Index::NewAxis).count();
-        let shrunk = (0..count).filter(|&i| self.index(i) == Index::Shrink).count();
+        let new = self.count(count, |i| i == Index::NewAxis);
+        let shrunk = self.count(count, |i| i == Index::Shrink);
         Ok(rank + new - shrunk)
     }
 
@@ -808,6 +817,11 @@ mod tests {
         assert_eq!(out(PortFact::of(ElementType::F32, "...".parse().unwrap()), ints(&[0, 1])), "[...]");
         let all_unknown = [unknown("?"), unknown("?"), unknown("?")];
         assert_eq!(run(&plain, data(), all_unknown).unwrap().shape.to_string(), "[...]");
+        // A begin of a length no data could have is refused without
+        // walking it.
+        let long = || PortFact::of(ElementType::I64, "1000000000000".parse().unwrap());
+        let refused = run(&plain, data(), [long(), long(), long()]).unwrap_err();
+        assert_eq!(refused, [ShapeErrorKind::StridedSliceTooManyAxes { count: 1_000_000_000_000, rank: 3 }]);
         // Strides unknown: no axis the slice touches is known.
         let s = run(&plain, data(), [ints(&[0]), ints(&[1]), unknown("1")]).unwrap();
         assert_eq!(s.shape.to_string(), "[..2,3,4]");

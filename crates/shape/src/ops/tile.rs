@@ -7,7 +7,7 @@
 use ovir_ir::Layer;
 use ovir_tensor::{Dim, PartialShape, Tensor};
 
-use crate::dims::{dims_of, fact_with_dims, input_rank, integer_input, vector_len};
+use crate::dims::{dims_of, fact_with_dims, input_rank, integer_input, rank_of_length, vector_len};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
 use crate::operation::{
@@ -67,7 +67,7 @@ impl Operation for Tile {
                 PartialShape::new(out)
             }
             (Some(dims), None) => match vector_len(repeats.fact) {
-                Some(n) => PartialShape::with_rank(dims.len().max(n)),
+                Some(n) => rank_of_length(dims.len().max(n) as u64),
                 None => PartialShape::dynamic(),
             },
             (None, _) => PartialShape::dynamic(),
@@ -236,6 +236,7 @@ mod tests {
         assert_eq!(out("2,3", unknown("3")), "[?,?,?]");
         assert_eq!(out("2,3", unknown("?")), "[...]");
         assert_eq!(out("...", unknown("3")), "[...]");
+        assert_eq!(out("2,3", unknown("1000000000000")), "[...]");
     }
 
     #[test]

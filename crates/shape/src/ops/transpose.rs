@@ -13,7 +13,7 @@
 use ovir_ir::Layer;
 use ovir_tensor::{Dim, PartialShape, Tensor};
 
-use crate::dims::{dims_of, fact_with_dims, input_rank, integer_input};
+use crate::dims::{dims_of, fact_with_dims, input_rank, integer_input, rank_of_length};
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
 use crate::operation::{
@@ -93,7 +93,7 @@ impl Operation for Transpose {
                 }
             }
             (None, _) => match length.and_then(Dim::get) {
-                Some(n) if n > 0 => PartialShape::with_rank(n as usize),
+                Some(n) if n > 0 => rank_of_length(n),
                 _ => PartialShape::dynamic(),
             },
         };
@@ -168,23 +168,38 @@ pub fn transpose_order_into(order: &Tensor, perm: &mut [usize]) -> Result<(), Sh
         }
         return Ok(());
     }
-    // Each axis is seen once: a value in range that was not seen before
-    // leaves every later value one axis fewer to find.
     let mut k = 0;
     let read = try_for_each_integer(order, |v| {
         let axis = usize::try_from(v).ok().filter(|&a| a < rank).ok_or(())?;
-        if perm.get(..k).is_some_and(|seen| seen.contains(&axis)) {
-            return Err(());
-        }
         *perm.get_mut(k).ok_or(())? = axis;
         k += 1;
-        Ok(())
+        Ok::<(), ()>(())
     });
     match read {
-        Some(Ok(())) => Ok(()),
-        Some(Err(())) => Err(not_a_permutation(order, rank)),
+        Some(Ok(())) if is_permutation(perm) => Ok(()),
+        Some(_) => Err(not_a_permutation(order, rank)),
         None => Err(ShapeErrorKind::UnreadableValues { element_type: ty }),
     }
+}
+
+/// Whether `perm`, whose values all lie in `[0, len)`, holds each of them
+/// once: each value marks its slot with the top bit (free, since no length
+/// reaches it), and a slot marked twice is a repeat. The marks are cleared
+/// again, in time linear in the length and without allocating.
+fn is_permutation(perm: &mut [usize]) -> bool {
+    const MARK: usize = 1 << (usize::BITS - 1);
+    let mut ok = true;
+    for k in 0..perm.len() {
+        let v = perm.get(k).map_or(0, |&v| v & !MARK);
+        match perm.get_mut(v) {
+            Some(slot) if *slot & MARK == 0 => *slot |= MARK,
+            _ => ok = false,
+        }
+    }
+    for p in perm.iter_mut() {
+        *p &= !MARK;
+    }
+    ok
 }
 
 /// The error for an order that is no permutation, with its values.
@@ -260,6 +275,8 @@ mod tests {
         assert_eq!(out(f32("..."), order_of("...")), "[...]");
         assert_eq!(out(f32("..."), order_of("4")), "[?,?,?,?]");
         assert_eq!(out(f32("..."), order(&[1, 3, 0, 2])), "[?,?,?,?]");
+        // A length no rank could have leaves the rank unknown.
+        assert_eq!(out(f32("..."), order_of("1000000000000")), "[...]");
         let dynamic = PortFact::of(ElementType::Dynamic, shape("4"));
         assert_eq!(out(f32("2,4,6,8"), dynamic), "[?,?,?,?]");
     }
@@ -356,6 +373,13 @@ mod tests {
             transpose_order_into(&big, &mut perm),
             Err(ShapeErrorKind::TransposeOrder { order: vec![i128::from(u64::MAX), 0, 1], rank: 3 })
         );
+        // Each axis once, however they are ordered.
+        let mut perm = [9; 5];
+        let big = Tensor::from_vec(&[5], vec![4i64, 2, 0, 3, 1]).unwrap();
+        transpose_order_into(&big, &mut perm).unwrap();
+        assert_eq!(perm, [4, 2, 0, 3, 1]);
+        let repeated = Tensor::from_vec(&[5], vec![4i64, 2, 0, 2, 1]).unwrap();
+        assert!(transpose_order_into(&repeated, &mut perm).is_err());
         // A scalar's only order is the empty one.
         transpose_order_into(&Tensor::from_vec(&[0], Vec::<i64>::new()).unwrap(), &mut []).unwrap();
     }
