@@ -369,6 +369,51 @@ fn views_of_an_input_allocate_nothing_after_the_first_inference() {
 }
 
 #[test]
+fn a_slice_of_whole_rows_is_a_view_that_allocates_nothing() {
+    // x[2:5] of an input, and x[1, 1:3] of a reversed one: both are one
+    // stretch of their data, so the plan takes them without a copy.
+    let mut net = Net::default();
+    let x = net.parameter("f32", &[6, 4]);
+    let (start, stop, step, axes) = (net.ints(&[2]), net.ints(&[5]), net.ints(&[1]), net.ints(&[0]));
+    let rows = net.op("Slice", "opset8", "", &[x, start, stop, step, axes]);
+    net.result(rows);
+    let axes = net.ints(&[1]);
+    let reversed = net.op("Reverse", "opset1", r#"mode="index""#, &[x, axes]);
+    let (start, stop, step) = (net.ints(&[1, 1]), net.ints(&[2, 3]), net.ints(&[1, 1]));
+    let part = net.op("Slice", "opset8", "", &[reversed, start, stop, step]);
+    net.result(part);
+    let compiled = net.compile();
+    let expected = |x: &Tensor| {
+        let v = x.to_vec::<f32>().unwrap();
+        let row = |r: usize| v[r * 4..r * 4 + 4].to_vec();
+        let rows: Vec<f32> = (2..5).flat_map(row).collect();
+        let reversed_row_1: Vec<f32> = row(1).into_iter().rev().collect();
+        vec![
+            Tensor::from_vec(&[3, 4], rows).unwrap(),
+            Tensor::from_vec(&[1, 2], reversed_row_1[1..3].to_vec()).unwrap(),
+        ]
+    };
+    let mut request = compiled.infer_request();
+    for round in 0..2 {
+        let values: Vec<f32> = (0..24).map(|v| (v * (round + 3)) as f32 - 7.5).collect();
+        let x = Tensor::from_vec(&[6, 4], values).unwrap();
+        request.set_input(0, x.clone()).unwrap();
+        request.infer().unwrap();
+        let outputs: Vec<Tensor> = request.outputs().into_iter().cloned().collect();
+        assert_eq!(outputs, expected(&x), "round {round}");
+        assert!(outputs[0].is_view_of(&x, 8), "the rows are a view of the input");
+    }
+    // The view of the input is kept; the view of the computed value makes
+    // its shape, two `usize`s, on each run.
+    let (count, bytes) = measure(|| {
+        for _ in 0..10 {
+            request.infer().unwrap();
+        }
+    });
+    assert_eq!((count, bytes), (10, 10 * 2 * std::mem::size_of::<usize>()));
+}
+
+#[test]
 fn a_held_view_of_a_computed_value_keeps_its_values_across_runs() {
     // The output is a Reshape of a buffer the plan computes on every run:
     // a copy of it held by the caller must not change when the plan runs

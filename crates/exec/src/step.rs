@@ -358,6 +358,12 @@ pub(crate) trait Kernel: fmt::Debug + Send + Sync {
     fn fixed_view(&self) -> Option<(&[usize], &[usize])> {
         None
     }
+
+    /// For a [`Kernel::fixed_view`]: the element of the data the view
+    /// starts at (0 for a reshape, the first element taken for a slice).
+    fn view_first(&self) -> usize {
+        0
+    }
 }
 
 /// An output port that may take over the buffer of an input: granted by

@@ -125,6 +125,17 @@ enum Owner {
     Shared(Arc<dyn AsRef<[u8]> + Send + Sync>),
 }
 
+impl Owner {
+    /// Whether both are the very same owner.
+    fn same_as(&self, other: &Owner) -> bool {
+        match (self, other) {
+            (Owner::Heap(x), Owner::Heap(y)) => Arc::ptr_eq(x, y),
+            (Owner::Shared(x), Owner::Shared(y)) => Arc::ptr_eq(x, y),
+            _ => false,
+        }
+    }
+}
+
 #[derive(Clone)]
 enum Data {
     Bytes { owner: Owner, range: Range<usize> },
@@ -357,6 +368,44 @@ impl Tensor {
         })
     }
 
+    /// The `count(shape)` elements from element `first` on, as a tensor
+    /// of `shape` that shares the storage: a contiguous part of the data
+    /// taken without a copy (a slice along the outermost axis, one output
+    /// of a split). `None` for strings and the packed sub-byte types,
+    /// whose parts are not byte ranges of their own, and when the part
+    /// leaves the tensor.
+    ///
+    /// ```
+    /// use ovir_tensor::Tensor;
+    /// let t = Tensor::from_vec(&[3, 2], vec![1i32, 2, 3, 4, 5, 6])?;
+    /// let rows = t.elements_view(2, &[2, 2]).unwrap();
+    /// assert_eq!(rows.to_vec::<i32>()?, vec![3, 4, 5, 6]);
+    /// assert!(rows.is_view_of(&t, 2));
+    /// assert!(t.elements_view(5, &[2]).is_none());
+    /// let words = Tensor::from_strings(&[2], vec!["a".into(), "b".into()])?;
+    /// assert!(words.elements_view(1, &[1]).is_none());
+    /// let nibbles = Tensor::from_bytes(ovir_tensor::ElementType::U4, &[4], &[0x21, 0x43])?;
+    /// assert!(nibbles.elements_view(2, &[2]).is_none());
+    /// # Ok::<(), ovir_tensor::TensorError>(())
+    /// ```
+    pub fn elements_view(&self, first: usize, shape: &[usize]) -> Option<Tensor> {
+        let width = self.ty.byte_width()?;
+        let count = element_count(shape)?;
+        if first.checked_add(count)? > self.len() {
+            return None;
+        }
+        let Data::Bytes { owner, range } = &self.data else {
+            return None;
+        };
+        let start = range.start.checked_add(first.checked_mul(width)?)?;
+        let end = start.checked_add(count.checked_mul(width)?)?;
+        Some(Tensor {
+            ty: self.ty,
+            shape: shape.to_vec(),
+            data: Data::Bytes { owner: owner.clone(), range: start..end },
+        })
+    }
+
     /// The raw little-endian bytes of a numeric tensor; `None` for strings.
     pub fn bytes(&self) -> Option<&[u8]> {
         match &self.data {
@@ -421,16 +470,39 @@ impl Tensor {
     pub fn shares_storage_with(&self, other: &Tensor) -> bool {
         match (&self.data, &other.data) {
             (Data::Bytes { owner: a, range: ra }, Data::Bytes { owner: b, range: rb }) => {
-                let same = match (a, b) {
-                    (Owner::Heap(x), Owner::Heap(y)) => Arc::ptr_eq(x, y),
-                    (Owner::Shared(x), Owner::Shared(y)) => Arc::ptr_eq(x, y),
-                    _ => false,
-                };
-                same && ra == rb
+                a.same_as(b) && ra == rb
             }
             (Data::Strings(a), Data::Strings(b)) => Arc::ptr_eq(a, b),
             _ => false,
         }
+    }
+
+    /// `true` when this tensor's elements are `data`'s from element `first`
+    /// on, in the very same storage: what [`elements_view`](Self::elements_view)
+    /// makes, and with `first` 0 and as many elements, what
+    /// [`reshaped`](Self::reshaped) makes.
+    ///
+    /// ```
+    /// use ovir_tensor::Tensor;
+    /// let t = Tensor::from_vec(&[4], vec![1u8, 2, 3, 4])?;
+    /// let tail = t.elements_view(1, &[3]).unwrap();
+    /// assert!(tail.is_view_of(&t, 1) && !tail.is_view_of(&t, 0));
+    /// assert!(t.reshaped(&[2, 2]).unwrap().is_view_of(&t, 0));
+    /// # Ok::<(), ovir_tensor::TensorError>(())
+    /// ```
+    pub fn is_view_of(&self, data: &Tensor, first: usize) -> bool {
+        if first == 0 && self.len() == data.len() {
+            return self.shares_storage_with(data);
+        }
+        let (Data::Bytes { owner: a, range: ra }, Data::Bytes { owner: b, range: rb }) =
+            (&self.data, &data.data)
+        else {
+            return false;
+        };
+        let same = a.same_as(b);
+        let start =
+            self.ty.byte_width().and_then(|w| first.checked_mul(w)).and_then(|o| rb.start.checked_add(o));
+        same && self.ty == data.ty && start == Some(ra.start) && ra.end <= rb.end
     }
 
     /// The elements of a string tensor; `None` for numeric tensors.

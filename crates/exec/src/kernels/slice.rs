@@ -101,8 +101,31 @@ pub(crate) enum Fixed {
     /// Every axis is taken whole, in order or back to front (PyTorch's
     /// `flip` is converted so): a Reverse with these flags.
     Reverse(Vec<bool>),
+    /// The output is one contiguous stretch of the data: the elements from
+    /// `first` on, as many as `shape` holds, taken as a view of whole-byte
+    /// data without a copy (a slice along the outermost axis).
+    Part { data_shape: Vec<usize>, first: usize, shape: Vec<usize>, copy: Box<SliceCopy> },
     /// Any other slice.
     Copy(Box<SliceCopy>),
+}
+
+/// The first element of the output when it is one contiguous stretch of
+/// the data: every axis before some axis `k` takes one index, axis `k`
+/// steps by 1, and every axis after it is taken whole and in order.
+fn contiguous(dims: &[usize], ranges: &[SliceRange]) -> Option<usize> {
+    let whole = |r: &SliceRange, d: usize| r.first == 0 && r.len == d as u64 && (r.step == 1 || d <= 1);
+    let k = ranges.iter().zip(dims).rposition(|(r, &d)| !whole(r, d)).unwrap_or(0);
+    let (before, at) = (ranges.get(..k)?, ranges.get(k)?);
+    if before.iter().any(|r| r.len != 1) || !(at.step == 1 || at.len <= 1) {
+        return None;
+    }
+    let mut first = 0u64;
+    let mut stride = 1u64;
+    for (r, &d) in ranges.iter().zip(dims).rev() {
+        first = first.checked_add(r.first.checked_mul(stride)?)?;
+        stride = stride.checked_mul(d as u64)?;
+    }
+    usize::try_from(first).ok()
 }
 
 /// [`Fixed`] for data of shape `shape` and these bounds.
@@ -114,9 +137,15 @@ pub(crate) fn fixed(
     axes: Option<&Tensor>,
 ) -> Result<Fixed, KernelError> {
     let ranges = ranges(shape, start, stop, step, axes)?;
-    Ok(match reversal(shape, &ranges) {
-        Some(flags) => Fixed::Reverse(flags),
-        None => Fixed::Copy(Box::new(slice_copy(shape, &ranges)?)),
+    if let Some(flags) = reversal(shape, &ranges) {
+        return Ok(Fixed::Reverse(flags));
+    }
+    let copy = Box::new(slice_copy(shape, &ranges)?);
+    Ok(match contiguous(shape, &ranges) {
+        Some(first) if !copy.shape().contains(&0) => {
+            Fixed::Part { data_shape: shape.to_vec(), first, shape: copy.shape().to_vec(), copy }
+        }
+        _ => Fixed::Copy(copy),
     })
 }
 

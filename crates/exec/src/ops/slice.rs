@@ -1,7 +1,8 @@
 //! Slice: the [`kernels::slice`] kernel. With constant bounds and a static
 //! data shape it is worked out at compile time: a slice that only reverses
-//! whole axes (PyTorch's `flip` is converted so) runs as a Reverse, any
-//! other with the elements it copies listed.
+//! whole axes (PyTorch's `flip` is converted so) runs as a Reverse, one
+//! whose output is a contiguous stretch of whole-byte data is a view of
+//! it, and any other copies what `kernels::moves` describes.
 
 use ovir_shape::ops::Slice;
 use ovir_tensor::Tensor;
@@ -20,6 +21,13 @@ pub(crate) fn plan(_op: &Slice, cx: &PlanContext<'_>) -> Result<Planned, KernelE
     Ok(match kernels::slice::fixed(&shape, start, stop, step, axes)? {
         kernels::slice::Fixed::Reverse(flags) => reverse::fixed(flags),
         kernels::slice::Fixed::Copy(copy) => Planned::step(FixedSlice { copy }),
+        kernels::slice::Fixed::Part { data_shape, first, shape, copy } => {
+            if cx.element_type(0).byte_width().is_some() {
+                Planned::step(SlicePart { data_shape, first, shape })
+            } else {
+                Planned::step(FixedSlice { copy })
+            }
+        }
     })
 }
 
@@ -87,5 +95,47 @@ impl Kernel for FixedSlice {
             Some(data) if data.shape() == self.copy.data_shape() => self.copy.run(data, out, cx.options),
             _ => GENERAL.run(inputs, outputs, cx),
         }
+    }
+}
+
+/// A Slice whose output is one contiguous stretch of whole-byte data: a
+/// view of it, with nothing copied.
+#[derive(Debug)]
+struct SlicePart {
+    data_shape: Vec<usize>,
+    first: usize,
+    shape: Vec<usize>,
+}
+
+impl Kernel for SlicePart {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
+        let view = inputs
+            .first()
+            .filter(|data| data.shape() == self.data_shape.as_slice())
+            .and_then(|data| data.elements_view(self.first, &self.shape));
+        match view {
+            Some(view) => Ok(Output::Ready(view)),
+            // Data of another shape than the plan's: sliced as a new tensor.
+            None => {
+                let (data, start, stop, step, axes) = split(inputs)?;
+                Ok(Output::Ready(kernels::slice(data, start, stop, step, axes)?))
+            }
+        }
+    }
+
+    fn run(&self, _: &[&Tensor], _: &mut Outputs<'_>, _: &mut RunContext<'_>) -> Result<(), KernelError> {
+        Err(KernelError::Internal { op: "Slice", what: "a view was asked to fill a buffer" })
+    }
+
+    fn is_view(&self) -> bool {
+        true
+    }
+
+    fn fixed_view(&self) -> Option<(&[usize], &[usize])> {
+        Some((&self.data_shape, &self.shape))
+    }
+
+    fn view_first(&self) -> usize {
+        self.first
     }
 }

@@ -65,7 +65,7 @@ impl Plan {
         let value = |s| state.values.get(s).and_then(Option::as_ref);
         match (value(step.output), step.inputs.first().and_then(|&s| value(s))) {
             (Some(view), Some(data)) => {
-                view.shares_storage_with(data)
+                view.is_view_of(data, step.kernel.view_first())
                     && view.element_type() == data.element_type()
                     && data.shape() == data_shape
                     && view.shape() == shape
