@@ -126,7 +126,7 @@ impl Operation for Split {
     fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
         // Data whose split axis is not known yet gets the smallest size
         // that divides evenly.
-        if input != 0 {
+        if input != 0 || self.num_splits == 0 {
             return None;
         }
         let dims = inputs.first()?.shape.dims()?;
@@ -294,6 +294,7 @@ mod tests {
         let op = Split { num_splits: 3 };
         assert_eq!(op.input_shape(0, &[&data, &a]), Some(vec![None, Some(Size::Known(3))]));
         assert_eq!(op.input_shape(0, &[&data_5, &a]), Some(vec![None, Some(Size::Known(6))]));
+        assert_eq!(Split { num_splits: 0 }.input_shape(0, &[&data, &a]), None);
         assert_eq!(
             op.input_values(1, &[&data, &a]),
             ValueDomain::Axes { rank: Some(Size::RankOf { input: 0 }), first: 0, distinct: false }

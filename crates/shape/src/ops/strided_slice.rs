@@ -237,8 +237,9 @@ impl StridedSlice {
     /// the output shape (`out`, of [`StridedSlice::output_rank`]
     /// dimensions). Begin, end and strides are 1-D integer tensors of one
     /// length (no strides: all 1); begin and end are clamped into their
-    /// axis as the reference clamps them, except that a shrunk axis's
-    /// begin must lie in `[-dim, dim)`. It allocates nothing unless the
+    /// axis as OpenVINO clamps them ([`strided_range`]), except that a
+    /// shrunk axis's begin must lie in `[-dim, dim)`. `ranges` and `out`
+    /// of other lengths are refused. It allocates nothing unless the
     /// inputs are wrong, so the executor runs it on values that arrive at
     /// run time.
     ///
@@ -459,11 +460,11 @@ fn shrink_index(begin: i64, dim: u64) -> Option<u64> {
 }
 
 /// What a slice `begin:end:stride` takes of an axis of `dim` elements, as
-/// OpenVINO's reference resolves it: `None` for a bound a mask leaves
+/// OpenVINO resolves it: `None` for a bound a mask leaves
 /// open (the first element, or the last for a negative stride; the end of
 /// the axis in the stride's direction); negative bounds count from the
 /// end; then both are clamped into the axis. `begin == end` takes
-/// nothing. `stride` must not be 0.
+/// nothing, and so does a stride of 0, which the op refuses before.
 ///
 /// ```
 /// use ovir_shape::ops::slice::SliceRange;
@@ -473,6 +474,9 @@ fn shrink_index(begin: i64, dim: u64) -> Option<u64> {
 /// assert_eq!(strided_range(5, Some(1), Some(1), 1).len, 0);
 /// ```
 pub fn strided_range(dim: u64, begin: Option<i64>, end: Option<i64>, stride: i64) -> SliceRange {
+    if stride == 0 {
+        return SliceRange { first: 0, step: stride, len: 0 };
+    }
     // In i128 no sum of a bound and a dimension can overflow.
     let d = i128::from(dim);
     let reverse = stride < 0;
@@ -519,6 +523,9 @@ pub fn strided_range(dim: u64, begin: Option<i64>, end: Option<i64>, stride: i64
 /// assert_eq!(strided_dim(Dim::DYNAMIC, Some(1), Some(5), 2), Dim::interval(0, Some(2)).unwrap());
 /// ```
 pub fn strided_dim(dim: Dim, begin: Option<i64>, end: Option<i64>, stride: i64) -> Dim {
+    if stride == 0 {
+        return Dim::fixed(0);
+    }
     if let Some(n) = dim.get() {
         return Dim::fixed(strided_range(n, begin, end, stride).len);
     }
@@ -536,7 +543,7 @@ pub fn strided_dim(dim: Dim, begin: Option<i64>, end: Option<i64>, stride: i64) 
 
 /// OpenVINO's size of a slice of a dimension of `dim` elements (`None`:
 /// unbounded, as the upper bound of `?`): `None` when the slice of an
-/// unbounded dimension is unbounded too.
+/// unbounded dimension is unbounded too. `step` is not 0.
 fn sliced_size(dim: Option<u64>, start: i64, stop: i64, step: i64) -> Option<u64> {
     let reverse = step < 0;
     let norm = dim.and_then(|d| i64::try_from(d).ok()).unwrap_or(i64::MAX);
@@ -575,7 +582,7 @@ fn sliced_size(dim: Option<u64>, start: i64, stop: i64, step: i64) -> Option<u64
         return None;
     }
     let span = if reverse { (lb - ub).max(0) } else { (ub - lb).max(0) };
-    let k = i128::from(step).abs();
+    let k = i128::from(step).abs().max(1);
     let len = if span == 0 { 0 } else { (span - 1) / k + 1 };
     u64::try_from(len).ok()
 }
@@ -940,6 +947,9 @@ mod tests {
         assert_eq!((r, out), (vec![(0, -1, 1)], vec![1]));
         let interval = strided_dim(Dim::interval(5, Some(8)).unwrap(), Some(-100), Some(-100), -1);
         assert_eq!(interval, Dim::fixed(1));
+        // A stride of 0, refused by the op, takes nothing from the rules.
+        assert_eq!(strided_range(5, Some(0), Some(5), 0).len, 0);
+        assert_eq!(strided_dim(Dim::DYNAMIC, Some(0), Some(5), 0), Dim::fixed(0));
         // A zero-sized axis takes nothing either way.
         let (r, out) = plan(&StridedSlice::default(), &[0, 2], &[0], &[5], &[-1]);
         assert_eq!((r, out), (vec![(0, -1, 0), (0, 1, 2)], vec![0, 2]));
