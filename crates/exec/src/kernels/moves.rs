@@ -20,10 +20,12 @@
 //! element width (1, 2, 4 and 8 bytes), so one routine serves every
 //! whole-byte type. The two innermost loops are played together, so that
 //! the work per short row is the copy itself: rows up to 64 bytes move as
-//! fixed-size copies, longer ones as one library copy each, repeated
-//! elements as fills, reversed rows through the SIMD reversing copy, and
-//! strided or indexed rows element by element. Strings and the packed
-//! sub-byte types follow the same description one element at a time.
+//! fixed-size copies, longer ones through the copy writer of the run
+//! plans (one copy each, streamed past the cache in outputs of 16 MiB and
+//! more), repeated elements as fills, reversed rows through the SIMD
+//! reversing copy, and strided or indexed rows element by element.
+//! Strings and the packed sub-byte types follow the same description one
+//! element at a time.
 //!
 //! [`Moves::check`] proves, once per description and input shapes, that
 //! every read and write lies inside its tensor; playing then only slices
@@ -35,7 +37,8 @@ use ovir_tensor::packed::{code_at, is_packed, set_code};
 use ovir_tensor::{ElementType, Tensor};
 use smallvec::SmallVec;
 
-use super::copy::ReverseCopier;
+use super::copy::{ReverseCopier, RunWriter};
+use super::run_plan::STREAM_MIN_BYTES;
 use super::{parallel, ExecOptions, KernelError};
 
 /// A table entry that reads nothing: the element, or the block below it,
@@ -406,23 +409,25 @@ impl Moves {
     ) -> Option<()> {
         let unit_bytes = self.unit.checked_mul(N)?;
         let per_block = (BLOCK_BYTES / unit_bytes.max(1)).max(1);
+        let stream = dst.len() >= STREAM_MIN_BYTES;
         parallel::for_each_chunk(options, dst, unit_bytes, |first, part| {
             let units = part.len() / unit_bytes;
-            let mut done = 0;
-            while done < units {
-                let n = per_block.min(units - done);
-                let block = part.get_mut(done * unit_bytes..(done + n) * unit_bytes)?;
-                for piece in &self.pieces {
-                    let src = sources.get(piece.input)?;
-                    let (outer, base) = self.outer_loop(piece, first + done, n)?;
-                    let mut player = Player::<N> { moves: self, src, dst: &mut *block, copier };
-                    let dims: SmallVec<[Dim; 5]> =
-                        std::iter::once(outer).chain(piece.dims.iter().copied()).collect();
-                    player.walk(&dims, base, piece.dst)?;
+            RunWriter::with(part, copier, stream, |out| {
+                let mut done = 0;
+                while done < units {
+                    let n = per_block.min(units - done);
+                    for piece in &self.pieces {
+                        let src = sources.get(piece.input)?;
+                        let (outer, base) = self.outer_loop(piece, first + done, n)?;
+                        let mut player = Player::<N> { moves: self, src, out: &mut *out };
+                        let dims: SmallVec<[Dim; 5]> =
+                            std::iter::once(outer).chain(piece.dims.iter().copied()).collect();
+                        player.walk(&dims, base, done.checked_mul(self.unit)?.checked_add(piece.dst)?)?;
+                    }
+                    done += n;
                 }
-                done += n;
-            }
-            Some(())
+                Some(())
+            })
         })
     }
 
@@ -537,15 +542,15 @@ fn merge(dims: &[Dim]) -> SmallVec<[Dim; 4]> {
     out
 }
 
-/// Plays pieces of [`Moves`] on elements of `N` bytes.
-struct Player<'m, 'b, const N: usize> {
+/// Plays pieces of [`Moves`] on elements of `N` bytes, into a writer
+/// that streams long rows of large outputs.
+struct Player<'m, 'b, 'o, 'w, const N: usize> {
     moves: &'m Moves,
     src: &'b [u8],
-    dst: &'b mut [u8],
-    copier: ReverseCopier,
+    out: &'b mut RunWriter<'o, 'w>,
 }
 
-impl<const N: usize> Player<'_, '_, N> {
+impl<const N: usize> Player<'_, '_, '_, '_, N> {
     /// Walks the loops `dims` from source element `base`, writing from
     /// element `at` of `dst`.
     fn walk(&mut self, dims: &[Dim], base: isize, at: usize) -> Option<()> {
@@ -570,12 +575,12 @@ impl<const N: usize> Player<'_, '_, N> {
     /// Zeroes what the loops `dims` would write from element `at`.
     fn zero(&mut self, dims: &[Dim], at: usize) -> Option<()> {
         let Some((d, rest)) = dims.split_first() else {
-            self.dst.get_mut(at.checked_mul(N)?..)?.get_mut(..N)?.fill(0);
+            self.out.dst().get_mut(at.checked_mul(N)?..)?.get_mut(..N)?.fill(0);
             return Some(());
         };
         if rest.is_empty() {
             let bytes = d.count.checked_mul(N)?;
-            self.dst.get_mut(at.checked_mul(N)?..)?.get_mut(..bytes)?.fill(0);
+            self.out.dst().get_mut(at.checked_mul(N)?..)?.get_mut(..bytes)?.fill(0);
             return Some(());
         }
         for i in 0..d.count {
@@ -622,7 +627,7 @@ impl<const N: usize> Player<'_, '_, N> {
         let mut to = at.checked_mul(N)?;
         for _ in 0..count {
             let s: &[u8; B] = self.src.get(usize::try_from(from).ok()?..)?.first_chunk()?;
-            let d: &mut [u8; B] = self.dst.get_mut(to..)?.first_chunk_mut()?;
+            let d: &mut [u8; B] = self.out.dst().get_mut(to..)?.first_chunk_mut()?;
             *d = *s;
             from = from.wrapping_add(step);
             to = to.wrapping_add(dst_step);
@@ -646,29 +651,34 @@ impl<const N: usize> Player<'_, '_, N> {
     /// reading from source element `base` by `step`.
     fn row(&mut self, len: usize, step: Step, base: isize, at: usize) -> Option<()> {
         let bytes = len.checked_mul(N)?;
-        let dst = self.dst.get_mut(at.checked_mul(N)?..)?.get_mut(..bytes)?;
         let first = usize::try_from(base).ok();
+        let to = at.checked_mul(N)?;
+        // Runs in order and long reversed ones go through the writer,
+        // which streams long rows of a large output.
+        let reversed = first.and_then(|f| f.checked_add(1)?.checked_sub(len)?.checked_mul(N));
         match step {
             Step::Stride(1) => {
                 let from = first?.checked_mul(N)?;
-                dst.copy_from_slice(self.src.get(from..)?.get(..bytes)?);
+                return self.out.forward(to, self.src.get(from..)?.get(..bytes)?);
             }
+            Step::Stride(-1) if len > 8 => {
+                return self.out.reversed::<N>(to, self.src.get(reversed?..)?.get(..bytes)?);
+            }
+            _ => {}
+        }
+        let dst = self.out.dst().get_mut(to..)?.get_mut(..bytes)?;
+        match step {
             Step::Stride(0) => {
                 let from = first?.checked_mul(N)?;
                 let value: [u8; N] = *self.src.get(from..)?.first_chunk()?;
                 fill(dst, value);
             }
+            // Up to 8 elements: a loop costs less than a call.
             Step::Stride(-1) => {
-                let last = first?;
-                let start = last.checked_add(1)?.checked_sub(len)?.checked_mul(N)?;
-                let src = self.src.get(start..)?.get(..bytes)?;
-                if len <= 8 {
-                    let (d, s) = (dst.as_chunks_mut::<N>().0, src.as_chunks::<N>().0);
-                    for (d, s) in d.iter_mut().zip(s.iter().rev()) {
-                        *d = *s;
-                    }
-                } else {
-                    self.copier.copy::<N>(src, dst);
+                let src = self.src.get(reversed?..)?.get(..bytes)?;
+                let (d, s) = (dst.as_chunks_mut::<N>().0, src.as_chunks::<N>().0);
+                for (d, s) in d.iter_mut().zip(s.iter().rev()) {
+                    *d = *s;
                 }
             }
             Step::Stride(2) => {
@@ -852,6 +862,24 @@ mod tests {
         for options in [one_thread(), many] {
             assert_eq!(played(&moves, &[&data], 6400, &options).to_vec::<u32>().unwrap(), want);
         }
+    }
+
+    #[test]
+    fn outputs_large_enough_to_stream_keep_every_value() {
+        // 2048 rows of 8192 bytes from rows of 8200: 16 MiB, which streams.
+        let (rows, cols, pitch) = (2048usize, 8192usize, 8200usize);
+        let data =
+            Tensor::from_vec(&[rows * pitch], (0..rows * pitch).map(|i| (i % 251) as u8).collect()).unwrap();
+        let mut moves = Moves::default();
+        let pitch_step = Step::Stride(pitch as isize);
+        moves.dense(3, &[(rows, pitch_step), (cols, Step::Stride(1))]);
+        let out = played(&moves, &[&data], rows * cols, &one_thread());
+        let got = out.bytes().unwrap();
+        assert!((0..rows * cols).all(|k| got[k] == ((k / cols * pitch + k % cols + 3) % 251) as u8));
+        moves.dense(cols as isize - 1, &[(rows, pitch_step), (cols, Step::Stride(-1))]);
+        let out = played(&moves, &[&data], rows * cols, &one_thread());
+        let got = out.bytes().unwrap();
+        assert!((0..rows * cols).all(|k| got[k] == ((k / cols * pitch + cols - 1 - k % cols) % 251) as u8));
     }
 
     #[test]

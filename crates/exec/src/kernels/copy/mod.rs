@@ -715,6 +715,13 @@ impl RunWriter<'_, '_> {
         }
     }
 
+    /// The output, for writes the writer has no routine of its own for;
+    /// they are ordinary stores, which the fence after streaming ones
+    /// orders as it orders these.
+    pub(super) fn dst(&mut self) -> &mut [u8] {
+        self.dst
+    }
+
     /// Copies `src` to the output at byte `at`, in order. `None` when it
     /// does not fit.
     pub(super) fn forward(&mut self, at: usize, src: &[u8]) -> Option<()> {
