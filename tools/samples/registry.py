@@ -33,6 +33,7 @@ GENERATORS = [
     "hostile",
     "port_warnings",
     "unsupported",
+    "transpose",
 ]
 
 

@@ -28,7 +28,7 @@ mod copy;
 mod counts;
 mod error;
 mod integers;
-mod moves;
+pub(crate) mod moves;
 mod packed;
 mod parallel;
 mod run_plan;
@@ -45,6 +45,7 @@ mod reverse_sequence;
 mod reverse_subsequences;
 pub mod shape_of;
 pub mod slice;
+pub mod transpose;
 
 pub use error::KernelError;
 pub use parallel::ExecOptions;
@@ -65,3 +66,4 @@ pub use reverse_subsequences::{
 };
 pub use shape_of::{shape_of, shape_of_into};
 pub use slice::{slice, slice_into, slice_output_shape};
+pub use transpose::{transpose, transpose_into, transpose_output_shape, TransposeScratch};

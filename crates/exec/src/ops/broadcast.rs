@@ -6,7 +6,8 @@ use ovir_shape::ops::Broadcast;
 use ovir_shape::BroadcastMode;
 use ovir_tensor::Tensor;
 
-use crate::kernels::{self, broadcast::Layout, KernelError};
+use crate::kernels::{self, KernelError};
+use crate::ops::fixed::FixedCopy;
 use crate::step::{fits, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
 planner!(Broadcast, plan);
@@ -20,7 +21,7 @@ pub(crate) fn plan(op: &Broadcast, cx: &PlanContext<'_>) -> Result<Planned, Kern
         _ => None,
     };
     Ok(match layout {
-        Some(layout) => Planned::step(FixedBroadcast { general, layout }),
+        Some(view) => Planned::step(FixedCopy { view, general }),
         None => Planned::step(general),
     })
 }
@@ -56,36 +57,5 @@ impl Kernel for BroadcastKernel {
         let out = outputs.single()?;
         let (data, target, mapping) = split(inputs)?;
         kernels::broadcast_into(data, target, mapping, self.mode, out)
-    }
-}
-
-/// A Broadcast whose target shape (and axes mapping) is constant.
-#[derive(Debug)]
-struct FixedBroadcast {
-    general: BroadcastKernel,
-    layout: Layout,
-}
-
-impl Kernel for FixedBroadcast {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor], port: usize) -> Result<Output<'t>, KernelError> {
-        match inputs.first() {
-            Some(data) if data.shape() == self.layout.data_shape() => {
-                Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(self.layout.shape())))
-            }
-            _ => self.general.output(inputs, port),
-        }
-    }
-
-    fn run(
-        &self,
-        inputs: &[&Tensor],
-        outputs: &mut Outputs<'_>,
-        cx: &mut RunContext<'_>,
-    ) -> Result<(), KernelError> {
-        let out = outputs.single()?;
-        match inputs.first() {
-            Some(data) if data.shape() == self.layout.data_shape() => self.layout.run(data, out, cx.options),
-            _ => self.general.run(inputs, outputs, cx),
-        }
     }
 }

@@ -43,6 +43,7 @@ mod concat;
 mod constant;
 mod convert;
 mod custom;
+mod fixed;
 mod gather;
 mod parameter;
 mod reshape;
@@ -53,6 +54,7 @@ mod reverse_subsequences;
 mod shape_of;
 mod slice;
 mod squeeze;
+mod transpose;
 mod unsqueeze;
 mod view;
 

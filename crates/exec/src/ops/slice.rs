@@ -7,7 +7,8 @@
 use ovir_shape::ops::Slice;
 use ovir_tensor::Tensor;
 
-use crate::kernels::{self, slice::SliceCopy, KernelError};
+use crate::kernels::{self, KernelError};
+use crate::ops::fixed::FixedCopy;
 use crate::ops::reverse;
 use crate::step::{Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
@@ -20,12 +21,12 @@ pub(crate) fn plan(_op: &Slice, cx: &PlanContext<'_>) -> Result<Planned, KernelE
     };
     Ok(match kernels::slice::fixed(&shape, start, stop, step, axes)? {
         kernels::slice::Fixed::Reverse(flags) => reverse::fixed(flags),
-        kernels::slice::Fixed::Copy(copy) => Planned::step(FixedSlice { copy }),
+        kernels::slice::Fixed::Copy(copy) => Planned::step(FixedCopy { view: *copy, general: SliceKernel }),
         kernels::slice::Fixed::Part { data_shape, first, shape, copy } => {
             if cx.element_type(0).byte_width().is_some() {
                 Planned::step(SlicePart { data_shape, first, shape })
             } else {
-                Planned::step(FixedSlice { copy })
+                Planned::step(FixedCopy { view: *copy, general: SliceKernel })
             }
         }
     })
@@ -46,9 +47,6 @@ fn split<'t>(inputs: &[&'t Tensor]) -> Result<Inputs<'t>, KernelError> {
 #[derive(Debug)]
 struct SliceKernel;
 
-/// What a fixed Slice runs on inputs of other shapes than it was made for.
-static GENERAL: SliceKernel = SliceKernel;
-
 impl Kernel for SliceKernel {
     fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         let (data, start, stop, step, axes) = split(inputs)?;
@@ -65,36 +63,6 @@ impl Kernel for SliceKernel {
         let out = outputs.single()?;
         let (data, start, stop, step, axes) = split(inputs)?;
         kernels::slice_into(data, start, stop, step, axes, out, cx.options)
-    }
-}
-
-/// A Slice whose bounds are constant, other than a pure reversal.
-#[derive(Debug)]
-struct FixedSlice {
-    copy: Box<SliceCopy>,
-}
-
-impl Kernel for FixedSlice {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor], port: usize) -> Result<Output<'t>, KernelError> {
-        match inputs.first() {
-            Some(data) if data.shape() == self.copy.data_shape() => {
-                Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(self.copy.shape())))
-            }
-            _ => GENERAL.output(inputs, port),
-        }
-    }
-
-    fn run(
-        &self,
-        inputs: &[&Tensor],
-        outputs: &mut Outputs<'_>,
-        cx: &mut RunContext<'_>,
-    ) -> Result<(), KernelError> {
-        let out = outputs.single()?;
-        match inputs.first() {
-            Some(data) if data.shape() == self.copy.data_shape() => self.copy.run(data, out, cx.options),
-            _ => GENERAL.run(inputs, outputs, cx),
-        }
     }
 }
 

@@ -98,7 +98,8 @@ macro_rules! for_each_builtin_op {
             $crate::ops::Reshape,
             $crate::ops::Concat,
             $crate::ops::Slice,
-            // Transpose, Split, VariadicSplit, StridedSlice, Tile, Roll, Pad,
+            $crate::ops::Transpose,
+            // Split, VariadicSplit, StridedSlice, Tile, Roll, Pad,
             // DepthToSpace, SpaceToDepth, ShuffleChannels, BatchToSpace and
             // SpaceToBatch have their shape inference (modules above) and
             // join this list with their kernels.
