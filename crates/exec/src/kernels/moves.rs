@@ -592,6 +592,15 @@ impl<const N: usize> Player<'_, '_, '_, '_, N> {
     /// The two innermost loops: `rows.count` rows, each `inner.count`
     /// consecutive output elements.
     fn rows(&mut self, rows: &Dim, inner: &Dim, base: isize, at: usize) -> Option<()> {
+        if let (Step::Stride(1), Step::Stride(stride)) = (rows.src, inner.src) {
+            // Few columns (a channel axis moved inward): row by row each row
+            // is a few elements from as many lines. Rows of many elements
+            // are better read row by row, each line serving the rows after.
+            let few = inner.count.checked_mul(N).is_some_and(|b| b <= 64);
+            if few && !matches!(stride, -1..=1) && rows.count > 1 && rows.dst >= inner.count {
+                return self.columns(rows, inner, stride, base, at);
+            }
+        }
         if let (Step::Stride(rs), Step::Stride(1)) = (rows.src, inner.src) {
             let bytes = inner.count.checked_mul(N)?;
             return match bytes {
@@ -631,6 +640,34 @@ impl<const N: usize> Player<'_, '_, '_, '_, N> {
             *d = *s;
             from = from.wrapping_add(step);
             to = to.wrapping_add(dst_step);
+        }
+        Some(())
+    }
+
+    /// Rows that read consecutive source elements (`rows.src` is 1) whose
+    /// own elements lie `inner.src` apart: a transpose of the two loops.
+    /// Walked a column at a time over a tile of rows, each column is one
+    /// contiguous read and one write every `rows.dst` elements, and a tile
+    /// of output, about 32 KiB, stays in the cache while its columns fill
+    /// it. Row by row, each element would be a read of its own line.
+    fn columns(&mut self, rows: &Dim, inner: &Dim, stride: isize, base: isize, at: usize) -> Option<()> {
+        let pitch = rows.dst.checked_mul(N)?;
+        let tile = ((32 << 10) / pitch.max(1)).max(8);
+        let mut r0 = 0;
+        while r0 < rows.count {
+            let n = tile.min(rows.count - r0);
+            for j in 0..inner.count {
+                let from = base.checked_add(isize::try_from(j).ok()?.checked_mul(stride)?)?;
+                let from = usize::try_from(from).ok()?.checked_add(r0)?.checked_mul(N)?;
+                let column = self.src.get(from..)?.get(..n.checked_mul(N)?)?;
+                let to = at.checked_add(r0.checked_mul(rows.dst)?)?.checked_add(j)?.checked_mul(N)?;
+                let span = (n - 1).checked_mul(pitch)?.checked_add(N)?;
+                let dst = self.out.dst().get_mut(to..)?.get_mut(..span)?;
+                for (d, s) in dst.chunks_mut(pitch).zip(column.as_chunks::<N>().0) {
+                    *d.first_chunk_mut::<N>()? = *s;
+                }
+            }
+            r0 += n;
         }
         Some(())
     }
@@ -686,6 +723,17 @@ impl<const N: usize> Player<'_, '_, '_, '_, N> {
                 let span = len.checked_mul(2 * N)?.checked_sub(N)?;
                 let src = self.src.get(from..)?.get(..span)?;
                 for (d, s) in dst.as_chunks_mut::<N>().0.iter_mut().zip(src.chunks(2 * N)) {
+                    *d = *s.first_chunk()?;
+                }
+            }
+            // Forward strides: the stretch read is sliced once and walked
+            // a stride at a time, with no index arithmetic per element.
+            Step::Stride(s) if s > 2 => {
+                let pitch = s.unsigned_abs().checked_mul(N)?;
+                let from = first?.checked_mul(N)?;
+                let span = len.checked_sub(1)?.checked_mul(pitch)?.checked_add(N)?;
+                let src = self.src.get(from..)?.get(..span)?;
+                for (d, s) in dst.as_chunks_mut::<N>().0.iter_mut().zip(src.chunks(pitch)) {
                     *d = *s.first_chunk()?;
                 }
             }

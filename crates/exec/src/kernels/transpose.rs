@@ -173,6 +173,25 @@ mod tests {
     }
 
     #[test]
+    fn channels_moved_inward_match_the_definition_across_tiles() {
+        // NCHW to NHWC: three columns per output row, 12,000 rows, more
+        // than one tile of the column walk for bytes.
+        for (dims, ty) in [
+            ([1usize, 3, 100, 120], ovir_tensor::ElementType::U8),
+            ([2, 3, 20, 30], ovir_tensor::ElementType::I16),
+        ] {
+            let n: usize = dims.iter().product();
+            let values = Tensor::from_vec(&dims, (0..n as i64).map(|v| v % 251).collect::<Vec<_>>()).unwrap();
+            let data = crate::kernels::convert(&values, ty).unwrap();
+            let out = transpose(&data, &i64s(&[0, 2, 3, 1])).unwrap();
+            let back = crate::kernels::convert(&out, ovir_tensor::ElementType::I64).unwrap();
+            let want: Vec<i64> =
+                naive(&dims, &[0, 2, 3, 1]).into_iter().map(|v| i64::from(v) % 251).collect();
+            assert_eq!(back.to_vec::<i64>().unwrap(), want, "{ty}");
+        }
+    }
+
+    #[test]
     fn packed_codes_move_inside_their_bytes() {
         let codes = Tensor::from_vec(&[2, 3], (0..6i64).collect::<Vec<_>>()).unwrap();
         let data = crate::kernels::convert(&codes, ovir_tensor::ElementType::U4).unwrap();
