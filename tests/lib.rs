@@ -3,6 +3,7 @@
 #![deny(unsafe_code)]
 
 pub mod counting;
+pub mod net;
 
 use std::path::{Path, PathBuf};
 

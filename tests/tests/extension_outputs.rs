@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use ovir_tests::counting::{allocations_in, CountingAlloc};
+use ovir_tests::net::{Net, Out};
 
 use ovir::exec::{Folded, Plan};
 use ovir::ir::Layer;
@@ -277,110 +278,23 @@ fn core() -> (Core, Arc<InPlaceCounts>) {
     (core, counts)
 }
 
-/// A model written layer by layer.
-#[derive(Default)]
-struct Net {
-    layers: String,
-    edges: String,
-    weights: Vec<u8>,
-    next: usize,
+/// What these tests add to a [`Net`]: a Reverse, and the model read
+/// with the extensions of `core`.
+trait NetExt {
+    fn reverse(&mut self, x: Out) -> Out;
+    fn model(self, core: &Core) -> ovir::Model;
 }
 
-/// An output port: the layer id and the port id.
-#[derive(Clone, Copy)]
-struct Out(usize, usize);
-
-impl Net {
-    fn layer(&mut self, body: impl FnOnce(usize) -> String) -> usize {
-        let id = self.next;
-        self.next += 1;
-        self.layers += &body(id);
-        id
-    }
-
-    fn parameter(&mut self, ty: &str, shape: &[usize]) -> Out {
-        let dims: Vec<String> = shape.iter().map(ToString::to_string).collect();
-        let id = self.layer(|id| {
-            format!(
-                r#"<layer id="{id}" name="p{id}" type="Parameter" version="opset1">
-                <data shape="{}" element_type="{ty}"/>
-                <output><port id="0" names="p{id}"/></output></layer>"#,
-                dims.join(",")
-            )
-        });
-        Out(id, 0)
-    }
-
-    /// A 1-D constant of `ty` (`f32` or `i64`) from these values.
-    fn constant(&mut self, ty: &str, values: &[f64]) -> Out {
-        let offset = self.weights.len();
-        for v in values {
-            match ty {
-                "f32" => self.weights.extend((*v as f32).to_le_bytes()),
-                _ => self.weights.extend((*v as i64).to_le_bytes()),
-            }
-        }
-        let size = self.weights.len() - offset;
-        let id = self.layer(|id| {
-            format!(
-                r#"<layer id="{id}" name="c{id}" type="Const" version="opset1">
-                <data element_type="{ty}" shape="{}" offset="{offset}" size="{size}"/>
-                <output><port id="0"/></output></layer>"#,
-                values.len()
-            )
-        });
-        Out(id, 0)
-    }
-
-    /// A layer of `outputs` output ports.
-    fn op(&mut self, ty: &str, version: &str, attrs: &str, inputs: &[Out], outputs: usize) -> Vec<Out> {
-        let n = inputs.len();
-        let ins: String = (0..n).map(|p| format!(r#"<port id="{p}"/>"#)).collect();
-        let outs: String = (n..n + outputs).map(|p| format!(r#"<port id="{p}"/>"#)).collect();
-        let id = self.layer(|id| {
-            format!(
-                r#"<layer id="{id}" name="l{id}" type="{ty}" version="{version}"><data {attrs}/>
-                <input>{ins}</input><output>{outs}</output></layer>"#
-            )
-        });
-        for (port, from) in inputs.iter().enumerate() {
-            self.edge(*from, id, port);
-        }
-        (n..n + outputs).map(|p| Out(id, p)).collect()
-    }
-
+impl NetExt for Net {
     /// A Reverse of the first axis.
     fn reverse(&mut self, x: Out) -> Out {
         let axes = self.constant("i64", &[0.0]);
-        self.op("Reverse", "opset1", r#"mode="index""#, &[x, axes], 1)[0]
-    }
-
-    fn result(&mut self, from: Out) {
-        let id = self.layer(|id| {
-            format!(
-                r#"<layer id="{id}" name="r{id}" type="Result" version="opset1">
-                <input><port id="0"/></input></layer>"#
-            )
-        });
-        self.edge(from, id, 0);
-    }
-
-    fn edge(&mut self, from: Out, to: usize, port: usize) {
-        self.edges += &format!(
-            r#"<edge from-layer="{}" from-port="{}" to-layer="{to}" to-port="{port}"/>"#,
-            from.0, from.1
-        );
-    }
-
-    fn xml(&self) -> String {
-        format!(
-            r#"<?xml version="1.0"?><net name="n" version="11"><layers>{}</layers><edges>{}</edges></net>"#,
-            self.layers, self.edges
-        )
+        self.op("Reverse", "opset1", r#"mode="index""#, &[x, axes])
     }
 
     fn model(self, core: &Core) -> ovir::Model {
-        core.read_model_from_memory(&self.xml(), Some(self.weights)).unwrap()
+        let (xml, weights) = self.into_parts();
+        core.read_model_from_memory(&xml, Some(weights)).unwrap()
     }
 }
 
@@ -424,7 +338,7 @@ fn steady_allocations(plan: &Plan, inputs: &[Tensor]) -> usize {
 fn halves_net() -> Net {
     let mut net = Net::default();
     let x = net.parameter("f32", &[6]);
-    let halves = net.op("Halves", "test", "", &[x], 2);
+    let halves = net.ops("Halves", "test", "", &[x], 2);
     net.result(halves[0]);
     let reversed = net.reverse(halves[1]);
     net.result(reversed);
@@ -455,10 +369,10 @@ fn each_output_is_released_after_its_own_last_reader() {
     let (core, _) = core();
     let mut net = Net::default();
     let x = net.parameter("f32", &[8]);
-    let halves = net.op("Halves", "test", "", &[x], 2);
+    let halves = net.ops("Halves", "test", "", &[x], 2);
     let a = net.reverse(halves[0]);
     let b = net.reverse(halves[1]);
-    let joined = net.op("Concat", "opset1", r#"axis="0""#, &[b, a], 1)[0];
+    let joined = net.ops("Concat", "opset1", r#"axis="0""#, &[b, a], 1)[0];
     net.result(joined);
     let model = net.model(&core);
     let plan = compile_plan(&model);
@@ -473,7 +387,7 @@ fn every_output_of_a_layer_with_constant_inputs_is_folded() {
     let (core, _) = core();
     let mut net = Net::default();
     let x = net.constant("f32", &[1.0, 2.0, 3.0, 4.0]);
-    let halves = net.op("Halves", "test", "", &[x], 2);
+    let halves = net.ops("Halves", "test", "", &[x], 2);
     net.result(halves[0]);
     let reversed = net.reverse(halves[1]);
     net.result(reversed);
@@ -498,9 +412,9 @@ fn a_layer_must_declare_as_many_outputs_as_its_extension_op_has() {
     let (core, _) = core();
     let mut net = Net::default();
     let x = net.parameter("f32", &[6]);
-    let halves = net.op("Halves", "test", "", &[x], 1);
+    let halves = net.ops("Halves", "test", "", &[x], 1);
     net.result(halves[0]);
-    let err = core.read_model_from_memory(&net.xml(), None).unwrap_err().to_string();
+    let err = core.read_model_from_memory(&net.into_parts().0, None).unwrap_err().to_string();
     assert!(
         err.contains("Halves is an extension op, which produces 2 outputs, but the layer declares 1"),
         "{err}"
@@ -511,7 +425,7 @@ fn a_layer_must_declare_as_many_outputs_as_its_extension_op_has() {
 fn distinct_plan(core: &Core) -> Plan {
     let mut net = Net::default();
     let x = net.parameter("i64", &[6]);
-    let distinct = net.op("Distinct", "test", "", &[x], 2);
+    let distinct = net.ops("Distinct", "test", "", &[x], 2);
     net.result(distinct[0]);
     net.result(distinct[1]);
     compile_plan(&net.model(core))
@@ -574,7 +488,7 @@ fn add_one_net() -> (Net, Out) {
     let mut net = Net::default();
     let x = net.parameter("f32", &[4, 6]);
     let reversed = net.reverse(x);
-    let added = net.op("AddOne", "test", "", &[reversed], 1)[0];
+    let added = net.ops("AddOne", "test", "", &[reversed], 1)[0];
     net.result(added);
     (net, reversed)
 }
@@ -622,7 +536,7 @@ fn an_input_that_lives_on_is_copied_rather_than_taken_over() {
     // A model input is the caller's: it is never taken over.
     let mut net = Net::default();
     let x = net.parameter("f32", &[4, 6]);
-    let added = net.op("AddOne", "test", "", &[x], 1)[0];
+    let added = net.ops("AddOne", "test", "", &[x], 1)[0];
     net.result(added);
     let plan = compile_plan(&net.model(&core));
     let x = Tensor::from_vec(&[4, 6], input(2)).unwrap();
@@ -643,8 +557,8 @@ fn a_buffer_something_else_still_holds_is_copied_when_the_step_runs() {
     let (mut net, _) = (Net::default(), ());
     let x = net.parameter("f32", &[4, 6]);
     let reversed = net.reverse(x);
-    let alias = net.op("Alias", "test", "", &[reversed], 1)[0];
-    let added = net.op("AddOne", "test", "", &[alias], 1)[0];
+    let alias = net.ops("Alias", "test", "", &[reversed], 1)[0];
+    let added = net.ops("AddOne", "test", "", &[alias], 1)[0];
     net.result(added);
     net.result(reversed);
     let plan = compile_plan(&net.model(&core));
@@ -663,7 +577,7 @@ fn an_in_place_step_with_a_constant_input_is_folded() {
     let (core, counts) = core();
     let mut net = Net::default();
     let x = net.constant("f32", &[1.0, 2.5]);
-    let added = net.op("AddOne", "test", "", &[x], 1)[0];
+    let added = net.ops("AddOne", "test", "", &[x], 1)[0];
     net.result(added);
     let plan = compile_plan(&net.model(&core));
     assert_eq!(plan.step_count(), 0);

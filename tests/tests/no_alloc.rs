@@ -5,6 +5,7 @@ use ovir::exec::kernels;
 use ovir::shape::BroadcastMode;
 use ovir::Tensor;
 use ovir_tests::counting::{allocations_in, measure, CountingAlloc};
+use ovir_tests::net::Net;
 use ovir_tests::{case_dirs, case_name, samples_dir};
 
 #[global_allocator]
@@ -176,96 +177,18 @@ fn every_static_sample_allocates_nothing_after_the_first_inference() {
     assert!(checked >= 100, "only {checked} cases were checked");
 }
 
-/// A model written layer by layer, for the ops that no sample runs with
-/// static shapes (the converted samples with Slice, Gather, Broadcast,
-/// Concat and the views have dynamic inputs, or fold away entirely).
-#[derive(Default)]
-struct Net {
-    layers: String,
-    edges: String,
-    weights: Vec<u8>,
-    next: usize,
+/// Models written layer by layer ([`Net`]), for the ops that no sample
+/// runs with static shapes (the converted samples with Slice, Gather,
+/// Broadcast, Concat and the views have dynamic inputs, or fold away
+/// entirely), compiled.
+trait Compile {
+    fn compile(self) -> ovir::CompiledModel;
 }
 
-/// An output port: the layer id and the port id.
-#[derive(Clone, Copy)]
-struct Out(usize, usize);
-
-impl Net {
-    fn layer(&mut self, body: impl FnOnce(usize) -> String) -> usize {
-        let id = self.next;
-        self.next += 1;
-        self.layers += &body(id);
-        id
-    }
-
-    fn parameter(&mut self, ty: &str, shape: &[usize]) -> Out {
-        let dims: Vec<String> = shape.iter().map(ToString::to_string).collect();
-        let id = self.layer(|id| {
-            format!(
-                r#"<layer id="{id}" name="p{id}" type="Parameter" version="opset1">
-                <data shape="{}" element_type="{ty}"/>
-                <output><port id="0" names="p{id}"/></output></layer>"#,
-                dims.join(",")
-            )
-        });
-        Out(id, 0)
-    }
-
-    /// A 1-D `i64` constant.
-    fn ints(&mut self, values: &[i64]) -> Out {
-        let offset = self.weights.len();
-        self.weights.extend(values.iter().flat_map(|v| v.to_le_bytes()));
-        let id = self.layer(|id| {
-            format!(
-                r#"<layer id="{id}" name="c{id}" type="Const" version="opset1">
-                <data element_type="i64" shape="{}" offset="{offset}" size="{}"/>
-                <output><port id="0"/></output></layer>"#,
-                values.len(),
-                8 * values.len()
-            )
-        });
-        Out(id, 0)
-    }
-
-    fn op(&mut self, ty: &str, version: &str, attrs: &str, inputs: &[Out]) -> Out {
-        let ports: String = (0..inputs.len()).map(|p| format!(r#"<port id="{p}"/>"#)).collect();
-        let n = inputs.len();
-        let id = self.layer(|id| {
-            format!(
-                r#"<layer id="{id}" name="l{id}" type="{ty}" version="{version}"><data {attrs}/>
-                <input>{ports}</input><output><port id="{n}"/></output></layer>"#
-            )
-        });
-        for (port, from) in inputs.iter().enumerate() {
-            self.edge(*from, id, port);
-        }
-        Out(id, n)
-    }
-
-    fn result(&mut self, from: Out) {
-        let id = self.layer(|id| {
-            format!(
-                r#"<layer id="{id}" name="r{id}" type="Result" version="opset1">
-                <input><port id="0"/></input></layer>"#
-            )
-        });
-        self.edge(from, id, 0);
-    }
-
-    fn edge(&mut self, from: Out, to: usize, port: usize) {
-        self.edges += &format!(
-            r#"<edge from-layer="{}" from-port="{}" to-layer="{to}" to-port="{port}"/>"#,
-            from.0, from.1
-        );
-    }
-
+impl Compile for Net {
     fn compile(self) -> ovir::CompiledModel {
-        let xml = format!(
-            r#"<?xml version="1.0"?><net name="n" version="11"><layers>{}</layers><edges>{}</edges></net>"#,
-            self.layers, self.edges
-        );
-        ovir::Model::from_memory(&xml, Some(self.weights)).unwrap().compile().unwrap()
+        let (xml, weights) = self.into_parts();
+        ovir::Model::from_memory(&xml, Some(weights)).unwrap().compile().unwrap()
     }
 }
 
