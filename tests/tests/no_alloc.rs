@@ -337,6 +337,34 @@ fn a_slice_of_whole_rows_is_a_view_that_allocates_nothing() {
 }
 
 #[test]
+fn gathers_by_constant_indices_are_worked_out_once() {
+    // x[:, [2, 0, 7, -1]] (7 is out of range: zeros) and x[:, ::-1] as a
+    // Gather by reversed indices, which runs as a Reverse.
+    let mut net = Net::default();
+    let x = net.parameter("f32", &[2, 3]);
+    let (indices, axis) = (net.ints(&[2, 0, 7, -1]), net.ints(&[1]));
+    let picked = net.op("Gather", "opset8", r#"batch_dims="0""#, &[x, indices, axis]);
+    net.result(picked);
+    let (indices, axis) = (net.ints(&[2, 1, 0]), net.ints(&[1]));
+    let flipped = net.op("Gather", "opset8", r#"batch_dims="0""#, &[x, indices, axis]);
+    net.result(flipped);
+    let compiled = net.compile();
+    let mut request = compiled.infer_request();
+    let x = Tensor::from_vec(&[2, 3], vec![1f32, 2., 3., 4., 5., 6.]).unwrap();
+    request.set_input(0, x).unwrap();
+    request.infer().unwrap();
+    let outputs: Vec<Tensor> = request.outputs().into_iter().cloned().collect();
+    assert_eq!(outputs[0].shape(), &[2, 4]);
+    assert_eq!(outputs[0].to_vec::<f32>().unwrap(), [3., 1., 0., 3., 6., 4., 0., 6.]);
+    assert_eq!(outputs[1].to_vec::<f32>().unwrap(), [3., 2., 1., 6., 5., 4.]);
+    // The outputs held above keep their buffers; once they are let go, a
+    // run takes them back.
+    drop(outputs);
+    request.infer().unwrap();
+    assert_eq!(allocations_in(|| request.infer().unwrap()), 0);
+}
+
+#[test]
 fn a_held_view_of_a_computed_value_keeps_its_values_across_runs() {
     // The output is a Reshape of a buffer the plan computes on every run:
     // a copy of it held by the caller must not change when the plan runs

@@ -6,10 +6,23 @@ use ovir_tensor::{ElementType, PartialShape, Tensor};
 
 use super::checks::input_shape_error;
 use super::integers::{read_ints, Wide};
-use super::moves::{Dim, Moves, Piece, Step, ZERO};
+use super::moves::{Dim, Moves, Piece, Step, View, ZERO};
 use super::{ExecOptions, KernelError, ReverseScratch};
 
 const OP: &str = "Gather";
+
+/// Reverse flags, one per data axis, on the stack up to rank 8.
+type Flags = smallvec::SmallVec<[bool; 8]>;
+
+/// A Gather by constant indices, worked out when the model compiles.
+#[derive(Debug)]
+pub(crate) enum Fixed {
+    /// The indices take the whole axis back to front: a Reverse with
+    /// these flags.
+    Reverse(Vec<bool>),
+    /// Any other indices: the copy they make.
+    Copy(Box<View>),
+}
 
 /// How one Gather runs on data and indices of given shapes: the output
 /// shape and the flattened sizes. A plan whose axis is constant and whose
@@ -193,6 +206,21 @@ impl Layout {
             Ok::<(), KernelError>(())
         });
         read.ok_or_else(internal)??;
+        match self.describe(values, moves)? {
+            Some(flags) => super::reverse_into(data, &flags, out, options, reverse),
+            None => {
+                moves.check(OP, &[data.len()], out.len())?;
+                moves.play(OP, &[data], out, options)
+            }
+        }
+    }
+
+    /// Describes the gather by index values `values` into `moves`, or,
+    /// when they take the whole axis back to front (a channel swap, a flip
+    /// written as a Gather), gives the flags of the Reverse it is.
+    fn describe(&self, values: &[i128], moves: &mut Moves) -> Result<Option<Flags>, KernelError> {
+        let internal =
+            || KernelError::Internal { op: OP, what: "the indices do not fit the layout or the output" };
         let axis_len = self.axis_len as i128;
         let reversed = self.batches == 1
             && self.shape == self.data_shape
@@ -202,9 +230,7 @@ impl Layout {
                 k == axis_len - 1 - j as i128
             });
         if reversed {
-            let flags: smallvec::SmallVec<[bool; 8]> =
-                (0..self.data_shape.len()).map(|k| k == self.axis).collect();
-            return super::reverse_into(data, &flags, out, options, reverse);
+            return Ok(Some((0..self.data_shape.len()).map(|k| k == self.axis).collect()));
         }
         let wide = |n: usize| isize::try_from(n).map_err(|_| internal());
         let (inner, row) =
@@ -245,8 +271,22 @@ impl Layout {
                 moves.push(Piece { input: 0, src, dst: b * batch_dst, outer: Step::Stride(0), dims });
             }
         }
-        moves.check(OP, &[data.len()], out.len())?;
-        moves.play(OP, &[data], out, options)
+        Ok(None)
+    }
+
+    /// The gather by constant `indices`, worked out once: the Reverse it
+    /// is, or its copy as a [`View`] of the data.
+    pub(crate) fn fixed(&self, indices: &Tensor) -> Result<Fixed, KernelError> {
+        let values = indices.integer_values().ok_or(ShapeErrorKind::IntegerInput {
+            op: OP,
+            input: "indices",
+            found: indices.element_type(),
+        })?;
+        let mut moves = Moves::default();
+        Ok(match self.describe(&values, &mut moves)? {
+            Some(flags) => Fixed::Reverse(flags.to_vec()),
+            None => Fixed::Copy(Box::new(View::from_moves(OP, &self.data_shape, self.shape.clone(), moves)?)),
+        })
     }
 }
 

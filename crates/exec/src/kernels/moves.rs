@@ -120,16 +120,28 @@ impl View {
         src: isize,
         axes: &[(usize, Step)],
     ) -> Result<View, KernelError> {
-        let count = |s: &[usize]| {
-            ovir_tensor::element_count(s)
-                .ok_or(KernelError::Internal { op, what: "an element count overflows" })
-        };
         let mut moves = Moves::default();
         if shape.contains(&0) {
             moves.dense(0, &[(0, Step::Stride(0))]);
         } else {
             moves.dense(src, axes);
         }
+        View::from_moves(op, data_shape, shape, moves)
+    }
+
+    /// A view described by `moves`, reading one input of shape
+    /// `data_shape` into an output of shape `shape`, checked to stay inside
+    /// both.
+    pub(crate) fn from_moves(
+        op: &'static str,
+        data_shape: &[usize],
+        shape: Vec<usize>,
+        moves: Moves,
+    ) -> Result<View, KernelError> {
+        let count = |s: &[usize]| {
+            ovir_tensor::element_count(s)
+                .ok_or(KernelError::Internal { op, what: "an element count overflows" })
+        };
         moves.check(op, &[count(data_shape)?], count(&shape)?)?;
         Ok(View { op, data_shape: data_shape.to_vec(), shape, moves })
     }

@@ -5,6 +5,8 @@ use ovir_shape::ops::Gather;
 use ovir_tensor::Tensor;
 
 use crate::kernels::{self, gather::Layout, KernelError};
+use crate::ops::fixed::FixedCopy;
+use crate::ops::reverse;
 use crate::step::{exactly, fits, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
 planner!(Gather, plan);
@@ -21,9 +23,18 @@ pub(crate) fn plan(op: &Gather, cx: &PlanContext<'_>) -> Result<Planned, KernelE
         }
         _ => None,
     };
-    Ok(match layout {
-        Some(layout) => Planned::step(FixedGather { general, layout }),
-        None => Planned::step(general),
+    // Constant indices are read once: the Reverse they are, or their copy.
+    // Indices that cannot be worked out keep the layout, so that the
+    // error shows when the model runs.
+    let fixed = match (&layout, cx.value(1)) {
+        (Some(layout), Some(indices)) => layout.fixed(indices).ok(),
+        _ => None,
+    };
+    Ok(match (fixed, layout) {
+        (Some(kernels::gather::Fixed::Reverse(flags)), _) => reverse::fixed(flags),
+        (Some(kernels::gather::Fixed::Copy(view)), _) => Planned::step(FixedCopy { view: *view, general }),
+        (None, Some(layout)) => Planned::step(FixedGather { general, layout }),
+        (None, None) => Planned::step(general),
     })
 }
 
