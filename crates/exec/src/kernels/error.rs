@@ -64,6 +64,14 @@ pub enum KernelError {
         /// What went wrong.
         what: &'static str,
     },
+    /// Valid inputs that ovir does not run, which the message names.
+    #[error("{op} does not run {what}")]
+    Unsupported {
+        /// The operation.
+        op: &'static str,
+        /// What it does not run.
+        what: &'static str,
+    },
     /// A dimension does not fit the integer type a shape is written in.
     #[error("{op} cannot write the dimension {dim} as {ty}")]
     DimTooLarge {

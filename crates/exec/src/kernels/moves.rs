@@ -501,6 +501,205 @@ impl Moves {
     }
 }
 
+/// One stretch of an output axis, for [`Moves::runs`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Run {
+    /// `count` indices that read the data axis from index `start`, moving
+    /// `step` indices per index (0 repeats one, −1 walks back).
+    Data { count: usize, start: isize, step: isize },
+    /// `count` indices that hold the fill value, the one element of the
+    /// moves' second input.
+    #[allow(dead_code, reason = "made by the pads of the ops that come next")]
+    Fill { count: usize },
+}
+
+impl Run {
+    /// The indices it covers.
+    pub(crate) fn count(self) -> usize {
+        match self {
+            Run::Data { count, .. } | Run::Fill { count } => count,
+        }
+    }
+}
+
+/// The runs of one output axis, on the stack for up to three (what Pad
+/// needs: before, inside and after the data).
+pub(crate) type AxisRuns = SmallVec<[Run; 3]>;
+
+/// How many pieces [`Moves::runs`] makes at most, one per box of the
+/// output. Past that, the output is one indexed piece, played element by
+/// element: only ranks beyond twelve get there.
+const MAX_BOXES: usize = 1 << 12;
+
+impl Moves {
+    /// The output whose axis `a` is the stretches `axes[a]` of data of
+    /// shape `data`: what Roll (two stretches of an axis, swapped), Pad
+    /// (a fill, the data, a fill, or reflected stretches) and the like
+    /// describe. The output is a grid of boxes, one per choice of a
+    /// stretch on every axis, and each box is one piece: a strided walk
+    /// of the data, or a fill from the second input. Leading axes that
+    /// copy the data whole become the units. `fill_is_zero` says the
+    /// fill value is zero, which lets an output of too many boxes fall
+    /// back to tables with [`ZERO`] entries; otherwise such an output is
+    /// refused.
+    pub(crate) fn runs(
+        &mut self,
+        op: &'static str,
+        data: &[usize],
+        axes: &[AxisRuns],
+        fill_is_zero: bool,
+    ) -> Result<(), KernelError> {
+        let internal = |what| KernelError::Internal { op, what };
+        if axes.len() != data.len() {
+            return Err(internal("the runs do not fit the data's rank"));
+        }
+        let rank = data.len();
+        let out: SmallVec<[usize; 8]> =
+            axes.iter().map(|runs| runs.iter().map(|r| r.count()).sum()).collect();
+        let strides = |dims: &[usize]| -> Option<SmallVec<[isize; 8]>> {
+            let mut strides: SmallVec<[isize; 8]> = smallvec::smallvec![0; dims.len()];
+            let mut stride = 1isize;
+            for (s, &d) in strides.iter_mut().zip(dims).rev() {
+                *s = stride;
+                stride = stride.checked_mul(isize::try_from(d).ok()?)?;
+            }
+            Some(strides)
+        };
+        let overflow = internal("an offset overflows");
+        let src_strides = strides(data).ok_or(overflow.clone())?;
+        let dst_strides = strides(&out).ok_or(overflow.clone())?;
+        if out.contains(&0) || rank == 0 {
+            // No element, or the one element of a scalar.
+            self.dense(0, &[(usize::from(rank == 0), Step::Stride(0))]);
+            return Ok(());
+        }
+        // Leading axes copied whole, in order, are the units; at least
+        // one axis stays inside them.
+        let whole = |(runs, &d): (&AxisRuns, &usize)| matches!(runs.as_slice(), [Run::Data { count, start: 0, step: 1 }] if *count == d);
+        let lead = axes.iter().zip(data).take(rank - 1).take_while(|&a| whole(a)).count();
+        let outer: usize = out[..lead].iter().product();
+        let unit: usize = out[lead..].iter().product();
+        let inner_src = if lead == 0 { 0 } else { src_strides[lead - 1] };
+        let boxes = axes[lead..].iter().try_fold(1usize, |n, runs| n.checked_mul(runs.len()));
+        self.reset(outer, unit);
+        if boxes.is_some_and(|n| n <= MAX_BOXES) {
+            self.boxes(op, lead, inner_src, axes, &src_strides, &dst_strides)
+        } else if fill_is_zero {
+            self.indexed(op, lead, inner_src, axes, &src_strides, &out)
+        } else {
+            Err(KernelError::Unsupported {
+                op,
+                what: "a fill value other than zero on more than twelve axes with several stretches",
+            })
+        }
+    }
+
+    /// [`Moves::runs`] as one piece per box.
+    fn boxes(
+        &mut self,
+        op: &'static str,
+        lead: usize,
+        inner_src: isize,
+        axes: &[AxisRuns],
+        src_strides: &[isize],
+        dst_strides: &[isize],
+    ) -> Result<(), KernelError> {
+        let overflow = KernelError::Internal { op, what: "an offset overflows" };
+        let inner = &axes[lead..];
+        // One index per axis into its runs, counted like an odometer.
+        let mut pick: SmallVec<[usize; 8]> = smallvec::smallvec![0; inner.len()];
+        loop {
+            let mut piece =
+                Piece { input: 0, src: 0, dst: 0, outer: Step::Stride(inner_src), dims: SmallVec::new() };
+            let mut fill = false;
+            let mut empty = false;
+            for (a, (runs, &k)) in inner.iter().zip(&pick).enumerate() {
+                let (src_stride, dst_stride) = (src_strides[lead + a], dst_strides[lead + a]);
+                let before: usize = runs[..k].iter().map(|r| r.count()).sum();
+                let at = isize::try_from(before).ok().and_then(|b| b.checked_mul(dst_stride));
+                let at = at.and_then(|at| usize::try_from(at).ok()).ok_or(overflow.clone())?;
+                piece.dst = piece.dst.checked_add(at).ok_or(overflow.clone())?;
+                let dst = usize::try_from(dst_stride).map_err(|_| overflow.clone())?;
+                let dim = match runs[k] {
+                    Run::Data { count, start, step } => {
+                        let from = start.checked_mul(src_stride).ok_or(overflow.clone())?;
+                        piece.src = piece.src.checked_add(from).ok_or(overflow.clone())?;
+                        Dim::strided(count, step.checked_mul(src_stride).ok_or(overflow.clone())?, dst)
+                    }
+                    Run::Fill { count } => {
+                        fill = true;
+                        Dim::strided(count, 0, dst)
+                    }
+                };
+                empty |= dim.count == 0;
+                piece.dims.push(dim);
+            }
+            if fill {
+                piece.input = 1;
+                piece.src = 0;
+                piece.outer = Step::Stride(0);
+                for d in &mut piece.dims {
+                    d.src = Step::Stride(0);
+                }
+            }
+            if !empty {
+                self.push(piece);
+            }
+            // The next box.
+            let mut a = inner.len();
+            loop {
+                if a == 0 {
+                    return Ok(());
+                }
+                a -= 1;
+                pick[a] += 1;
+                if pick[a] < inner[a].len() {
+                    break;
+                }
+                pick[a] = 0;
+            }
+        }
+    }
+
+    /// [`Moves::runs`] as one piece that reads every axis from a table,
+    /// [`ZERO`] for the fill.
+    fn indexed(
+        &mut self,
+        op: &'static str,
+        lead: usize,
+        inner_src: isize,
+        axes: &[AxisRuns],
+        src_strides: &[isize],
+        out: &[usize],
+    ) -> Result<(), KernelError> {
+        let overflow = KernelError::Internal { op, what: "an offset overflows" };
+        let mut dims: SmallVec<[Dim; 4]> = SmallVec::new();
+        let mut dst = 1usize;
+        for (a, runs) in axes.iter().enumerate().skip(lead).rev() {
+            let stride = src_strides[a];
+            let at = self.tables.len();
+            super::error::try_reserve(&mut self.tables, out[a], op, "an axis's offsets")?;
+            for &run in runs {
+                match run {
+                    Run::Data { count, start, step } => {
+                        for i in 0..count {
+                            let index = (i as isize).checked_mul(step).and_then(|d| start.checked_add(d));
+                            let offset = index.and_then(|x| x.checked_mul(stride)).ok_or(overflow.clone())?;
+                            self.tables.push(offset);
+                        }
+                    }
+                    Run::Fill { count } => self.tables.extend(std::iter::repeat_n(ZERO, count)),
+                }
+            }
+            dims.push(Dim { count: out[a], src: Step::Table { at }, dst });
+            dst = dst.checked_mul(out[a]).ok_or(overflow.clone())?;
+        }
+        dims.reverse();
+        self.pieces.push(Piece { input: 0, src: 0, dst: 0, outer: Step::Stride(inner_src), dims });
+        Ok(())
+    }
+}
+
 /// `Option<Option<T>>` from an option of a conversion that must succeed
 /// when present.
 trait TransposeNone<T> {
@@ -528,7 +727,9 @@ fn merge(dims: &[Dim]) -> SmallVec<[Dim; 4]> {
         }
         out.push(d);
     }
-    if out.is_empty() {
+    // The innermost loop writes consecutive elements, even when it was
+    // a loop of one index that went.
+    if out.last().is_none_or(|d| d.dst != 1) {
         if let Some(&last) = dims.last() {
             out.push(Dim { count: 1, dst: 1, ..last });
         }
@@ -973,5 +1174,149 @@ mod tests {
         moves.push(Piece { input: 0, src: shift, dst: 0, outer: Step::Stride(0), dims });
         assert!(moves.check("test", &[6], 3).is_ok());
         assert!(moves.check("test", &[5], 3).is_err(), "table reads element 5 of 5");
+    }
+
+    /// The source of every output element of `axes` over data of shape
+    /// `dims`, worked out index by index from the runs' definition: the
+    /// flat data index, or `None` for the fill.
+    fn runs_by_definition(dims: &[usize], axes: &[AxisRuns]) -> Vec<Option<usize>> {
+        let maps: Vec<Vec<Option<usize>>> = axes
+            .iter()
+            .map(|runs| {
+                runs.iter()
+                    .flat_map(|&r| -> Vec<Option<usize>> {
+                        match r {
+                            Run::Data { count, start, step } => {
+                                (0..count as isize).map(|i| Some((start + i * step) as usize)).collect()
+                            }
+                            Run::Fill { count } => vec![None; count],
+                        }
+                    })
+                    .collect()
+            })
+            .collect();
+        let shape: Vec<usize> = maps.iter().map(Vec::len).collect();
+        let n: usize = shape.iter().product();
+        (0..n)
+            .map(|flat| {
+                let mut rest = flat;
+                let mut source = 0;
+                let mut index = vec![0; shape.len()];
+                for a in (0..shape.len()).rev() {
+                    index[a] = rest % shape[a];
+                    rest /= shape[a];
+                }
+                for (a, &i) in index.iter().enumerate() {
+                    source = source * dims[a] + maps[a][i]?;
+                }
+                Some(source)
+            })
+            .collect()
+    }
+
+    fn roll(n: usize, shift: usize) -> AxisRuns {
+        let mut runs = AxisRuns::new();
+        runs.push(Run::Data { count: shift, start: (n - shift) as isize, step: 1 });
+        runs.push(Run::Data { count: n - shift, start: 0, step: 1 });
+        runs
+    }
+
+    fn whole(n: usize) -> AxisRuns {
+        smallvec::smallvec![Run::Data { count: n, start: 0, step: 1 }]
+    }
+
+    /// Reflect-padding of an axis of `n` by `before` and `after`.
+    fn reflect(n: usize, before: usize, after: usize) -> AxisRuns {
+        smallvec::smallvec![
+            Run::Data { count: before, start: before as isize, step: -1 },
+            Run::Data { count: n, start: 0, step: 1 },
+            Run::Data { count: after, start: n as isize - 2, step: -1 },
+        ]
+    }
+
+    fn padded(n: usize, before: usize, after: usize) -> AxisRuns {
+        smallvec::smallvec![
+            Run::Fill { count: before },
+            Run::Data { count: n, start: 0, step: 1 },
+            Run::Fill { count: after },
+        ]
+    }
+
+    #[test]
+    fn runs_make_rolls_and_pads_of_every_width_strings_and_packed_codes() {
+        let dims = [2usize, 3, 5];
+        let cases: Vec<Vec<AxisRuns>> = vec![
+            vec![whole(2), whole(3), roll(5, 2)],
+            vec![roll(2, 1), whole(3), roll(5, 4)],
+            vec![whole(2), roll(3, 1), whole(5)],
+            vec![whole(2), reflect(3, 2, 1), padded(5, 1, 3)],
+            vec![padded(2, 1, 0), whole(3), edge_pad(5)],
+            vec![whole(2), whole(3), whole(5)],
+        ];
+        for axes in &cases {
+            let want = runs_by_definition(&dims, axes);
+            let fill = 9i64;
+            let expected: Vec<i64> = want.iter().map(|s| s.map_or(fill, |i| i as i64)).collect();
+            for ty in [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::I64, ElementType::U4]
+            {
+                let values = Tensor::from_vec(&[30], (0..30i64).collect()).unwrap();
+                let data = super::super::convert(&values, ty).unwrap();
+                let value = super::super::convert(&Tensor::from_vec(&[1], vec![fill]).unwrap(), ty).unwrap();
+                let mut moves = Moves::default();
+                moves.runs("test", &dims, axes, false).unwrap();
+                for options in [one_thread(), ExecOptions { threads: 2, min_bytes_per_thread: 1 }] {
+                    let out = played(&moves, &[&data, &value], want.len(), &options);
+                    let got = super::super::convert(&out, ElementType::I64).unwrap().to_vec::<i64>().unwrap();
+                    let expected: Vec<i64> =
+                        expected.iter().map(|&v| if ty == ElementType::U4 { v % 16 } else { v }).collect();
+                    assert_eq!(got, expected, "{ty} {axes:?}");
+                }
+            }
+            let strings: Vec<String> = (0..30).map(|i| format!("s{i}")).collect();
+            let data = Tensor::from_strings(&[30], strings.clone()).unwrap();
+            let value = Tensor::from_strings(&[1], vec!["pad".into()]).unwrap();
+            let mut moves = Moves::default();
+            moves.runs("test", &dims, axes, false).unwrap();
+            let out = played(&moves, &[&data, &value], want.len(), &one_thread());
+            let expected: Vec<String> =
+                want.iter().map(|s| s.map_or("pad".into(), |i| strings[i].clone())).collect();
+            assert_eq!(out.strings().unwrap(), expected.as_slice());
+        }
+    }
+
+    fn edge_pad(n: usize) -> AxisRuns {
+        smallvec::smallvec![
+            Run::Data { count: 2, start: 0, step: 0 },
+            Run::Data { count: n, start: 0, step: 1 },
+            Run::Data { count: 3, start: n as isize - 1, step: 0 },
+        ]
+    }
+
+    #[test]
+    fn runs_of_too_many_boxes_read_tables_with_zero_for_the_fill() {
+        let dims = [3usize, 4];
+        let axes = vec![padded(3, 2, 1), roll(4, 3)];
+        let want = runs_by_definition(&dims, &axes);
+        let data = u32s(&[12], (1..13).collect());
+        let mut moves = Moves::default();
+        moves.reset(1, want.len());
+        let strides = [4isize, 1];
+        moves.indexed("test", 0, 0, &axes, &strides, &[6, 4]).unwrap();
+        let out = played(&moves, &[&data], want.len(), &one_thread());
+        let expected: Vec<u32> = want.iter().map(|s| s.map_or(0, |i| i as u32 + 1)).collect();
+        assert_eq!(out.to_vec::<u32>().unwrap(), expected);
+    }
+
+    #[test]
+    fn runs_of_no_elements_and_of_a_scalar() {
+        let mut moves = Moves::default();
+        moves.runs("test", &[2, 3], &[whole(2), padded(3, 0, 0)], true).unwrap();
+        assert_eq!(moves.len(), Some(6));
+        moves.runs("test", &[0, 3], &[whole(0), roll(3, 1)], true).unwrap();
+        assert_eq!(moves.len(), Some(0));
+        moves.runs("test", &[], &[], true).unwrap();
+        let data = u32s(&[], vec![7]);
+        assert_eq!(played(&moves, &[&data], 1, &one_thread()).to_vec::<u32>().unwrap(), [7]);
+        assert!(moves.runs("test", &[2], &[], true).is_err());
     }
 }
