@@ -34,6 +34,7 @@ GENERATORS = [
     "port_warnings",
     "unsupported",
     "transpose",
+    "roll",
 ]
 
 

@@ -43,6 +43,7 @@ pub mod reshape;
 mod reverse;
 mod reverse_sequence;
 mod reverse_subsequences;
+pub mod roll;
 pub mod shape_of;
 pub mod slice;
 pub mod transpose;
@@ -64,6 +65,7 @@ pub use reverse_subsequences::{
     reverse_subsequences, reverse_subsequences_checked_into, reverse_subsequences_into,
     subsequence_lengths_shape, CheckedSubsequenceLengths, ReverseSubsequencesScratch, MAX_SUBSEQUENCE_RANK,
 };
+pub use roll::{roll, roll_into, RollScratch};
 pub use shape_of::{shape_of, shape_of_into};
 pub use slice::{slice, slice_into, slice_output_shape};
 pub use transpose::{transpose, transpose_into, transpose_output_shape, TransposeScratch};

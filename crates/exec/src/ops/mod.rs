@@ -51,6 +51,7 @@ mod result;
 mod reverse;
 mod reverse_sequence;
 mod reverse_subsequences;
+mod roll;
 mod shape_of;
 mod slice;
 mod squeeze;

@@ -99,7 +99,8 @@ macro_rules! for_each_builtin_op {
             $crate::ops::Concat,
             $crate::ops::Slice,
             $crate::ops::Transpose,
-            // Split, VariadicSplit, StridedSlice, Tile, Roll, Pad,
+            $crate::ops::Roll,
+            // Split, VariadicSplit, StridedSlice, Tile, Pad,
             // DepthToSpace, SpaceToDepth, ShuffleChannels, BatchToSpace and
             // SpaceToBatch have their shape inference (modules above) and
             // join this list with their kernels.
