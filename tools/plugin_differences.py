@@ -1,0 +1,69 @@
+#!/usr/bin/env python3
+"""Runs conformance cases of ir-samples/ on OpenVINO's CPU plugin and says,
+for each, whether the plugin refuses it, gives other values, or gives the
+case's expected outputs bit for bit.
+
+    python3 tools/plugin_differences.py                 # the documented differences
+    python3 tools/plugin_differences.py roll_scalar_shift transpose_matrix_f32
+
+With no case named, it runs the cases that docs/movement-ops.md and the
+README's "Where ovir differs" list cite as the plugin's differences on the
+data-movement ops. The expected outputs of every case are NumPy's (see
+tools/gen_samples.py), so a case the plugin gets wrong shows where it
+parts from the spec and the reference. Needs the `numpy` and `openvino`
+pip packages.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+import openvino as ov
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "tools"))
+from samples.cases import run_cpu  # noqa: E402  (feeds packed and string inputs as OpenVINO lays them out)
+
+# Case -> what the plugin does with it, as documented.
+DOCUMENTED = {
+    "roll_scalar_shift": "refuses a scalar shift with several axes, which the spec allows",
+    "roll_string_const": "does not roll strings",
+}
+
+
+def run(case: str) -> str:
+    folder = ROOT / "ir-samples" / case
+    model = ov.Core().read_model(folder / "model.xml")
+    inputs = {p.stem: np.load(p, allow_pickle=False) for p in sorted((folder / "in").glob("*.npy"))}
+    expected = {p.stem: np.load(p, allow_pickle=False) for p in sorted((folder / "expected").glob("*.npy"))}
+    names = [next(iter(o.get_names())) for o in model.outputs]
+    try:
+        got = run_cpu(model, inputs, names)
+    except Exception as e:  # the plugin's refusal, whatever its type
+        return "refused: " + str(e).strip().splitlines()[-1]
+    for name, want in expected.items():
+        have = got.get(name)
+        if have is None or have.shape != want.shape:
+            return f"{name}: shape {None if have is None else have.shape}, expected {want.shape}"
+        if have.dtype.kind in "US":
+            same = (have == want).all()
+        else:
+            same = have.tobytes() == want.astype(have.dtype).tobytes()
+        if not same:
+            at = int(np.argmax(have.reshape(-1) != want.reshape(-1).astype(have.dtype)))
+            return f"{name}: differs at flat index {at}: {have.reshape(-1)[at]!r}, expected {want.reshape(-1)[at]!r}"
+    return "bit-exact"
+
+
+def main(argv: list[str]) -> int:
+    cases = argv or list(DOCUMENTED)
+    for case in cases:
+        note = f"  ({DOCUMENTED[case]})" if case in DOCUMENTED and not argv else ""
+        print(f"{case}: {run(case)}{note}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
