@@ -35,6 +35,7 @@ GENERATORS = [
     "unsupported",
     "transpose",
     "roll",
+    "block_ops",
 ]
 
 

@@ -38,6 +38,7 @@ mod testing;
 pub mod broadcast;
 pub mod concat;
 mod convert;
+pub mod depth_to_space;
 pub mod gather;
 pub mod reshape;
 mod reverse;
@@ -54,6 +55,10 @@ pub use parallel::ExecOptions;
 pub use broadcast::{broadcast, broadcast_into, broadcast_output_shape};
 pub use concat::{concat, concat_into, concat_output_shape};
 pub use convert::{convert, convert_into};
+pub use depth_to_space::{
+    depth_to_space, depth_to_space_into, depth_to_space_output_shape, space_to_depth, space_to_depth_into,
+    space_to_depth_output_shape, DepthToSpaceScratch,
+};
 pub use gather::{gather, gather_into, gather_output_shape, GatherScratch};
 pub use reshape::{reshape, squeeze, unsqueeze};
 pub use reverse::{reverse, reverse_into, ReverseScratch};

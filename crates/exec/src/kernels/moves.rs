@@ -176,6 +176,42 @@ impl View {
     }
 }
 
+/// The view a kernel worked out for the last data shape and parameters
+/// (`K`, `()` when the parameters are attributes), kept in the kernel's
+/// scratch so that a run on the same ones works nothing out and
+/// allocates nothing.
+#[derive(Clone, Debug)]
+pub(crate) struct KeptView<K> {
+    last: Option<(K, View)>,
+}
+
+impl<K> Default for KeptView<K> {
+    fn default() -> Self {
+        KeptView { last: None }
+    }
+}
+
+impl<K: PartialEq> KeptView<K> {
+    /// The view kept for `key` and data of shape `data_shape`, made by
+    /// `make` (and kept) when the last one was for others.
+    pub(crate) fn get(
+        &mut self,
+        key: K,
+        data_shape: &[usize],
+        make: impl FnOnce() -> Result<View, KernelError>,
+    ) -> Result<&View, KernelError> {
+        let kept = self.last.as_ref().is_some_and(|(k, view)| *k == key && view.data_shape() == data_shape);
+        if !kept {
+            self.last = None;
+            self.last = Some((key, make()?));
+        }
+        match &self.last {
+            Some((_, view)) => Ok(view),
+            None => Err(KernelError::Internal { op: "moves", what: "a kept view was not kept" }),
+        }
+    }
+}
+
 /// Bytes of output a block of units aims at: the pieces of one block are
 /// played one after the other, so a Concat writes each output line while
 /// it is still in the first-level cache.
@@ -432,7 +468,7 @@ impl Moves {
                         let src = sources.get(piece.input)?;
                         let (outer, base) = self.outer_loop(piece, first + done, n)?;
                         let mut player = Player::<N> { moves: self, src, out: &mut *out };
-                        let dims: SmallVec<[Dim; 5]> =
+                        let dims: SmallVec<[Dim; 8]> =
                             std::iter::once(outer).chain(piece.dims.iter().copied()).collect();
                         player.walk(&dims, base, done.checked_mul(self.unit)?.checked_add(piece.dst)?)?;
                     }

@@ -43,6 +43,7 @@ mod concat;
 mod constant;
 mod convert;
 mod custom;
+mod depth_to_space;
 mod fixed;
 mod gather;
 mod parameter;

@@ -100,10 +100,11 @@ macro_rules! for_each_builtin_op {
             $crate::ops::Slice,
             $crate::ops::Transpose,
             $crate::ops::Roll,
-            // Split, VariadicSplit, StridedSlice, Tile, Pad,
-            // DepthToSpace, SpaceToDepth, ShuffleChannels, BatchToSpace and
-            // SpaceToBatch have their shape inference (modules above) and
-            // join this list with their kernels.
+            $crate::ops::DepthToSpace,
+            $crate::ops::SpaceToDepth,
+            // Split, VariadicSplit, StridedSlice, Tile, Pad, ShuffleChannels,
+            // BatchToSpace and SpaceToBatch have their shape inference
+            // (modules above) and join this list with their kernels.
             $crate::ops::ReverseSubsequences,
         }
     };

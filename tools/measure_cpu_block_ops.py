@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""What OpenVINO's CPU plugin does with the block ops (DepthToSpace,
+SpaceToDepth) on strings and packed sub-byte data, next to the NumPy
+reference of tools/samples.
+
+    python3 tools/measure_cpu_block_ops.py
+
+Each line names an op, an element type and what the plugin returns: the
+same elements as the reference, different ones (the first few of each), or
+the first line of its error. Each case runs in a process of its own, since
+some abort the process. The README's section on where ovir differs from
+the CPU plugin quotes these results. Needs the `numpy` and `openvino` pip
+packages.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+CASES = [(op, et) for op in ("DepthToSpace", "SpaceToDepth") for et in ("string", "u4", "i4", "u3", "u1")]
+SHAPES = {"DepthToSpace": (1, 4, 3, 3), "SpaceToDepth": (1, 1, 6, 2)}
+
+
+def one(op: str, et: str) -> str:
+    import openvino as ov
+
+    from samples.elements import unpack_codes
+    from samples.generators import block_ops
+    from samples.graph import code_const, model, string_const, strings
+
+    shape = SHAPES[op]
+    make, ref = ((block_ops.depth_to_space, block_ops.ref_depth_to_space) if op == "DepthToSpace"
+                 else (block_ops.space_to_depth, block_ops.ref_space_to_depth))
+    data = strings(shape) if et == "string" else block_ops.codes(et, shape)
+    node = string_const(data, "data") if et == "string" else code_const(data, et, "data")
+    want = ref(data, "blocks_first", 2)
+    try:
+        out = list(ov.Core().compile_model(model({"out": make(node, "blocks_first", 2)}, [], "m"), "CPU")({})
+                   .values())[0]
+    except RuntimeError as e:
+        return "error: " + str(e).strip().splitlines()[0][:100]
+    if et == "string":
+        got = np.asarray(out.str_data if hasattr(out, "str_data") else out).reshape(want.shape)
+    else:
+        raw = np.asarray(out.data).view(np.uint8).tobytes()
+        got = unpack_codes(raw, et, want.size).reshape(want.shape)
+    if np.array_equal(got, want):
+        return "same as the reference"
+    return f"differs: {got.reshape(-1)[:6].tolist()} where the reference gives {want.reshape(-1)[:6].tolist()}"
+
+
+def main() -> int:
+    if len(sys.argv) == 3:
+        print(one(sys.argv[1], sys.argv[2]), flush=True)
+        return 0
+    for op, et in CASES:
+        run = subprocess.run([sys.executable, __file__, op, et], capture_output=True, text=True)
+        said = run.stdout.strip()
+        if run.returncode:
+            died = f"the process dies ({' '.join(run.stderr.strip().splitlines()[-1:])})"
+            said = f"{said}, then {died}" if said else died
+        print(f"{op:13} {et:7} {said}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,256 @@
+"""The block ops, DepthToSpace-1 and SpaceToDepth-1: both modes, block
+sizes 1 to 4, ranks 3 to 5, every ordinary element type, strings and
+packed types, zero-sized axes, data whose shape is known only at run
+time, OpenVINO's own op_reference cases, a pixel shuffle beside its
+Reshape-Transpose-Reshape form, and shapes the blocks do not divide."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..cases import Cases
+from ..elements import ALL_TYPES, NP_DTYPE, PACKED_BITS
+from ..evaluate import Call, RefError
+from ..graph import FACTORY, _out, arange, code_const, const, model, param, serialize_text, \
+    string_const, strings
+from ..registry import Generator
+from ..xmltext import set_attr
+
+
+# --- references ---------------------------------------------------------------
+
+
+def ref_depth_to_space(data: np.ndarray, mode: str, bs: int) -> np.ndarray:
+    """DepthToSpace as the spec writes it: a reshape of the channels into
+    blocks and depth, a transpose and a reshape."""
+    if data.ndim < 3:
+        raise RefError("DepthToSpace needs rank 3 or more")
+    n, c, spatial = data.shape[0], data.shape[1], data.shape[2:]
+    k = len(spatial)
+    if c % bs ** k:
+        raise RefError(f"DepthToSpace channels {c} are not a multiple of {bs ** k}")
+    depth = c // bs ** k
+    if mode == "blocks_first":
+        x = data.reshape(n, *([bs] * k), depth, *spatial)
+        order = [0, k + 1] + [a for i in range(k) for a in (k + 2 + i, 1 + i)]
+    else:
+        x = data.reshape(n, depth, *([bs] * k), *spatial)
+        order = [0, 1] + [a for i in range(k) for a in (k + 2 + i, 2 + i)]
+    return np.ascontiguousarray(x.transpose(order).reshape(n, depth, *(d * bs for d in spatial)))
+
+
+def ref_space_to_depth(data: np.ndarray, mode: str, bs: int) -> np.ndarray:
+    """SpaceToDepth as the spec writes it: each spatial axis split into
+    blocks, the block offsets moved next to the channels, a reshape."""
+    if data.ndim < 3:
+        raise RefError("SpaceToDepth needs rank 3 or more")
+    n, c, spatial = data.shape[0], data.shape[1], data.shape[2:]
+    k = len(spatial)
+    if any(d % bs for d in spatial):
+        raise RefError(f"SpaceToDepth spatial axes {spatial} are not multiples of {bs}")
+    x = data.reshape(n, c, *[v for d in spatial for v in (d // bs, bs)])
+    blocks = [3 + 2 * i for i in range(k)]
+    if mode == "blocks_first":
+        order = [0, *blocks, 1]
+    else:
+        order = [0, 1, *blocks]
+    order += [2 + 2 * i for i in range(k)]
+    return np.ascontiguousarray(x.transpose(order).reshape(n, c * bs ** k, *(d // bs for d in spatial)))
+
+
+def evaluate_depth_to_space(call: Call) -> tuple[np.ndarray, list[str]]:
+    return ref_depth_to_space(call.args[0], call.attrs["mode"], int(call.attrs["block_size"])), []
+
+
+def evaluate_space_to_depth(call: Call) -> tuple[np.ndarray, list[str]]:
+    return ref_space_to_depth(call.args[0], call.attrs["mode"], int(call.attrs["block_size"])), []
+
+
+# --- nodes ----------------------------------------------------------------------
+
+
+def depth_to_space(data, mode: str, bs: int, name: str = "depth_to_space"):
+    node = FACTORY.create("DepthToSpace", [_out(data)], {"mode": mode, "block_size": bs})
+    node.set_friendly_name(name)
+    return node
+
+
+def space_to_depth(data, mode: str, bs: int, name: str = "space_to_depth"):
+    node = FACTORY.create("SpaceToDepth", [_out(data)], {"mode": mode, "block_size": bs})
+    node.set_friendly_name(name)
+    return node
+
+
+def codes(et: str, shape) -> np.ndarray:
+    """Every code of a packed type in turn, as the .npy files carry them."""
+    bits = PACKED_BITS[et]
+    low = -(1 << (bits - 1)) if et == "i4" else 0
+    n = int(np.prod(shape))
+    return (np.arange(n) * 5 % (1 << bits) + low).astype(NP_DTYPE[et]).reshape(shape)
+
+
+# Measured with OpenVINO 2026.4.1's CPU plugin (tools/measure_cpu_block_ops.py).
+STRINGS_EMPTY = ("the CPU plugin's string DepthToSpace and SpaceToDepth give empty strings from a Parameter "
+                 "and abort the process on a Const")
+PACKED_D2S = "the CPU plugin's DepthToSpace of packed data corrupts its heap (the process aborts)"
+PACKED_S2D = "the CPU plugin's SpaceToDepth moves packed data byte by byte, not element by element"
+
+MODES = ("blocks_first", "depth_first")
+SHORT = {"blocks_first": "bf", "depth_first": "df"}
+
+# OpenVINO's op_reference cases (depth_to_space.cpp, space_to_depth.cpp):
+# name, data shape, data, mode, block size, expected output.
+D2S_UPSTREAM = [
+    ("block_first_k1_bs2", (1, 8, 2), [0, 2, 8, 10, 16, 18, 24, 26, 1, 3, 9, 11, 17, 19, 25, 27],
+     "blocks_first", 2, list(range(0, 4)) + list(range(8, 12)) + list(range(16, 20)) + list(range(24, 28))),
+    ("block_first_k2_bs2", (1, 8, 2, 2),
+     [0, 2, 8, 10, 16, 18, 24, 26, 1, 3, 9, 11, 17, 19, 25, 27, 4, 6, 12, 14, 20, 22, 28, 30, 5, 7, 13, 15,
+      21, 23, 29, 31], "blocks_first", 2, list(range(32))),
+    ("block_first_k2_bs4", (1, 16, 2, 1),
+     [v for i in range(16) for v in (i, i + 16)], "blocks_first", 4, list(range(32))),
+    ("depth_first_1k_bs2", (1, 8, 2), [0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15],
+     "depth_first", 2, list(range(16))),
+    ("depth_first_2k_bs2", (1, 8, 2, 2),
+     [0, 2, 8, 10, 16, 18, 24, 26, 1, 3, 9, 11, 17, 19, 25, 27, 4, 6, 12, 14, 20, 22, 28, 30, 5, 7, 13, 15,
+      21, 23, 29, 31], "depth_first", 2,
+     [0, 16, 2, 18, 1, 17, 3, 19, 8, 24, 10, 26, 9, 25, 11, 27, 4, 20, 6, 22, 5, 21, 7, 23, 12, 28, 14, 30,
+      13, 29, 15, 31]),
+    ("depth_first_2k_bs4", (1, 16, 2, 1),
+     [v for i in range(16) for v in (i, i + 16)], "depth_first", 4, list(range(32))),
+]
+S2D_UPSTREAM = [
+    ("block_first_k2_bs2", (1, 2, 4, 4), list(range(32)), "blocks_first", 2,
+     [0, 2, 8, 10, 16, 18, 24, 26, 1, 3, 9, 11, 17, 19, 25, 27, 4, 6, 12, 14, 20, 22, 28, 30, 5, 7, 13, 15,
+      21, 23, 29, 31]),
+    ("block_first_k2_bs3", (1, 2, 6, 3),
+     [0, 4, 8, 12, 16, 20, 24, 28, 32, 1, 5, 9, 13, 17, 21, 25, 29, 33, 2, 6, 10, 14, 18, 22, 26, 30, 34, 3,
+      7, 11, 15, 19, 23, 27, 31, 35], "blocks_first", 3, list(range(36))),
+    ("block_first_k1_bs3", (1, 2, 6), [0, 4, 8, 1, 5, 9, 2, 6, 10, 3, 7, 11], "blocks_first", 3,
+     list(range(12))),
+    ("depth_first_k2_bs2", (1, 2, 4, 4),
+     [0, 16, 2, 18, 1, 17, 3, 19, 8, 24, 10, 26, 9, 25, 11, 27, 4, 20, 6, 22, 5, 21, 7, 23, 12, 28, 14, 30,
+      13, 29, 15, 31], "depth_first", 2,
+     [0, 2, 8, 10, 16, 18, 24, 26, 1, 3, 9, 11, 17, 19, 25, 27, 4, 6, 12, 14, 20, 22, 28, 30, 5, 7, 13, 15,
+      21, 23, 29, 31]),
+    ("depth_first_k2_bs3", (1, 2, 6, 3),
+     [0, 2, 4, 6, 8, 10, 12, 14, 16, 1, 3, 5, 7, 9, 11, 13, 15, 17, 18, 20, 22, 24, 26, 28, 30, 32, 34, 19,
+      21, 23, 25, 27, 29, 31, 33, 35], "depth_first", 3, list(range(36))),
+    ("depth_first_k1_bs3", (1, 2, 6), [0, 2, 4, 1, 3, 5, 6, 8, 10, 7, 9, 11], "depth_first", 3,
+     list(range(12))),
+]
+
+
+def build_depth(cases: Cases):
+    # OpenVINO's op_reference cases, their expected values checked against
+    # the reference here.
+    for ops, make, ref, table in (("d2s", depth_to_space, ref_depth_to_space, D2S_UPSTREAM),
+                                  ("s2d", space_to_depth, ref_space_to_depth, S2D_UPSTREAM)):
+        for tag, shape, values, mode, bs, want in table:
+            data = np.array(values, np.float32).reshape(shape)
+            if ref(data, mode, bs).reshape(-1).tolist() != want:
+                raise ValueError(f"{ops}_{tag}: the reference does not give OpenVINO's answer")
+            d = param("data", "f32", shape)
+            cases.add(f"{ops}_upstream_{tag}", model({"out": make(d, mode, bs)}, [d], ops), {"data": data})
+
+    # Both modes, block sizes 1 to 4, ranks 3 to 5, batches of 1 and more.
+    for mode in MODES:
+        for shape, bs in (((2, 9, 4), 3), ((2, 16, 3, 5), 2), ((1, 48, 2, 3), 4), ((2, 8, 2, 3, 2), 2),
+                          ((3, 4, 2, 5), 1)):
+            d = param("data", "i32", shape)
+            tag = f"{SHORT[mode]}_bs{bs}_r{len(shape)}"
+            cases.add(f"d2s_{tag}_i32", model({"out": depth_to_space(d, mode, bs)}, [d], "d2s"),
+                      {"data": arange(shape, "i32")})
+        for shape, bs in (((2, 3, 6), 3), ((2, 3, 4, 10), 2), ((1, 2, 8, 4), 4), ((2, 2, 4, 2, 6), 2),
+                          ((3, 4, 2, 5), 1)):
+            d = param("data", "i32", shape)
+            tag = f"{SHORT[mode]}_bs{bs}_r{len(shape)}"
+            cases.add(f"s2d_{tag}_i32", model({"out": space_to_depth(d, mode, bs)}, [d], "s2d"),
+                      {"data": arange(shape, "i32")})
+
+    # Every ordinary element type, a mode each.
+    for et in ALL_TYPES:
+        d = param("data", et, (2, 8, 3, 2))
+        cases.add(f"d2s_type_{et}", model({"out": depth_to_space(d, "depth_first", 2)}, [d], "d2s"),
+                  {"data": arange((2, 8, 3, 2), et)})
+        d = param("data", et, (2, 3, 4, 6))
+        cases.add(f"s2d_type_{et}", model({"out": space_to_depth(d, "blocks_first", 2)}, [d], "s2d"),
+                  {"data": arange((2, 3, 4, 6), et)})
+
+    # Strings and packed types, elements moving inside their bytes.
+    d = param("data", "string", (1, 4, 2, 3))
+    cases.add("d2s_string_param", model({"out": depth_to_space(d, "blocks_first", 2)}, [d], "d2s"),
+              {"data": strings((1, 4, 2, 3))}, no_check=STRINGS_EMPTY)
+    sc = string_const(strings((1, 2, 2, 4)), "strings")
+    cases.add("s2d_string_const", model({"out": space_to_depth(sc, "depth_first", 2)}, [], "s2d"),
+              no_check=STRINGS_EMPTY)
+    for et in ("u4", "i4", "u1", "u3"):
+        data = code_const(codes(et, (1, 4, 3, 3)), et, "data")
+        cases.add(f"d2s_type_{et}", model({"out": depth_to_space(data, "depth_first", 2)}, [], "d2s"),
+                  no_check=PACKED_D2S)
+        data = code_const(codes(et, (1, 1, 6, 2)), et, "data")
+        cases.add(f"s2d_type_{et}", model({"out": space_to_depth(data, "blocks_first", 2)}, [], "s2d"),
+                  no_check=PACKED_S2D)
+
+    # Zero-sized axes: a batch of none, and no channels.
+    for shape in ((0, 8, 2, 2), (2, 0, 2, 2)):
+        d = param("data", "f32", shape)
+        cases.add(f"d2s_empty_{'x'.join(map(str, shape))}",
+                  model({"out": depth_to_space(d, "blocks_first", 2)}, [d], "d2s"), {"data": arange(shape)})
+    d = param("data", "f32", (2, 0, 4, 4))
+    cases.add("s2d_empty_2x0x4x4", model({"out": space_to_depth(d, "depth_first", 2)}, [d], "s2d"),
+              {"data": arange((2, 0, 4, 4))})
+
+    # Data whose shape is known only at run time.
+    d = param("data", "f32", "[?,?,?,?]")
+    cases.add("d2s_dynamic_f32", model({"out": depth_to_space(d, "depth_first", 2)}, [d], "d2s"),
+              {"data": arange((2, 12, 3, 4))})
+    d = param("data", "f32", "[1,?,?,?]")
+    cases.add("s2d_dynamic_f32", model({"out": space_to_depth(d, "blocks_first", 3)}, [d], "s2d"),
+              {"data": arange((1, 2, 6, 9))})
+    # ... and one the blocks do not divide.
+    d = param("data", "f32", "[?,?,?,?]")
+    cases.add("d2s_runtime_bad_channels", model({"out": depth_to_space(d, "blocks_first", 2)}, [d], "d2s"),
+              {"data": arange((1, 6, 2, 2))}, expected_error="multiple of 4")
+    d = param("data", "f32", "[?,?,?]")
+    cases.add("s2d_runtime_bad_spatial", model({"out": space_to_depth(d, "blocks_first", 2)}, [d], "s2d"),
+              {"data": arange((1, 2, 5))}, expected_error="multiple of 2")
+
+    # What OpenVINO refuses when it reads the model.
+    d = param("data", "f32", (1, 8, 2, 2))
+    x, w = serialize_text(model({"out": depth_to_space(d, "blocks_first", 2)}, [d], "d2s"))
+    cases.bad("d2s_channels_not_divisible", set_attr(x, "depth_to_space", "block_size", "3"), w, "multiple of 9")
+    cases.bad("d2s_block_size_zero", set_attr(x, "depth_to_space", "block_size", "0"), w, "1 or more")
+    cases.bad("d2s_unknown_mode", set_attr(x, "depth_to_space", "mode", "pixels"), w, "pixels")
+    d = param("data", "f32", (1, 2, 4, 6))
+    x, w = serialize_text(model({"out": space_to_depth(d, "depth_first", 2)}, [d], "s2d"))
+    cases.bad("s2d_spatial_not_divisible", set_attr(x, "space_to_depth", "block_size", "3"), w, "multiple of 3")
+
+    # A pixel shuffle (ESPCN's upscaling by 3), and the same as the
+    # Reshape, Transpose and Reshape that PyTorch's pixel_shuffle becomes:
+    # the two give the same bytes.
+    n, c, h, w, r = 1, 2, 4, 5, 3
+    shape = (n, c * r * r, h, w)
+    values = arange(shape)
+    d = param("data", "f32", shape)
+    cases.add("pixel_shuffle_depth_to_space",
+              model({"out": depth_to_space(d, "depth_first", r)}, [d], "pixel_shuffle"), {"data": values})
+    d = param("data", "f32", shape)
+    x = FACTORY.create("Reshape", [_out(d), _out(const([n, c, r, r, h, w], "i64", "split_shape"))],
+                       {"special_zero": False})
+    x = FACTORY.create("Transpose", [_out(x), _out(const([0, 1, 4, 2, 5, 3], "i64", "order"))], {})
+    x = FACTORY.create("Reshape", [_out(x), _out(const([n, c, h * r, w * r], "i64", "out_shape"))],
+                       {"special_zero": False})
+    cases.add("pixel_shuffle_reshape_transpose", model({"out": x}, [d], "pixel_shuffle"), {"data": values})
+    want = values.reshape(n, c, r, r, h, w).transpose(0, 1, 4, 2, 5, 3).reshape(n, c, h * r, w * r)
+    if not np.array_equal(ref_depth_to_space(values, "depth_first", r), want):
+        raise ValueError("pixel shuffle: DepthToSpace differs from its Reshape-Transpose-Reshape form")
+
+
+def build(cases: Cases):
+    build_depth(cases)
+
+
+GENERATOR = Generator("block_ops", build, references={
+    "DepthToSpace": evaluate_depth_to_space,
+    "SpaceToDepth": evaluate_space_to_depth,
+})
