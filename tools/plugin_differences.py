@@ -16,6 +16,7 @@ pip packages.
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 
@@ -30,6 +31,8 @@ from samples.cases import run_cpu  # noqa: E402  (feeds packed and string inputs
 DOCUMENTED = {
     "roll_scalar_shift": "refuses a scalar shift with several axes, which the spec allows",
     "roll_string_const": "does not roll strings",
+    "tile_string_const": "aborts the process tiling strings",
+    "tile_type_u4": "aborts the process tiling packed data",
 }
 
 
@@ -57,11 +60,24 @@ def run(case: str) -> str:
     return "bit-exact"
 
 
+def in_child(case: str) -> str:
+    """`run(case)` in a process of its own, since the plugin aborts the
+    process on some cases."""
+    child = subprocess.run([sys.executable, __file__, "--one", case], capture_output=True, text=True)
+    if child.returncode == 0:
+        return child.stdout.strip()
+    last = (child.stderr.strip().splitlines() or [""])[-1]
+    return f"aborted the process (exit {child.returncode}): {last}"
+
+
 def main(argv: list[str]) -> int:
+    if argv[:1] == ["--one"]:
+        print(run(argv[1]))
+        return 0
     cases = argv or list(DOCUMENTED)
     for case in cases:
         note = f"  ({DOCUMENTED[case]})" if case in DOCUMENTED and not argv else ""
-        print(f"{case}: {run(case)}{note}")
+        print(f"{case}: {in_child(case)}{note}")
     return 0
 
 

@@ -36,6 +36,7 @@ GENERATORS = [
     "transpose",
     "roll",
     "block_ops",
+    "tile",
 ]
 
 

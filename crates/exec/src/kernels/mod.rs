@@ -47,6 +47,7 @@ mod reverse_subsequences;
 pub mod roll;
 pub mod shape_of;
 pub mod slice;
+pub mod tile;
 pub mod transpose;
 
 pub use error::KernelError;
@@ -73,4 +74,5 @@ pub use reverse_subsequences::{
 pub use roll::{roll, roll_into, RollScratch};
 pub use shape_of::{shape_of, shape_of_into};
 pub use slice::{slice, slice_into, slice_output_shape};
+pub use tile::{tile, tile_into, tile_output_shape, TileScratch};
 pub use transpose::{transpose, transpose_into, transpose_output_shape, TransposeScratch};

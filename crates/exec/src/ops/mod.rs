@@ -56,6 +56,7 @@ mod roll;
 mod shape_of;
 mod slice;
 mod squeeze;
+mod tile;
 mod transpose;
 mod unsqueeze;
 mod view;

@@ -100,9 +100,10 @@ macro_rules! for_each_builtin_op {
             $crate::ops::Slice,
             $crate::ops::Transpose,
             $crate::ops::Roll,
+            $crate::ops::Tile,
             $crate::ops::DepthToSpace,
             $crate::ops::SpaceToDepth,
-            // Split, VariadicSplit, StridedSlice, Tile, Pad, ShuffleChannels,
+            // Split, VariadicSplit, StridedSlice, Pad, ShuffleChannels,
             // BatchToSpace and SpaceToBatch have their shape inference
             // (modules above) and join this list with their kernels.
             $crate::ops::ReverseSubsequences,
