@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What OpenVINO's CPU plugin does with the block ops (DepthToSpace,
-SpaceToDepth) on strings and packed sub-byte data, next to the NumPy
+SpaceToDepth, ShuffleChannels) on strings and packed sub-byte data, next to the NumPy
 reference of tools/samples.
 
     python3 tools/measure_cpu_block_ops.py
@@ -23,8 +23,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-CASES = [(op, et) for op in ("DepthToSpace", "SpaceToDepth") for et in ("string", "u4", "i4", "u3", "u1")]
-SHAPES = {"DepthToSpace": (1, 4, 3, 3), "SpaceToDepth": (1, 1, 6, 2)}
+OPS = ("DepthToSpace", "SpaceToDepth", "ShuffleChannels")
+CASES = [(op, et) for op in OPS for et in ("string", "u4", "i4", "u3", "u1")]
+SHAPES = {"DepthToSpace": (1, 4, 3, 3), "SpaceToDepth": (1, 1, 6, 2), "ShuffleChannels": (3, 6)}
 
 
 def one(op: str, et: str) -> str:
@@ -35,13 +36,19 @@ def one(op: str, et: str) -> str:
     from samples.graph import code_const, model, string_const, strings
 
     shape = SHAPES[op]
-    make, ref = ((block_ops.depth_to_space, block_ops.ref_depth_to_space) if op == "DepthToSpace"
-                 else (block_ops.space_to_depth, block_ops.ref_space_to_depth))
+    make, ref = {
+        "DepthToSpace": (lambda x: block_ops.depth_to_space(x, "blocks_first", 2),
+                         lambda v: block_ops.ref_depth_to_space(v, "blocks_first", 2)),
+        "SpaceToDepth": (lambda x: block_ops.space_to_depth(x, "blocks_first", 2),
+                         lambda v: block_ops.ref_space_to_depth(v, "blocks_first", 2)),
+        "ShuffleChannels": (lambda x: block_ops.shuffle_channels(x, -1, 3),
+                            lambda v: block_ops.ref_shuffle_channels(v, -1, 3)),
+    }[op]
     data = strings(shape) if et == "string" else block_ops.codes(et, shape)
     node = string_const(data, "data") if et == "string" else code_const(data, et, "data")
-    want = ref(data, "blocks_first", 2)
+    want = ref(data)
     try:
-        out = list(ov.Core().compile_model(model({"out": make(node, "blocks_first", 2)}, [], "m"), "CPU")({})
+        out = list(ov.Core().compile_model(model({"out": make(node)}, [], "m"), "CPU")({})
                    .values())[0]
     except RuntimeError as e:
         return "error: " + str(e).strip().splitlines()[0][:100]

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..cases import Cases
 from ..elements import ALL_TYPES, NP_DTYPE, PACKED_BITS
-from ..evaluate import Call, RefError
+from ..evaluate import Call, RefError, norm_axis
 from ..graph import FACTORY, _out, arange, code_const, const, model, param, serialize_text, \
     string_const, strings
 from ..registry import Generator
@@ -58,6 +58,23 @@ def ref_space_to_depth(data: np.ndarray, mode: str, bs: int) -> np.ndarray:
     return np.ascontiguousarray(x.transpose(order).reshape(n, c * bs ** k, *(d // bs for d in spatial)))
 
 
+def ref_shuffle_channels(data: np.ndarray, axis: int, group: int) -> np.ndarray:
+    """ShuffleChannels as the spec writes it: the axis split into
+    [group, n / group], the two swapped."""
+    if data.ndim < 1:
+        raise RefError("ShuffleChannels needs rank 1 or more")
+    a = norm_axis(axis, data.ndim)
+    n = data.shape[a]
+    if group < 1 or n % group:
+        raise RefError(f"ShuffleChannels axis of {n} is not a multiple of {group} groups")
+    x = data.reshape(*data.shape[:a], group, n // group, *data.shape[a + 1:])
+    return np.ascontiguousarray(np.swapaxes(x, a, a + 1).reshape(data.shape))
+
+
+def evaluate_shuffle_channels(call: Call) -> tuple[np.ndarray, list[str]]:
+    return ref_shuffle_channels(call.args[0], int(call.attrs["axis"]), int(call.attrs["group"])), []
+
+
 def evaluate_depth_to_space(call: Call) -> tuple[np.ndarray, list[str]]:
     return ref_depth_to_space(call.args[0], call.attrs["mode"], int(call.attrs["block_size"])), []
 
@@ -94,6 +111,15 @@ STRINGS_EMPTY = ("the CPU plugin's string DepthToSpace and SpaceToDepth give emp
                  "and abort the process on a Const")
 PACKED_D2S = "the CPU plugin's DepthToSpace of packed data corrupts its heap (the process aborts)"
 PACKED_S2D = "the CPU plugin's SpaceToDepth moves packed data byte by byte, not element by element"
+SHUFFLE_STRINGS = ("the CPU plugin refuses a string ShuffleChannels from a Parameter and aborts the process on "
+                   "a Const")
+SHUFFLE_PACKED = "the CPU plugin's ShuffleChannels moves packed data byte by byte (u1: it fails)"
+
+def shuffle_channels(data, axis: int, group: int, name: str = "shuffle_channels"):
+    node = FACTORY.create("ShuffleChannels", [_out(data)], {"axis": axis, "group": group})
+    node.set_friendly_name(name)
+    return node
+
 
 MODES = ("blocks_first", "depth_first")
 SHORT = {"blocks_first": "bf", "depth_first": "df"}
@@ -246,11 +272,85 @@ def build_depth(cases: Cases):
         raise ValueError("pixel shuffle: DepthToSpace differs from its Reshape-Transpose-Reshape form")
 
 
+# OpenVINO's op_reference cases (shuffle_channels.cpp): name, data shape,
+# axis, group, expected output of np.arange data (every case's data is
+# 0..59, the 5-D case's four times over, which arange modulo 60 gives).
+SHUFFLE_ROW = [v for g in range(3) for j in range(5) for v in range(12 * j + 4 * g, 12 * j + 4 * g + 4)]
+SHUFFLE_UPSTREAM = [
+    ("simple", (1, 15, 2, 2), 1, 5, SHUFFLE_ROW),
+    ("negative_axis", (15, 2, 1, 2), -4, 5, SHUFFLE_ROW),
+    ("float", (6, 1, 1, 1), 0, 2, [0, 3, 1, 4, 2, 5]),
+    ("1d", (15,), 0, 5, [0, 3, 6, 9, 12, 1, 4, 7, 10, 13, 2, 5, 8, 11, 14]),
+    ("2d", (15, 4), 0, 5, SHUFFLE_ROW),
+    ("3d", (15, 2, 2), 0, 5, SHUFFLE_ROW),
+    ("5d", (2, 2, 15, 2, 2), 2, 5, SHUFFLE_ROW * 4),
+]
+
+
+def build_shuffle(cases: Cases):
+    for tag, shape, axis, group, want in SHUFFLE_UPSTREAM:
+        data = (np.arange(int(np.prod(shape))) % 60).astype(np.float32).reshape(shape)
+        if ref_shuffle_channels(data, axis, group).reshape(-1).tolist() != want:
+            raise ValueError(f"shuffle_channels_{tag}: the reference does not give OpenVINO's answer")
+        d = param("data", "f32", shape)
+        cases.add(f"shuffle_channels_upstream_{tag}",
+                  model({"out": shuffle_channels(d, axis, group)}, [d], "shuffle_channels"), {"data": data})
+
+    # Every axis of a rank-4 tensor, negative ones, and groups from one to
+    # the whole axis (which moves nothing).
+    shape = (2, 6, 4, 6)
+    for axis, group in ((0, 2), (1, 3), (-2, 2), (3, 3), (-1, 2), (1, 1), (1, 6)):
+        d = param("data", "i32", shape)
+        tag = f"axis{axis}_g{group}".replace("-", "m")
+        cases.add(f"shuffle_channels_{tag}_i32",
+                  model({"out": shuffle_channels(d, axis, group)}, [d], "shuffle_channels"),
+                  {"data": arange(shape, "i32")})
+
+    # Every ordinary element type.
+    for et in ALL_TYPES:
+        d = param("data", et, (2, 6, 3))
+        cases.add(f"shuffle_channels_type_{et}",
+                  model({"out": shuffle_channels(d, 1, 3)}, [d], "shuffle_channels"), {"data": arange((2, 6, 3), et)})
+
+    # Strings and packed types.
+    d = param("data", "string", (2, 4, 3))
+    cases.add("shuffle_channels_string_param",
+              model({"out": shuffle_channels(d, 1, 2)}, [d], "shuffle_channels"), {"data": strings((2, 4, 3))},
+              no_check=SHUFFLE_STRINGS)
+    for et in ("u4", "i4", "u1", "u3"):
+        data = code_const(codes(et, (3, 6)), et, "data")
+        cases.add(f"shuffle_channels_type_{et}",
+                  model({"out": shuffle_channels(data, -1, 3)}, [], "shuffle_channels"), no_check=SHUFFLE_PACKED)
+
+    # An empty batch, and data whose shape is known only at run time,
+    # fitting the groups or not.
+    d = param("data", "f32", (0, 6, 2))
+    cases.add("shuffle_channels_empty", model({"out": shuffle_channels(d, 1, 2)}, [d], "shuffle_channels"),
+              {"data": arange((0, 6, 2))})
+    d = param("data", "f32", "[?,?,?]")
+    cases.add("shuffle_channels_dynamic_f32", model({"out": shuffle_channels(d, 1, 4)}, [d], "shuffle_channels"),
+              {"data": arange((2, 8, 3))})
+    d = param("data", "f32", "[?,?,?]")
+    cases.add("shuffle_channels_runtime_bad_groups",
+              model({"out": shuffle_channels(d, 1, 4)}, [d], "shuffle_channels"), {"data": arange((2, 6, 3))},
+              expected_error="multiple of its 4 groups")
+
+    # What OpenVINO refuses when it reads the model.
+    d = param("data", "f32", (2, 6, 3))
+    x, w = serialize_text(model({"out": shuffle_channels(d, 1, 3)}, [d], "shuffle_channels"))
+    cases.bad("shuffle_channels_groups_not_dividing", set_attr(x, "shuffle_channels", "group", "4"), w,
+              "multiple of its 4 groups")
+    cases.bad("shuffle_channels_group_zero", set_attr(x, "shuffle_channels", "group", "0"), w, "1 or more")
+    cases.bad("shuffle_channels_axis_out_of_range", set_attr(x, "shuffle_channels", "axis", "3"), w, "axis")
+
+
 def build(cases: Cases):
     build_depth(cases)
+    build_shuffle(cases)
 
 
 GENERATOR = Generator("block_ops", build, references={
     "DepthToSpace": evaluate_depth_to_space,
     "SpaceToDepth": evaluate_space_to_depth,
+    "ShuffleChannels": evaluate_shuffle_channels,
 })

@@ -46,6 +46,7 @@ mod reverse_sequence;
 mod reverse_subsequences;
 pub mod roll;
 pub mod shape_of;
+pub mod shuffle_channels;
 pub mod slice;
 pub mod tile;
 pub mod transpose;
@@ -73,6 +74,9 @@ pub use reverse_subsequences::{
 };
 pub use roll::{roll, roll_into, RollScratch};
 pub use shape_of::{shape_of, shape_of_into};
+pub use shuffle_channels::{
+    shuffle_channels, shuffle_channels_into, shuffle_channels_output_shape, ShuffleChannelsScratch,
+};
 pub use slice::{slice, slice_into, slice_output_shape};
 pub use tile::{tile, tile_into, tile_output_shape, TileScratch};
 pub use transpose::{transpose, transpose_into, transpose_output_shape, TransposeScratch};

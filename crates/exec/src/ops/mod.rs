@@ -54,6 +54,7 @@ mod reverse_sequence;
 mod reverse_subsequences;
 mod roll;
 mod shape_of;
+mod shuffle_channels;
 mod slice;
 mod squeeze;
 mod tile;

@@ -103,9 +103,10 @@ macro_rules! for_each_builtin_op {
             $crate::ops::Tile,
             $crate::ops::DepthToSpace,
             $crate::ops::SpaceToDepth,
-            // Split, VariadicSplit, StridedSlice, Pad, ShuffleChannels,
-            // BatchToSpace and SpaceToBatch have their shape inference
-            // (modules above) and join this list with their kernels.
+            $crate::ops::ShuffleChannels,
+            // Split, VariadicSplit, StridedSlice, Pad, BatchToSpace and
+            // SpaceToBatch have their shape inference (modules above) and
+            // join this list with their kernels.
             $crate::ops::ReverseSubsequences,
         }
     };
