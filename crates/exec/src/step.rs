@@ -353,15 +353,19 @@ pub(crate) trait Kernel: fmt::Debug + Send + Sync {
     }
 
     /// For a view whose shapes were worked out at compile time: the data
-    /// shape it was made for, and the view's shape. A request keeps such a
-    /// view of an unchanged input from one run to the next.
-    fn fixed_view(&self) -> Option<(&[usize], &[usize])> {
+    /// shape it was made for, and the shape of the view at output `port`.
+    /// A request keeps the views of an unchanged input from one run to the
+    /// next when every port of the step has one.
+    fn fixed_view(&self, port: usize) -> Option<(&[usize], &[usize])> {
+        let _ = port;
         None
     }
 
-    /// For a [`Kernel::fixed_view`]: the element of the data the view
-    /// starts at (0 for a reshape, the first element taken for a slice).
-    fn view_first(&self) -> usize {
+    /// For a [`Kernel::fixed_view`]: the element of the data the view at
+    /// output `port` starts at (0 for a reshape, the first element taken
+    /// for a slice or a part of a split).
+    fn view_first(&self, port: usize) -> usize {
+        let _ = port;
         0
     }
 }

@@ -99,11 +99,11 @@ impl Kernel for SlicePart {
         true
     }
 
-    fn fixed_view(&self) -> Option<(&[usize], &[usize])> {
+    fn fixed_view(&self, _port: usize) -> Option<(&[usize], &[usize])> {
         Some((&self.data_shape, &self.shape))
     }
 
-    fn view_first(&self) -> usize {
+    fn view_first(&self, _port: usize) -> usize {
         self.first
     }
 }

@@ -73,7 +73,7 @@ impl Kernel for FixedView {
         true
     }
 
-    fn fixed_view(&self) -> Option<(&[usize], &[usize])> {
+    fn fixed_view(&self, _port: usize) -> Option<(&[usize], &[usize])> {
         Some((&self.data_shape, &self.shape))
     }
 }

@@ -264,10 +264,13 @@ impl<'m> Builder<'m> {
         let ports = self.model.layer(idx).outputs.len();
         // A view with shapes fixed at compile time, of a value that stays
         // put, is kept from one run to the next.
-        let keep =
-            ports == 1 && kernel.fixed_view().is_some() && args.first().is_some_and(|&s| self.is_settled(s));
+        let keep = ports >= 1
+            && (0..ports).all(|port| kernel.fixed_view(port).is_some())
+            && args.first().is_some_and(|&s| self.is_settled(s));
         if keep {
-            self.settled[out] = true;
+            for slot in out..out + ports {
+                self.settled[slot] = true;
+            }
         }
         self.steps.push(Step {
             layer: self.model.layer_ref(idx),
@@ -290,7 +293,7 @@ impl<'m> Builder<'m> {
             .iter()
             .map(|o| o.slot)
             .chain(self.inputs.iter().map(|i| i.slot))
-            .chain(self.steps.iter().filter(|s| s.keep).map(|s| s.output))
+            .chain(self.steps.iter().filter(|s| s.keep).flat_map(|s| s.output..s.output + s.ports))
             .collect();
         schedule_releases(&mut self.steps, &pinned, &self.known);
         grant_reuse(&mut self.steps, &pinned);

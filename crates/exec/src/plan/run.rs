@@ -58,20 +58,21 @@ impl Plan {
         Ok(())
     }
 
-    /// Whether the view a kept step made on an earlier run is still the
-    /// view of its data input: the same storage, type and shapes.
+    /// Whether the views a kept step made on an earlier run, one per output
+    /// port, are still views of its data input: the same storage, type and
+    /// shapes.
     fn kept_view_holds(step: &Step, state: &RunState) -> bool {
-        let Some((data_shape, shape)) = step.kernel.fixed_view() else { return false };
         let value = |s| state.values.get(s).and_then(Option::as_ref);
-        match (value(step.output), step.inputs.first().and_then(|&s| value(s))) {
-            (Some(view), Some(data)) => {
-                view.is_view_of(data, step.kernel.view_first())
+        let Some(data) = step.inputs.first().and_then(|&s| value(s)) else { return false };
+        (0..step.ports).all(|port| {
+            let Some((data_shape, shape)) = step.kernel.fixed_view(port) else { return false };
+            value(step.output + port).is_some_and(|view| {
+                view.is_view_of(data, step.kernel.view_first(port))
                     && view.element_type() == data.element_type()
                     && data.shape() == data_shape
                     && view.shape() == shape
-            }
-            _ => false,
-        }
+            })
+        })
     }
 
     /// Runs one step: describes its outputs, takes their buffers, moves in
