@@ -37,24 +37,30 @@ impl Net {
         Out(id, 0)
     }
 
-    /// A 1-D Const holding `bytes`, `len` elements of `ty`.
-    fn constant_bytes(&mut self, ty: &str, len: usize, bytes: impl IntoIterator<Item = u8>) -> Out {
+    /// A Const of `ty` and shape `shape` (as the XML writes it) holding
+    /// `bytes`.
+    fn constant_bytes(&mut self, ty: &str, shape: &str, bytes: impl IntoIterator<Item = u8>) -> Out {
         let offset = self.weights.len();
         self.weights.extend(bytes);
         let size = self.weights.len() - offset;
         let id = self.layer(|id| {
             format!(
                 r#"<layer id="{id}" name="c{id}" type="Const" version="opset1">
-                <data element_type="{ty}" shape="{len}" offset="{offset}" size="{size}"/>
+                <data element_type="{ty}" shape="{shape}" offset="{offset}" size="{size}"/>
                 <output><port id="0"/></output></layer>"#
             )
         });
         Out(id, 0)
     }
 
+    /// A scalar `i64` Const.
+    pub fn scalar(&mut self, value: i64) -> Out {
+        self.constant_bytes("i64", "", value.to_le_bytes())
+    }
+
     /// A 1-D `i64` Const.
     pub fn ints(&mut self, values: &[i64]) -> Out {
-        self.constant_bytes("i64", values.len(), values.iter().flat_map(|v| v.to_le_bytes()))
+        self.constant_bytes("i64", &values.len().to_string(), values.iter().flat_map(|v| v.to_le_bytes()))
     }
 
     /// A 1-D Const of `ty`, `f32` or `i64` (any other), from these values.
@@ -64,7 +70,7 @@ impl Net {
             _ => values.iter().flat_map(|&v| (v as i64).to_le_bytes()).collect(),
         };
         let ty = if ty == "f32" { "f32" } else { "i64" };
-        self.constant_bytes(ty, values.len(), bytes)
+        self.constant_bytes(ty, &values.len().to_string(), bytes)
     }
 
     /// A layer of one output port, fed by `inputs` in order.

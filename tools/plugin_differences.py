@@ -33,6 +33,7 @@ DOCUMENTED = {
     "roll_string_const": "does not roll strings",
     "tile_string_const": "aborts the process tiling strings",
     "tile_type_u4": "aborts the process tiling packed data",
+    "variadic_split_type_u4": "cuts packed data byte by byte, which scrambles every part after the first",
 }
 
 

@@ -340,6 +340,61 @@ fn a_slice_of_whole_rows_is_a_view_that_allocates_nothing() {
 }
 
 #[test]
+fn splits_allocate_nothing_after_the_first_inference_and_their_views_follow_the_input() {
+    // Rows of an input cut by Split are views of it, kept between runs;
+    // columns cut by VariadicSplit are copies; a Split by an axis given
+    // at run time works its parts out on the run (every axis of the data
+    // divides by 3, whichever the example inputs pick).
+    let mut net = Net::default();
+    let x = net.parameter("f32", &[6, 6]);
+    let axis = net.scalar(0);
+    for rows in net.ops("Split", "opset1", r#"num_splits="2""#, &[x, axis], 2) {
+        net.result(rows);
+    }
+    let (axis, lengths) = (net.ints(&[-1]), net.ints(&[1, -1, 0, 2]));
+    for columns in net.ops("VariadicSplit", "opset1", "", &[x, axis, lengths], 4) {
+        net.result(columns);
+    }
+    let axis = net.parameter("i64", &[]);
+    for part in net.ops("Split", "opset1", r#"num_splits="3""#, &[x, axis], 3) {
+        net.result(part);
+    }
+    let compiled = net.compile();
+    let expected = |x: &Tensor, axis: &Tensor| {
+        let v = x.to_vec::<f32>().unwrap();
+        let rows = |r: std::ops::Range<usize>| v[r.start * 6..r.end * 6].to_vec();
+        let columns = |c: std::ops::Range<usize>| {
+            let n = c.len();
+            let cut: Vec<f32> = (0..6).flat_map(|r| v[r * 6 + c.start..r * 6 + c.end].to_vec()).collect();
+            Tensor::from_vec(&[6, n], cut).unwrap()
+        };
+        let mut want = vec![
+            Tensor::from_vec(&[3, 6], rows(0..3)).unwrap(),
+            Tensor::from_vec(&[3, 6], rows(3..6)).unwrap(),
+            columns(0..1),
+            columns(1..4),
+            columns(4..4),
+            columns(4..6),
+        ];
+        want.extend(kernels::split(x, axis, 3).unwrap());
+        want
+    };
+    assert_steady(&compiled, |inputs| expected(&inputs[0], &inputs[1]));
+    let mut request = compiled.infer_request();
+    for round in 0..3 {
+        let values: Vec<f32> = (0..36).map(|v| (v * (round + 3)) as f32 - 7.5).collect();
+        let x = Tensor::from_vec(&[6, 6], values).unwrap();
+        let axis = Tensor::from_vec(&[], vec![[-1i64, 1][round as usize % 2]]).unwrap();
+        request.set_input(0, x.clone()).unwrap();
+        request.set_input(1, axis.clone()).unwrap();
+        request.infer().unwrap();
+        let outputs: Vec<Tensor> = request.outputs().into_iter().cloned().collect();
+        assert_eq!(outputs, expected(&x, &axis), "round {round}");
+        assert!(outputs[1].is_view_of(&x, 18), "the second rows are a view of the input");
+    }
+}
+
+#[test]
 fn gathers_by_constant_indices_are_worked_out_once() {
     // x[:, [2, 0, 7, -1]] (7 is out of range: zeros) and x[:, ::-1] as a
     // Gather by reversed indices, which runs as a Reverse.

@@ -33,8 +33,9 @@ class Call:
         return self.node.get_attributes()
 
 
-# An op's reference: its output value, and the reasons why the CPU plugin
-# cannot be used as an exact cross-check of it (empty when it can).
+# An op's reference: its output value (a list of them, in port order, for an
+# op with several outputs), and the reasons why the CPU plugin cannot be
+# used as an exact cross-check of it (empty when it can).
 Reference = Callable[[Call], tuple[np.ndarray, list[str]]]
 
 
@@ -101,10 +102,15 @@ def evaluate(model: ov.Model, feeds: dict[str, np.ndarray], out_names: list[str]
             caveats += notes
         else:
             raise ValueError(f"operation {kind} is not part of the supported set")
-        values[(node.get_instance_id(), 0)] = val
-        reasons[(node.get_instance_id(), 0)] = set(caveats)
-        if out_type in NP_DTYPE and val.dtype != NP_DTYPE[out_type]:
-            raise ValueError(f"{node.get_friendly_name()}: reference dtype {val.dtype} != {out_type}")
+        ports = list(val) if isinstance(val, list) else [val]
+        if len(ports) != node.get_output_size():
+            raise ValueError(f"{node.get_friendly_name()}: reference gave {len(ports)} outputs, "
+                             f"the node has {node.get_output_size()}")
+        for port, v in enumerate(ports):
+            values[(node.get_instance_id(), port)] = v
+            reasons[(node.get_instance_id(), port)] = set(caveats)
+            if out_type in NP_DTYPE and v.dtype != NP_DTYPE[out_type]:
+                raise ValueError(f"{node.get_friendly_name()}: reference dtype {v.dtype} != {out_type}")
     outputs, caveats = {}, {}
     for res, name in zip(model.get_results(), out_names):
         src = res.input_value(0)

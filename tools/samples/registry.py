@@ -37,6 +37,7 @@ GENERATORS = [
     "roll",
     "block_ops",
     "tile",
+    "split",
 ]
 
 

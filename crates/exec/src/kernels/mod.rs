@@ -48,6 +48,7 @@ pub mod roll;
 pub mod shape_of;
 pub mod shuffle_channels;
 pub mod slice;
+pub mod split;
 pub mod tile;
 pub mod transpose;
 
@@ -78,5 +79,9 @@ pub use shuffle_channels::{
     shuffle_channels, shuffle_channels_into, shuffle_channels_output_shape, ShuffleChannelsScratch,
 };
 pub use slice::{slice, slice_into, slice_output_shape};
+pub use split::{
+    split, split_into, split_output_shapes, variadic_split, variadic_split_into,
+    variadic_split_output_shapes, SplitScratch,
+};
 pub use tile::{tile, tile_into, tile_output_shape, TileScratch};
 pub use transpose::{transpose, transpose_into, transpose_output_shape, TransposeScratch};

@@ -56,10 +56,12 @@ mod roll;
 mod shape_of;
 mod shuffle_channels;
 mod slice;
+mod split;
 mod squeeze;
 mod tile;
 mod transpose;
 mod unsqueeze;
+mod variadic_split;
 mod view;
 
 macro_rules! plan_builtin {

@@ -104,9 +104,11 @@ macro_rules! for_each_builtin_op {
             $crate::ops::DepthToSpace,
             $crate::ops::SpaceToDepth,
             $crate::ops::ShuffleChannels,
-            // Split, VariadicSplit, StridedSlice, Pad, BatchToSpace and
-            // SpaceToBatch have their shape inference (modules above) and
-            // join this list with their kernels.
+            $crate::ops::Split,
+            $crate::ops::VariadicSplit,
+            // StridedSlice, Pad, BatchToSpace and SpaceToBatch have their
+            // shape inference (modules above) and join this list with their
+            // kernels.
             $crate::ops::ReverseSubsequences,
         }
     };
