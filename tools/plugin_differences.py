@@ -34,6 +34,7 @@ DOCUMENTED = {
     "tile_string_const": "aborts the process tiling strings",
     "tile_type_u4": "aborts the process tiling packed data",
     "variadic_split_type_u4": "cuts packed data byte by byte, which scrambles every part after the first",
+    "pad_type_u4": "scrambles packed elements",
 }
 
 

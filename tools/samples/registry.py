@@ -38,6 +38,7 @@ GENERATORS = [
     "block_ops",
     "tile",
     "split",
+    "pad",
 ]
 
 

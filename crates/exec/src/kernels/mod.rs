@@ -40,6 +40,7 @@ pub mod concat;
 mod convert;
 pub mod depth_to_space;
 pub mod gather;
+pub mod pad;
 pub mod reshape;
 mod reverse;
 mod reverse_sequence;
@@ -63,6 +64,7 @@ pub use depth_to_space::{
     space_to_depth_output_shape, DepthToSpaceScratch,
 };
 pub use gather::{gather, gather_into, gather_output_shape, GatherScratch};
+pub use pad::{pad, pad_into, pad_output_shape, PadScratch};
 pub use reshape::{reshape, squeeze, unsqueeze};
 pub use reverse::{reverse, reverse_into, ReverseScratch};
 pub use reverse_sequence::{

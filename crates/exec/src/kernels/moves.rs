@@ -107,6 +107,9 @@ pub(crate) struct View {
     data_shape: Vec<usize>,
     shape: Vec<usize>,
     moves: Moves,
+    /// Whether some pieces read a fill value, a second input of one
+    /// element ([`View::run_filled`]).
+    filled: bool,
 }
 
 impl View {
@@ -143,7 +146,24 @@ impl View {
                 .ok_or(KernelError::Internal { op, what: "an element count overflows" })
         };
         moves.check(op, &[count(data_shape)?], count(&shape)?)?;
-        Ok(View { op, data_shape: data_shape.to_vec(), shape, moves })
+        Ok(View { op, data_shape: data_shape.to_vec(), shape, moves, filled: false })
+    }
+
+    /// [`View::from_moves`] for moves whose pieces may also read a fill
+    /// value, a second input of one element (see [`Moves::runs`]); played
+    /// with [`View::run_filled`].
+    pub(crate) fn from_filled_moves(
+        op: &'static str,
+        data_shape: &[usize],
+        shape: Vec<usize>,
+        moves: Moves,
+    ) -> Result<View, KernelError> {
+        let count = |s: &[usize]| {
+            ovir_tensor::element_count(s)
+                .ok_or(KernelError::Internal { op, what: "an element count overflows" })
+        };
+        moves.check(op, &[count(data_shape)?, 1], count(&shape)?)?;
+        Ok(View { op, data_shape: data_shape.to_vec(), shape, moves, filled: true })
     }
 
     /// The data shape this view was worked out for.
@@ -164,7 +184,36 @@ impl View {
         out: &mut Tensor,
         options: &ExecOptions,
     ) -> Result<(), KernelError> {
+        if self.filled {
+            return Err(KernelError::Internal {
+                op: self.op,
+                what: "a view that fills was given no fill value",
+            });
+        }
+        self.play(&[data], out, options)
+    }
+
+    /// [`View::run`] for a view made by [`View::from_filled_moves`]: the
+    /// new elements take the one element of `fill`, of the data's type.
+    pub(crate) fn run_filled(
+        &self,
+        data: &Tensor,
+        fill: &Tensor,
+        out: &mut Tensor,
+        options: &ExecOptions,
+    ) -> Result<(), KernelError> {
+        if fill.len() != 1 || fill.element_type() != data.element_type() {
+            return Err(KernelError::Internal {
+                op: self.op,
+                what: "the fill value is not one element of the data's type",
+            });
+        }
+        self.play(&[data, fill], out, options)
+    }
+
+    fn play(&self, inputs: &[&Tensor], out: &mut Tensor, options: &ExecOptions) -> Result<(), KernelError> {
         let op = self.op;
+        let data = inputs.first().ok_or(KernelError::Internal { op, what: "a view was given no data" })?;
         if data.shape() != self.data_shape.as_slice() {
             return Err(KernelError::Internal {
                 op,
@@ -172,7 +221,7 @@ impl View {
             });
         }
         super::checks::check_output(op, data.element_type(), &self.shape, out)?;
-        self.moves.play(op, &[data], out, options)
+        self.moves.play(op, inputs, out, options)
     }
 }
 
@@ -545,7 +594,6 @@ pub(crate) enum Run {
     Data { count: usize, start: isize, step: isize },
     /// `count` indices that hold the fill value, the one element of the
     /// moves' second input.
-    #[allow(dead_code, reason = "made by the pads of the ops that come next")]
     Fill { count: usize },
 }
 

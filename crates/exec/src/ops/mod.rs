@@ -46,6 +46,7 @@ mod custom;
 mod depth_to_space;
 mod fixed;
 mod gather;
+mod pad;
 mod parameter;
 mod reshape;
 mod result;

@@ -101,12 +101,13 @@ macro_rules! for_each_builtin_op {
             $crate::ops::Transpose,
             $crate::ops::Roll,
             $crate::ops::Tile,
+            $crate::ops::Pad,
             $crate::ops::DepthToSpace,
             $crate::ops::SpaceToDepth,
             $crate::ops::ShuffleChannels,
             $crate::ops::Split,
             $crate::ops::VariadicSplit,
-            // StridedSlice, Pad, BatchToSpace and SpaceToBatch have their
+            // StridedSlice, BatchToSpace and SpaceToBatch have their
             // shape inference (modules above) and join this list with their
             // kernels.
             $crate::ops::ReverseSubsequences,
