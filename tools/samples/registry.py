@@ -39,6 +39,7 @@ GENERATORS = [
     "tile",
     "split",
     "pad",
+    "pipelines",
 ]
 
 
