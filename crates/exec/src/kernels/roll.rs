@@ -4,7 +4,7 @@ use ovir_shape::ops::roll::roll_shifts_into;
 use ovir_tensor::Tensor;
 use smallvec::SmallVec;
 
-use super::moves::{AxisRuns, Moves, Run, View};
+use super::moves::{AxisRuns, KeptView, Moves, Run, View};
 use super::{ExecOptions, KernelError};
 
 const OP: &str = "Roll";
@@ -45,7 +45,7 @@ pub(crate) fn layout(dims: &[usize], shifts: &[usize]) -> Result<View, KernelErr
 /// allocates nothing.
 #[derive(Clone, Debug, Default)]
 pub struct RollScratch {
-    last: Option<(Shifts, View)>,
+    last: KeptView<Shifts>,
 }
 
 impl RollScratch {
@@ -87,15 +87,8 @@ pub fn roll_into(
     scratch: &mut RollScratch,
 ) -> Result<(), KernelError> {
     let by = shifts(data.shape(), shift, axes)?;
-    let kept = scratch.last.as_ref().is_some_and(|(s, view)| *s == by && view.data_shape() == data.shape());
-    if !kept {
-        let view = layout(data.shape(), &by)?;
-        scratch.last = Some((by, view));
-    }
-    match &scratch.last {
-        Some((_, view)) => view.run(data, out, options),
-        None => Err(KernelError::Internal { op: OP, what: "the roll's copy was not kept" }),
-    }
+    let view = scratch.last.get(by.clone(), data.shape(), || layout(data.shape(), &by))?;
+    view.run(data, out, options)
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@ use ovir_shape::ShapeErrorKind;
 use ovir_tensor::Tensor;
 use smallvec::SmallVec;
 
-use super::moves::{Step, View};
+use super::moves::{KeptView, Step, View};
 use super::{ExecOptions, KernelError};
 
 const OP: &str = "Tile";
@@ -55,7 +55,7 @@ pub(crate) fn layout(dims: &[usize], out: &[usize]) -> Result<View, KernelError>
 /// same ones allocates nothing.
 #[derive(Clone, Debug, Default)]
 pub struct TileScratch {
-    last: Option<View>,
+    last: KeptView<Shape>,
 }
 
 impl TileScratch {
@@ -101,17 +101,8 @@ pub fn tile_into(
     scratch: &mut TileScratch,
 ) -> Result<(), KernelError> {
     let shape = output_shape(data.shape(), repeats)?;
-    let kept = scratch
-        .last
-        .as_ref()
-        .is_some_and(|view| view.shape() == shape.as_slice() && view.data_shape() == data.shape());
-    if !kept {
-        scratch.last = Some(layout(data.shape(), &shape)?);
-    }
-    match &scratch.last {
-        Some(view) => view.run(data, out, options),
-        None => Err(KernelError::Internal { op: OP, what: "the tile's copy was not kept" }),
-    }
+    let view = scratch.last.get(shape.clone(), data.shape(), || layout(data.shape(), &shape))?;
+    view.run(data, out, options)
 }
 
 #[cfg(test)]

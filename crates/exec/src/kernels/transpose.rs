@@ -4,7 +4,7 @@ use ovir_shape::ops::transpose::transpose_order_into;
 use ovir_tensor::Tensor;
 use smallvec::SmallVec;
 
-use super::moves::{Step, View};
+use super::moves::{KeptView, Step, View};
 use super::{ExecOptions, KernelError};
 
 const OP: &str = "Transpose";
@@ -56,7 +56,7 @@ pub(crate) fn output_shape(data: &Tensor, order: &Tensor) -> Result<SmallVec<[us
 /// ones allocates nothing.
 #[derive(Clone, Debug, Default)]
 pub struct TransposeScratch {
-    last: Option<(Permutation, View)>,
+    last: KeptView<Permutation>,
 }
 
 impl TransposeScratch {
@@ -95,15 +95,8 @@ pub fn transpose_into(
     scratch: &mut TransposeScratch,
 ) -> Result<(), KernelError> {
     let perm = permutation(order, data.rank())?;
-    let kept = scratch.last.as_ref().is_some_and(|(p, view)| *p == perm && view.data_shape() == data.shape());
-    if !kept {
-        let view = layout(data.shape(), &perm)?;
-        scratch.last = Some((perm, view));
-    }
-    match &scratch.last {
-        Some((_, view)) => view.run(data, out, options),
-        None => Err(KernelError::Internal { op: OP, what: "the transpose's copy was not kept" }),
-    }
+    let view = scratch.last.get(perm.clone(), data.shape(), || layout(data.shape(), &perm))?;
+    view.run(data, out, options)
 }
 
 #[cfg(test)]
