@@ -169,6 +169,115 @@ MOVEMENT = (("gather_bgr_u8", np.uint8, (1, 1080, 1920, 3), "gather", ([2, 1, 0]
 ONNX_MODELS = {}
 
 
+def _perms(rank):
+    import itertools
+    return [p for p in itertools.permutations(range(rank)) if list(p) != list(range(rank))]
+
+
+# The layout ops, 32 MiB each (name, dtype, shape, op, its arguments):
+# Transpose in every order of rank 2 to 4 of the shapes the targets name,
+# and NHWC to NCHW of a 1080p image; the other layout ops on long
+# stretches (64 bytes and more) and on short ones.
+LAYOUT = tuple(
+    [(f"transpose_64x512x256_{''.join(map(str, p))}_f32", np.float32, (64, 512, 256), "transpose", p)
+     for p in _perms(3)]
+    + [(f"transpose_8x64x128x128_{''.join(map(str, p))}_f32", np.float32, (8, 64, 128, 128), "transpose", p)
+       for p in _perms(4)]
+    + [("transpose_4096x2048_10_f32", np.float32, (4096, 2048), "transpose", (1, 0)),
+       ("transpose_2x4194304_10_f32", np.float32, (2, 4194304), "transpose", (1, 0)),
+       ("transpose_8192x4096_10_u8", np.uint8, (8192, 4096), "transpose", (1, 0)),
+       ("transpose_nhwc_to_nchw_u8", np.uint8, (1, 1080, 1920, 3), "transpose", (0, 3, 1, 2)),
+       ("roll_rows_f32", np.float32, (64, 512, 256), "roll", ([100], [1])),
+       ("roll_inner_f32", np.float32, (64, 512, 256), "roll", ([-100], [2])),
+       ("roll_short_u8", np.uint8, (1 << 22, 8), "roll", ([3], [1])),
+       ("tile_rows_f32", np.float32, (64, 256, 256), "tile", [2, 1, 1]),
+       ("tile_inner_f32", np.float32, (64, 512, 128), "tile", [1, 1, 2]),
+       ("tile_short_u8", np.uint8, (1 << 22, 4), "tile", [1, 2]),
+       ("pad_image_f32", np.float32, (8, 64, 126, 126), "pad", ("constant", [0, 0, 1, 1], [0, 0, 1, 1])),
+       ("pad_reflect_f32", np.float32, (8, 64, 126, 126), "pad", ("reflect", [0, 0, 1, 1], [0, 0, 1, 1])),
+       ("pad_short_u8", np.uint8, (1 << 22, 6), "pad", ("edge", [0, 1], [0, 1])),
+       ("depth_to_space_f32", np.float32, (8, 256, 64, 64), "depth_to_space", ("blocks_first", 2)),
+       ("space_to_depth_f32", np.float32, (8, 64, 128, 128), "space_to_depth", ("blocks_first", 2)),
+       ("shuffle_channels_f32", np.float32, (8, 64, 128, 128), "shuffle_channels", 4),
+       ("split_channels_f32", np.float32, (8, 64, 128, 128), "split", (1, 2)),
+       ("split_batch_f32", np.float32, (8, 64, 128, 128), "split", (0, 2)),
+       ("variadic_split_inner_f32", np.float32, (64, 512, 256), "variadic_split", (2, [100, 156])),
+       ("strided_slice_step2_f32", np.float32, (2048, 4096), "strided_slice", ([0, 0], [0, 0], [1, 2])),
+       ("strided_slice_flip_f32", np.float32, (2048, 4096), "strided_slice", ([0, 0], [0, 0], [-1, 1])),
+       ("batch_to_space_f32", np.float32, (32, 64, 64, 64), "batch_to_space", [1, 1, 2, 2]),
+       ("space_to_batch_f32", np.float32, (8, 64, 128, 128), "space_to_batch", [1, 1, 2, 2])])
+
+
+def layout_models(op, dtype, shape, a):
+    """(OpenVINO model, ONNX model or None) of layout op `op` on a `data`
+    input of `shape`, its other inputs constants made from `a`."""
+    data = ops1.parameter(shape, dtype, name="data")
+    i64 = lambda v: ops1.constant(np.array(v, np.int64)).output(0)  # noqa: E731
+    opset = lambda n: NodeFactory(f"opset{n}")  # noqa: E731
+    d = data.output(0)
+    if op == "transpose":
+        node = ops1.transpose(data, i64(list(a)))
+    elif op == "roll":
+        node = opset(7).create("Roll", [d, i64(a[0]), i64(a[1])], {})
+    elif op == "tile":
+        node = ops1.tile(data, i64(a))
+    elif op == "pad":
+        node = opset(12).create("Pad", [d, i64(a[1]), i64(a[2])], {"pad_mode": a[0]})
+    elif op in ("depth_to_space", "space_to_depth"):
+        kind = "DepthToSpace" if op == "depth_to_space" else "SpaceToDepth"
+        node = opset(1).create(kind, [d], {"mode": a[0], "block_size": a[1]})
+    elif op == "shuffle_channels":
+        node = opset(1).create("ShuffleChannels", [d], {"axis": 1, "group": a})
+    elif op == "split":
+        node = opset(1).create("Split", [d, i64(a[0])], {"num_splits": a[1]})
+    elif op == "variadic_split":
+        node = opset(1).create("VariadicSplit", [d, i64(a[0]), i64(a[1])], {})
+    elif op == "strided_slice":
+        begin, end, strides = a
+        node = opset(1).create("StridedSlice", [d, i64(begin), i64(end), i64(strides)],
+                               {"begin_mask": [1] * len(begin), "end_mask": [1] * len(end), "new_axis_mask": [],
+                                "shrink_axis_mask": [], "ellipsis_mask": []})
+    else:
+        block = a
+        zeros = [0] * len(shape)
+        kind = "BatchToSpace" if op == "batch_to_space" else "SpaceToBatch"
+        node = opset(2).create(kind, [d, i64(block), i64(zeros), i64(zeros)], {})
+    model = ov.Model([ops1.result(o) for o in node.outputs()], [data], op)
+    try:
+        import onnx
+        import onnx.helper as oh
+    except ImportError:
+        return model, None
+    elem = oh.np_dtype_to_tensor_dtype(np.dtype(dtype))
+    ints = lambda n, v: oh.make_tensor(n, onnx.TensorProto.INT64, [len(v)], list(v))  # noqa: E731
+    outs = [f"out{i}" for i in range(len(node.outputs()))]
+    if op == "transpose":
+        nodes, inits = [oh.make_node("Transpose", ["data"], outs, perm=list(a))], []
+    elif op == "tile":
+        nodes, inits = [oh.make_node("Tile", ["data", "r"], outs)], [ints("r", a)]
+    elif op == "pad":
+        nodes, inits = [oh.make_node("Pad", ["data", "p"], outs, mode=a[0])], [ints("p", list(a[1]) + list(a[2]))]
+    elif op in ("depth_to_space", "space_to_depth") and a[0] == "blocks_first":
+        kind = "DepthToSpace" if op == "depth_to_space" else "SpaceToDepth"
+        extra = {"mode": "DCR"} if op == "depth_to_space" else {}
+        nodes, inits = [oh.make_node(kind, ["data"], outs, blocksize=a[1], **extra)], []
+    elif op == "split":
+        nodes, inits = [oh.make_node("Split", ["data"], outs, axis=a[0], num_outputs=a[1])], []
+    elif op == "variadic_split":
+        nodes, inits = [oh.make_node("Split", ["data", "l"], outs, axis=a[0])], [ints("l", a[1])]
+    elif op == "strided_slice":
+        n = len(shape)
+        starts = [0 if s > 0 else -1 for s in a[2]]
+        ends = [2 ** 62 if s > 0 else -(2 ** 62) for s in a[2]]
+        nodes = [oh.make_node("Slice", ["data", "b", "e", "x", "s"], outs)]
+        inits = [ints("b", starts), ints("e", ends), ints("x", list(range(n))), ints("s", a[2])]
+    else:
+        return model, None
+    graph = oh.make_graph(nodes, op, [oh.make_tensor_value_info("data", elem, list(shape))],
+                          [oh.make_tensor_value_info(o, elem, None) for o in outs], inits)
+    return model, oh.make_model(graph, opset_imports=[oh.make_opsetid("", 18)])
+
+
 # Short rows: ReverseSequence whose sequences are 32-byte rows, and
 # Reverse of rows of 32 bytes along the innermost axis; 32 MiB each.
 ROWS32_U8 = (128, 8192, 32)
@@ -300,6 +409,10 @@ def workloads(rng):
         model, onnx_model = movement_models(op, ty, shape, a)
         ONNX_MODELS[name] = onnx_model
         yield name, ty, shape, (lambda m=model: m), None, None
+    for name, ty, shape, op, a in LAYOUT:
+        model, onnx_model = layout_models(op, ty, shape, a)
+        ONNX_MODELS[name] = onnx_model
+        yield name, ty, shape, (lambda m=model: m), None, None
     for name, ty, shape in TIME_MAJOR:
         lens_tm = rng.integers(1, shape[0] + 1, size=shape[1])
         ONNX_RSEQ[name] = (1, 0, lens_tm)
@@ -411,7 +524,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--iterations", type=int, default=30)
     parser.add_argument("--ovir-iterations", type=int, default=1000, help="timed runs per `ovir bench`")
-    parser.add_argument("--only", help="run only workloads whose name contains this")
+    parser.add_argument("--only", help="run only workloads whose name contains this (or one of these, comma-separated)")
     parser.add_argument("--markdown", action="store_true", help="print a Markdown table")
     parser.add_argument("--keep", metavar="DIR", help="write the IR and input files here and keep them")
     parser.add_argument("--ovir", action="append", metavar="LABEL=PATH",
@@ -439,7 +552,7 @@ def main():
         tmp = args.keep or scratch
         os.makedirs(tmp, exist_ok=True)
         for name, dtype, shape, build, flip, write in workloads(rng):
-            if args.only and args.only not in name:
+            if args.only and not any(part in name for part in args.only.split(",")):
                 continue
             model = build() if build else None
             xml = os.path.join(tmp, f"{name}.xml")
