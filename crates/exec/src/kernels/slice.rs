@@ -75,7 +75,7 @@ fn shape_of(ranges: &[SliceRange]) -> Result<Vec<usize>, KernelError> {
 
 /// The axes to reverse when the slice takes every axis whole, either in
 /// order or back to front (as PyTorch's flip is written); `None` otherwise.
-fn reversal(dims: &[usize], ranges: &[SliceRange]) -> Option<Vec<bool>> {
+pub(crate) fn reversal(dims: &[usize], ranges: &[SliceRange]) -> Option<Vec<bool>> {
     dims.iter()
         .zip(ranges)
         .map(|(&d, r)| {
@@ -112,7 +112,7 @@ pub(crate) enum Fixed {
 /// The first element of the output when it is one contiguous stretch of
 /// the data: every axis before some axis `k` takes one index, axis `k`
 /// steps by 1, and every axis after it is taken whole and in order.
-fn contiguous(dims: &[usize], ranges: &[SliceRange]) -> Option<usize> {
+pub(crate) fn contiguous(dims: &[usize], ranges: &[SliceRange]) -> Option<usize> {
     let whole = |r: &SliceRange, d: usize| r.first == 0 && r.len == d as u64 && (r.step == 1 || d <= 1);
     let k = ranges.iter().zip(dims).rposition(|(r, &d)| !whole(r, d)).unwrap_or(0);
     let (before, at) = (ranges.get(..k)?, ranges.get(k)?);
@@ -219,8 +219,19 @@ pub(crate) type SliceCopy = View;
 
 /// The copy that takes `ranges` (one per axis) from data of shape `dims`.
 fn slice_copy(dims: &[usize], ranges: &[SliceRange]) -> Result<SliceCopy, KernelError> {
-    let internal = || KernelError::Internal { op: OP, what: "the copy left the data or the output" };
-    let shape = shape_of(ranges)?;
+    strided_copy(OP, dims, ranges, shape_of(ranges)?)
+}
+
+/// The copy of `op` that takes `ranges` (one per axis) from data of shape
+/// `dims` into an output of shape `shape`, which holds as many elements
+/// in the same order (StridedSlice's adds and removes axes of size 1).
+pub(crate) fn strided_copy(
+    op: &'static str,
+    dims: &[usize],
+    ranges: &[SliceRange],
+    shape: Vec<usize>,
+) -> Result<View, KernelError> {
+    let internal = || KernelError::Internal { op, what: "the copy left the data or the output" };
     let mut base = 0isize;
     let mut stride = 1isize;
     let mut axes: PerAxis<(usize, Step)> = PerAxis::new();
@@ -233,5 +244,5 @@ fn slice_copy(dims: &[usize], ranges: &[SliceRange]) -> Result<SliceCopy, Kernel
         stride = isize::try_from(d).ok().and_then(|d| stride.checked_mul(d)).ok_or_else(internal)?;
     }
     axes.reverse();
-    View::new(OP, dims, shape, base, &axes)
+    View::new(op, dims, shape, base, &axes)
 }

@@ -8,7 +8,7 @@ use ovir_shape::ops::Slice;
 use ovir_tensor::Tensor;
 
 use crate::kernels::{self, KernelError};
-use crate::ops::fixed::FixedCopy;
+use crate::ops::fixed::{FixedCopy, FixedPart, Remake};
 use crate::ops::reverse;
 use crate::step::{Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
@@ -24,7 +24,7 @@ pub(crate) fn plan(_op: &Slice, cx: &PlanContext<'_>) -> Result<Planned, KernelE
         kernels::slice::Fixed::Copy(copy) => Planned::step(FixedCopy { view: *copy, general: SliceKernel }),
         kernels::slice::Fixed::Part { data_shape, first, shape, copy } => {
             if cx.element_type(0).byte_width().is_some() {
-                Planned::step(SlicePart { data_shape, first, shape })
+                Planned::step(FixedPart { data_shape, first, shape, general: SliceKernel })
             } else {
                 Planned::step(FixedCopy { view: *copy, general: SliceKernel })
             }
@@ -66,44 +66,11 @@ impl Kernel for SliceKernel {
     }
 }
 
-/// A Slice whose output is one contiguous stretch of whole-byte data: a
-/// view of it, with nothing copied.
-#[derive(Debug)]
-struct SlicePart {
-    data_shape: Vec<usize>,
-    first: usize,
-    shape: Vec<usize>,
-}
+impl Remake for SliceKernel {
+    const OP: &'static str = "Slice";
 
-impl Kernel for SlicePart {
-    fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
-        let view = inputs
-            .first()
-            .filter(|data| data.shape() == self.data_shape.as_slice())
-            .and_then(|data| data.elements_view(self.first, &self.shape));
-        match view {
-            Some(view) => Ok(Output::Ready(view)),
-            // Data of another shape than the plan's: sliced as a new tensor.
-            None => {
-                let (data, start, stop, step, axes) = split(inputs)?;
-                Ok(Output::Ready(kernels::slice(data, start, stop, step, axes)?))
-            }
-        }
-    }
-
-    fn run(&self, _: &[&Tensor], _: &mut Outputs<'_>, _: &mut RunContext<'_>) -> Result<(), KernelError> {
-        Err(KernelError::Internal { op: "Slice", what: "a view was asked to fill a buffer" })
-    }
-
-    fn is_view(&self) -> bool {
-        true
-    }
-
-    fn fixed_view(&self, _port: usize) -> Option<(&[usize], &[usize])> {
-        Some((&self.data_shape, &self.shape))
-    }
-
-    fn view_first(&self, _port: usize) -> usize {
-        self.first
+    fn remake(&self, inputs: &[&Tensor]) -> Result<Tensor, KernelError> {
+        let (data, start, stop, step, axes) = split(inputs)?;
+        kernels::slice(data, start, stop, step, axes)
     }
 }
