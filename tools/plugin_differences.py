@@ -35,6 +35,10 @@ DOCUMENTED = {
     "tile_type_u4": "aborts the process tiling packed data",
     "variadic_split_type_u4": "cuts packed data byte by byte, which scrambles every part after the first",
     "pad_type_u4": "scrambles packed elements",
+    "split_string_const": "aborts the process splitting strings",
+    "strided_slice_upstream_0": "gives other elements and uninitialised memory for a shrunk index before a new axis",
+    "strided_slice_runtime_stride_zero": "dies of a division by zero on a stride of 0 given at run time",
+    "strided_slice_string_const": "aborts the process slicing strings",
 }
 
 

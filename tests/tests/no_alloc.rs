@@ -2,6 +2,7 @@
 //! allocates nothing.
 
 use ovir::exec::kernels;
+use ovir::shape::ops::StridedSlice;
 use ovir::shape::BroadcastMode;
 use ovir::Tensor;
 use ovir_tests::counting::{allocations_in, measure, CountingAlloc};
@@ -391,6 +392,61 @@ fn splits_allocate_nothing_after_the_first_inference_and_their_views_follow_the_
         let outputs: Vec<Tensor> = request.outputs().into_iter().cloned().collect();
         assert_eq!(outputs, expected(&x, &axis), "round {round}");
         assert!(outputs[1].is_view_of(&x, 18), "the second rows are a view of the input");
+    }
+}
+
+#[test]
+fn strided_slices_and_a_split_of_them_allocate_nothing_after_the_first_inference() {
+    // x[1:4] (a view of the input, kept between runs), x[::-1, 1::2]
+    // (a copy worked out at compile time), the same slice by bounds given
+    // at run time (kept in the step's scratch), and a Split of the copy.
+    let mut net = Net::default();
+    let x = net.parameter("f32", &[6, 6]);
+    let (begin, end) = (net.ints(&[1]), net.ints(&[4]));
+    let rows = net.op("StridedSlice", "opset1", "", &[x, begin, end]);
+    net.result(rows);
+    let masks = r#"begin_mask="1,0" end_mask="1,1" new_axis_mask="" shrink_axis_mask="" ellipsis_mask="""#;
+    let (begin, end, strides) = (net.ints(&[0, 1]), net.ints(&[0, 0]), net.ints(&[-1, 2]));
+    let flipped = net.op("StridedSlice", "opset1", masks, &[x, begin, end, strides]);
+    net.result(flipped);
+    let (begin, end, strides) =
+        (net.parameter("i64", &[2]), net.parameter("i64", &[2]), net.parameter("i64", &[2]));
+    let sliced = net.op("StridedSlice", "opset1", "", &[x, begin, end, strides]);
+    net.result(sliced);
+    let axis = net.scalar(1);
+    for part in net.ops("Split", "opset1", r#"num_splits="3""#, &[flipped, axis], 3) {
+        net.result(part);
+    }
+    let compiled = net.compile();
+    let masks =
+        StridedSlice { begin_mask: vec![true, false], end_mask: vec![true, true], ..StridedSlice::default() };
+    let expected = |inputs: &[Tensor]| {
+        let [x, begin, end, strides] = inputs else { panic!("four inputs") };
+        let flipped =
+            kernels::strided_slice(x, &ints(&[0, 1]), &ints(&[0, 0]), Some(&ints(&[-1, 2])), &masks).unwrap();
+        let none = StridedSlice::default();
+        let mut want = vec![
+            kernels::strided_slice(x, &ints(&[1]), &ints(&[4]), None, &none).unwrap(),
+            flipped.clone(),
+            kernels::strided_slice(x, begin, end, Some(strides), &none).unwrap(),
+        ];
+        want.extend(kernels::split(&flipped, &Tensor::from_vec(&[], vec![1i64]).unwrap(), 3).unwrap());
+        want
+    };
+    assert_steady(&compiled, expected);
+    // The rows are a view of the input, and follow a new one.
+    let mut request = compiled.infer_request();
+    let mut inputs = compiled.example_inputs().unwrap();
+    for round in 0..2 {
+        inputs[0] =
+            Tensor::from_vec(&[6, 6], (0..36).map(|v| (v * (round + 2)) as f32 - 0.5).collect()).unwrap();
+        for (i, t) in inputs.iter().enumerate() {
+            request.set_input(i, t.clone()).unwrap();
+        }
+        request.infer().unwrap();
+        let outputs: Vec<Tensor> = request.outputs().into_iter().cloned().collect();
+        assert_eq!(outputs, expected(&inputs), "round {round}");
+        assert!(outputs[0].is_view_of(&inputs[0], 6), "the rows are a view of the input");
     }
 }
 

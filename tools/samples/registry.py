@@ -40,6 +40,7 @@ GENERATORS = [
     "split",
     "pad",
     "pipelines",
+    "strided_slice",
 ]
 
 

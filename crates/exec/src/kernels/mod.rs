@@ -50,6 +50,7 @@ pub mod shape_of;
 pub mod shuffle_channels;
 pub mod slice;
 pub mod split;
+pub mod strided_slice;
 pub mod tile;
 pub mod transpose;
 
@@ -85,5 +86,6 @@ pub use split::{
     split, split_into, split_output_shapes, variadic_split, variadic_split_into,
     variadic_split_output_shapes, SplitScratch,
 };
+pub use strided_slice::{strided_slice, strided_slice_into, strided_slice_output_shape, StridedSliceScratch};
 pub use tile::{tile, tile_into, tile_output_shape, TileScratch};
 pub use transpose::{transpose, transpose_into, transpose_output_shape, TransposeScratch};

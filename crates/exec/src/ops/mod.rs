@@ -59,6 +59,7 @@ mod shuffle_channels;
 mod slice;
 mod split;
 mod squeeze;
+mod strided_slice;
 mod tile;
 mod transpose;
 mod unsqueeze;

@@ -107,9 +107,9 @@ macro_rules! for_each_builtin_op {
             $crate::ops::ShuffleChannels,
             $crate::ops::Split,
             $crate::ops::VariadicSplit,
-            // StridedSlice, BatchToSpace and SpaceToBatch have their
-            // shape inference (modules above) and join this list with their
-            // kernels.
+            $crate::ops::StridedSlice,
+            // BatchToSpace and SpaceToBatch have their shape inference
+            // (modules above) and join this list with their kernels.
             $crate::ops::ReverseSubsequences,
         }
     };
