@@ -53,7 +53,8 @@ def to_tensor(arr: np.ndarray, et: ov.Type) -> ov.Tensor:
         return t
     if arr.dtype.kind == "U":
         return ov.Tensor(arr)
-    return ov.Tensor(np.ascontiguousarray(arr))
+    # ascontiguousarray alone would make a scalar 1-D.
+    return ov.Tensor(np.ascontiguousarray(arr).reshape(arr.shape))
 
 
 def from_tensor(t: ov.Tensor) -> np.ndarray:

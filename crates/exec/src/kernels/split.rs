@@ -11,7 +11,7 @@
 use ovir_shape::ops::split::{split_axis, split_dim};
 use ovir_shape::ops::variadic_split::split_dims_into;
 use ovir_shape::ShapeErrorKind;
-use ovir_tensor::{Dim, Tensor};
+use ovir_tensor::{ByteCount, Dim, ElementType, Tensor, TensorError};
 
 use super::checks::input_shape_error;
 use super::moves::{Step, View};
@@ -97,7 +97,14 @@ pub(crate) fn part_lengths(
             let part = part.get().and_then(|p| usize::try_from(p).ok());
             let part = part
                 .ok_or(KernelError::Internal { op: SPLIT, what: "a part of a static axis is not static" })?;
-            lens.resize(lengths.count(), part);
+            // A Split of an empty axis has as many empty parts as asked
+            // for; a count no list can hold is refused, not aborted on.
+            let count = lengths.count();
+            lens.try_reserve(count).map_err(|_| {
+                let bytes = ByteCount((count as u128).checked_mul(std::mem::size_of::<usize>() as u128));
+                TensorError::OutOfMemory { ty: ElementType::U64, shape: vec![count], bytes }
+            })?;
+            lens.resize(count, part);
         }
         Lengths::Given(t) => {
             dims.clear();
@@ -382,7 +389,6 @@ pub fn variadic_split_into(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use ovir_tensor::ElementType;
 
     fn scalar(v: i64) -> Tensor {
         Tensor::from_vec(&[], vec![v]).unwrap()
@@ -477,6 +483,11 @@ mod tests {
         assert!(split(&data, &Tensor::from_vec(&[], vec![1.0f32]).unwrap(), 2).is_err());
         let e = split(&data, &scalar(1), 5).unwrap_err();
         assert!(e.to_string().contains('5'), "{e}");
+        // An empty axis splits into any number of empty parts, but not
+        // into more than memory can list.
+        let empty = Tensor::zeros(ElementType::F32, &[2, 0]).unwrap();
+        assert_eq!(split(&empty, &scalar(1), 3).unwrap().len(), 3);
+        assert!(split(&empty, &scalar(1), u64::MAX / 2).is_err());
     }
 
     #[test]
