@@ -116,10 +116,19 @@ impl Operation for Split {
         Ok((0..n).map(|k| fact_with_dims(ty, shape.clone(), chunk(k))).collect())
     }
 
-    fn input_values(&self, input: usize, _inputs: &[&PortFact]) -> ValueDomain {
-        match input {
-            1 => ValueDomain::Axes { rank: Some(Size::RankOf { input: 0 }), first: 0, distinct: false },
-            _ => ValueDomain::Any,
+    fn input_values(&self, input: usize, inputs: &[&PortFact]) -> ValueDomain {
+        if input != 1 {
+            return ValueDomain::Any;
+        }
+        // Of data whose sizes are known, the first axis that divides into
+        // `num_splits` parts (as the axes `[a, a + 1)`); else any axis.
+        let dims = inputs.first().and_then(|d| d.shape.dims());
+        let divides = |d: &Dim| d.get().is_some_and(|n| self.num_splits > 0 && n % self.num_splits == 0);
+        match dims.and_then(|dims| dims.iter().position(divides)) {
+            Some(a) => {
+                ValueDomain::Axes { rank: Some(Size::Known(a as u64 + 1)), first: a as u64, distinct: false }
+            }
+            None => ValueDomain::Axes { rank: Some(Size::RankOf { input: 0 }), first: 0, distinct: false },
         }
     }
 
@@ -298,6 +307,12 @@ mod tests {
         assert_eq!(
             op.input_values(1, &[&data, &a]),
             ValueDomain::Axes { rank: Some(Size::RankOf { input: 0 }), first: 0, distinct: false }
+        );
+        // An axis made up for static data divides evenly: of [4, 6], axis 1.
+        let data = PortFact::of(ElementType::F32, "4,6".parse().unwrap());
+        assert_eq!(
+            op.input_values(1, &[&data, &a]),
+            ValueDomain::Axes { rank: Some(Size::Known(2)), first: 1, distinct: false }
         );
     }
 }
