@@ -1,8 +1,8 @@
 """Pad-1 and Pad-12: OpenVINO's op_reference cases (1-D and 2-D constant
 pads, with and without a pad value) on every ordinary type, the edge,
 reflect and symmetric modes, Pad-12's negative pads that crop, pads and
-values given at run time, strings, packed types and empty axes; and an
-ONNX model that flips with a Slice of step -1, pads and transposes,
+values given at run time, strings, packed types and empty axes; the Pad
+node tests that ship with the `onnx` package, and an ONNX model that flips with a Slice of step -1, pads and transposes,
 converted by OpenVINO's ONNX front end."""
 
 from __future__ import annotations
@@ -106,6 +106,26 @@ def onnx_flip_pad_transpose() -> bytes:
     return proto.SerializeToString()
 
 
+def onnx_node_tests(cases: Cases):
+    """The Pad node tests that ship with the onnx package in the modes
+    OpenVINO has (not `wrap`); the front end cuts their pads input in two
+    with a Split."""
+    import warnings
+
+    from onnx.backend.test.case.node import collect_testcases
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        tests = collect_testcases("Pad")
+    for test in tests:
+        if test.name not in ("test_constant_pad", "test_edge_pad", "test_reflect_pad"):
+            continue
+        (inputs, _outputs), = test.data_sets
+        names = [i.name for i in test.model.graph.input]
+        feeds = {n: np.asarray(v) for n, v in zip(names, inputs)}
+        cases.add("onnx_node_" + test.name[len("test_"):], None, feeds, onnx=test.model.SerializeToString())
+
+
 def build(cases: Cases):
     # op_reference: constant pads with a value of 2112 and with none, every
     # type (pad values that fit: 2112 does not fit 8 bits, so 112 there).
@@ -164,7 +184,9 @@ def build(cases: Cases):
                         [], "pad"),
                   no_check=PACKED)
 
-    # ONNX: a flip, pad and transpose as a converter writes them.
+    # ONNX: the node tests of the onnx package, and a flip, pad and
+    # transpose as a converter writes them.
+    onnx_node_tests(cases)
     cases.add("onnx_flip_pad_transpose", None, {"x": arange((1, 3, 4, 5))}, onnx=onnx_flip_pad_transpose())
 
 
