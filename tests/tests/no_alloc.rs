@@ -408,6 +408,29 @@ fn splits_allocate_nothing_after_the_first_inference_and_their_views_follow_the_
 }
 
 #[test]
+fn parts_of_data_of_run_time_sizes_are_views_of_it() {
+    // [1, ?, 3] cut along axis 1, and [1, ?] by lengths given at run time:
+    // the axes before the cut are of size 1, so each part is one stretch
+    // of the input, taken without a copy.
+    for (case, firsts) in
+        [("split_dynamic_views_f32", &[0usize, 6][..]), ("variadic_split_dynamic_views_f32", &[0, 2, 7])]
+    {
+        let dir = samples_dir().join(case);
+        let compiled = ovir::Model::read(dir.join("model.xml")).unwrap().compile().unwrap();
+        let mut request = compiled.infer_request();
+        let inputs = ovir::conformance::read_arrays(&dir.join("in")).unwrap();
+        for (i, port) in compiled.inputs().iter().enumerate() {
+            request.set_input(i, inputs[port.name()].clone()).unwrap();
+        }
+        request.infer().unwrap();
+        let data = request.input(0).unwrap().clone();
+        for (k, (out, &first)) in request.outputs().into_iter().zip(firsts).enumerate() {
+            assert!(out.is_view_of(&data, first), "{case}: part {k}");
+        }
+    }
+}
+
+#[test]
 fn strided_slices_and_a_split_of_them_allocate_nothing_after_the_first_inference() {
     // x[1:4] (a view of the input, kept between runs), x[::-1, 1::2]
     // (a copy worked out at compile time), the same slice by bounds given

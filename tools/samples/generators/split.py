@@ -162,6 +162,17 @@ def build(cases: Cases):
               [d], "variadic_split")
     cases.add("variadic_split_real_lengths_f32", m, {"data": arange((2, 5))})
 
+    # Data of sizes known only at run time, cut along a constant axis after
+    # axes of size 1: every part a view of the data, by lengths given as a
+    # Const or at run time.
+    d = param("data", "f32", (1, -1, 3))
+    m = model(outputs(split(d, const(1, "i64", "axis"), 2)), [d], "split")
+    cases.add("split_dynamic_views_f32", m, {"data": arange((1, 4, 3))})
+    d, ln = param("data", "f32", (1, -1)), param("lengths", "i64", (3,))
+    m = model(outputs(variadic_split(d, const(-1, "i64", "axis"), ln)), [d, ln], "variadic_split")
+    cases.add("variadic_split_dynamic_views_f32", m,
+              {"data": arange((1, 7)), "lengths": np.array([2, -1, 0], np.int64)})
+
     # The axis at run time, on static data: equal parts.
     d, a = param("data", "f32", (4, 6)), param("axis", "i64", ())
     m = model(outputs(split(d, a, 2)), [d, a], "split")

@@ -33,10 +33,16 @@ pub(crate) enum Lengths<'t> {
 
 impl Lengths<'_> {
     fn op(self) -> &'static str {
-        match self {
-            Lengths::Equal(_) => SPLIT,
-            Lengths::Given(_) => VARIADIC,
+        if self.variadic() {
+            VARIADIC
+        } else {
+            SPLIT
         }
+    }
+
+    /// Whether these are VariadicSplit's lengths.
+    pub(crate) fn variadic(self) -> bool {
+        matches!(self, Lengths::Given(_))
     }
 
     /// The number of parts.
@@ -48,28 +54,26 @@ impl Lengths<'_> {
     }
 }
 
-/// The axis a Split or VariadicSplit of data of rank `rank` cuts: Split's
-/// must be an integer scalar, VariadicSplit's a scalar or one element of
-/// integers or reals (truncated), as the ops' inference requires.
-pub(crate) fn cut_axis(lengths: Lengths<'_>, axis: &Tensor, rank: usize) -> Result<usize, KernelError> {
-    let op = lengths.op();
+/// The axis a Split (or, `variadic`, a VariadicSplit) of data of rank
+/// `rank` cuts: Split's must be an integer scalar, VariadicSplit's a
+/// scalar or one element of integers or reals (truncated), as the ops'
+/// inference requires.
+pub(crate) fn cut_axis(variadic: bool, axis: &Tensor, rank: usize) -> Result<usize, KernelError> {
+    let op = if variadic { VARIADIC } else { SPLIT };
     let ty = axis.element_type();
-    match lengths {
-        Lengths::Equal(_) => {
-            if !ty.is_integral() {
-                return Err(ShapeErrorKind::IntegerInput { op, input: "axis", found: ty }.into());
-            }
-            if axis.rank() != 0 {
-                return Err(input_shape_error(op, "axis", "a scalar", axis));
-            }
+    if variadic {
+        if !ty.is_integral() && !ty.is_real() {
+            return Err(ShapeErrorKind::NumberInput { op, input: "axis", found: ty }.into());
         }
-        Lengths::Given(_) => {
-            if !ty.is_integral() && !ty.is_real() {
-                return Err(ShapeErrorKind::NumberInput { op, input: "axis", found: ty }.into());
-            }
-            if axis.rank() > 1 || axis.len() != 1 {
-                return Err(input_shape_error(op, "axis", "a scalar or a tensor of one element", axis));
-            }
+        if axis.rank() > 1 || axis.len() != 1 {
+            return Err(input_shape_error(op, "axis", "a scalar or a tensor of one element", axis));
+        }
+    } else {
+        if !ty.is_integral() {
+            return Err(ShapeErrorKind::IntegerInput { op, input: "axis", found: ty }.into());
+        }
+        if axis.rank() != 0 {
+            return Err(input_shape_error(op, "axis", "a scalar", axis));
         }
     }
     split_axis(axis, rank).map_err(|kind| match kind {
@@ -218,7 +222,7 @@ impl Parts {
 
 /// The parts of data of shape `shape` for these inputs, worked out anew.
 pub(crate) fn parts(shape: &[usize], axis: &Tensor, lengths: Lengths<'_>) -> Result<Parts, KernelError> {
-    let a = cut_axis(lengths, axis, shape.len())?;
+    let a = cut_axis(lengths.variadic(), axis, shape.len())?;
     let dim = shape.get(a).copied().unwrap_or(1);
     let (mut dims, mut lens) = (Vec::new(), Vec::new());
     part_lengths(lengths, dim, a, &mut dims, &mut lens)?;
@@ -249,7 +253,7 @@ impl SplitScratch {
         axis: &Tensor,
         lengths: Lengths<'_>,
     ) -> Result<&Parts, KernelError> {
-        let a = cut_axis(lengths, axis, data.rank())?;
+        let a = cut_axis(lengths.variadic(), axis, data.rank())?;
         let dim = data.shape().get(a).copied().unwrap_or(1);
         part_lengths(lengths, dim, a, &mut self.dims, &mut self.lens)?;
         let kept = self

@@ -3,7 +3,10 @@
 //! worked out at compile time: parts that are contiguous stretches of
 //! whole-byte data (the axes before the cut all of size 1) are views of
 //! it, which a request keeps while its data stays the same; other parts
-//! are copies. A single part is the data itself.
+//! are copies. A single part is the data itself. Data whose sizes are
+//! known only at run time, cut along a constant axis after axes of size
+//! 1, gives views made on the run; any other Split copies its parts on
+//! the run, with what it works out kept in a `SplitScratch`.
 
 use ovir_shape::ops::Split;
 use ovir_tensor::Tensor;
@@ -56,7 +59,10 @@ pub(crate) fn plan_parts(cut: Cut, cx: &PlanContext<'_>) -> Result<Planned, Kern
         Cut::Given => cx.value(2).map(Lengths::Given),
     };
     let (Some(shape), Some(axis), Some(lengths)) = (cx.shape(0), cx.value(1), lengths) else {
-        return Ok(Planned::step(general));
+        return Ok(match cut_before_ones(cut, cx) {
+            Some(axis) => Planned::step(SplitRunViews { cut, axis }),
+            None => Planned::step(general),
+        });
     };
     let parts = parts(&shape, axis, lengths)?;
     if parts.len() == 1 {
@@ -66,6 +72,70 @@ pub(crate) fn plan_parts(cut: Cut, cx: &PlanContext<'_>) -> Result<Planned, Kern
         Ok(Planned::step(SplitViews { parts, general }))
     } else {
         Ok(Planned::step(SplitCopies { parts, general }))
+    }
+}
+
+/// For data of sizes known only at run time, cut along a constant axis
+/// before which every axis is of size 1 (`[1, ?, h, w]` along axis 1),
+/// of a whole-byte type: that axis, along which every part is one
+/// contiguous stretch whatever the sizes and lengths turn out to be.
+/// Data of static sizes is left to the other steps, which allocate
+/// nothing after the first run.
+fn cut_before_ones(cut: Cut, cx: &PlanContext<'_>) -> Option<usize> {
+    let dims = cx.args.first()?.fact?.shape.dims()?;
+    if cx.shape(0).is_some() || cx.element_type(0).byte_width().is_none() {
+        return None;
+    }
+    // An axis that is no valid one is left to the other step to report.
+    let a = kernels::split::cut_axis(matches!(cut, Cut::Given), cx.value(1)?, dims.len()).ok()?;
+    dims.get(..a)?.iter().all(|d| d.get() == Some(1)).then_some(a)
+}
+
+/// Parts of data whose sizes are known only at run time, cut along an
+/// axis before which every axis is of size 1: each part a view of the
+/// data, made on the run.
+#[derive(Debug)]
+struct SplitRunViews {
+    cut: Cut,
+    axis: usize,
+}
+
+impl Kernel for SplitRunViews {
+    fn output<'t>(&'t self, inputs: &[&'t Tensor], port: usize) -> Result<Output<'t>, KernelError> {
+        let (data, axis, lengths) = self.cut.inputs(inputs)?;
+        let a = kernels::split::cut_axis(lengths.variadic(), axis, data.rank())?;
+        let dim = data.shape().get(a).copied().unwrap_or(1);
+        let (mut dims, mut lens) = (Vec::new(), Vec::new());
+        kernels::split::part_lengths(lengths, dim, a, &mut dims, &mut lens)?;
+        let op = self.cut.op();
+        let before = lens.get(..port).ok_or(KernelError::Internal { op, what: "a part past the last" })?;
+        let len =
+            lens.get(port).copied().ok_or(KernelError::Internal { op, what: "a part past the last" })?;
+        let inner: usize = data.shape().get(a + 1..).unwrap_or(&[]).iter().product();
+        let first = before.iter().sum::<usize>() * inner;
+        let mut shape = data.shape().to_vec();
+        if let Some(d) = shape.get_mut(a) {
+            *d = len;
+        }
+        let outer_is_one = a == self.axis && data.shape().get(..a).is_some_and(|d| d.iter().all(|&n| n == 1));
+        match data.elements_view(first, &shape).filter(|_| outer_is_one) {
+            Some(view) => Ok(Output::Ready(view)),
+            // Data the plan did not foresee (its checks should not let it
+            // through): the part made as a new tensor.
+            None => {
+                let parts = parts(data.shape(), axis, lengths)?;
+                let part = made_parts(&parts, data)?.into_iter().nth(port);
+                Ok(Output::Ready(part.ok_or(KernelError::Internal { op, what: "a part past the last" })?))
+            }
+        }
+    }
+
+    fn run(&self, _: &[&Tensor], _: &mut Outputs<'_>, _: &mut RunContext<'_>) -> Result<(), KernelError> {
+        Err(KernelError::Internal { op: self.cut.op(), what: "a view was asked to fill a buffer" })
+    }
+
+    fn is_view(&self) -> bool {
+        true
     }
 }
 
