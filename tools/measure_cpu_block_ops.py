@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """What OpenVINO's CPU plugin does with the block ops (DepthToSpace,
-SpaceToDepth, ShuffleChannels) on strings and packed sub-byte data, next to the NumPy
+SpaceToDepth, ShuffleChannels, BatchToSpace, SpaceToBatch) on strings and packed sub-byte data, next to the NumPy
 reference of tools/samples.
 
     python3 tools/measure_cpu_block_ops.py
@@ -23,9 +23,10 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-OPS = ("DepthToSpace", "SpaceToDepth", "ShuffleChannels")
+OPS = ("DepthToSpace", "SpaceToDepth", "ShuffleChannels", "BatchToSpace", "SpaceToBatch")
 CASES = [(op, et) for op in OPS for et in ("string", "u4", "i4", "u3", "u1")]
-SHAPES = {"DepthToSpace": (1, 4, 3, 3), "SpaceToDepth": (1, 1, 6, 2), "ShuffleChannels": (3, 6)}
+SHAPES = {"DepthToSpace": (1, 4, 3, 3), "SpaceToDepth": (1, 1, 6, 2), "ShuffleChannels": (3, 6), "BatchToSpace": (4, 3),
+          "SpaceToBatch": (2, 5)}
 
 
 def one(op: str, et: str) -> str:
@@ -33,7 +34,10 @@ def one(op: str, et: str) -> str:
 
     from samples.elements import unpack_codes
     from samples.generators import block_ops
-    from samples.graph import code_const, model, string_const, strings
+    from samples.graph import code_const, const, model, string_const, strings
+
+    def ints(*values):
+        return [const(v, "i64", f"c{i}") for i, v in enumerate(values)]
 
     shape = SHAPES[op]
     make, ref = {
@@ -43,6 +47,10 @@ def one(op: str, et: str) -> str:
                          lambda v: block_ops.ref_space_to_depth(v, "blocks_first", 2)),
         "ShuffleChannels": (lambda x: block_ops.shuffle_channels(x, -1, 3),
                             lambda v: block_ops.ref_shuffle_channels(v, -1, 3)),
+        "BatchToSpace": (lambda x: block_ops.batch_to_space(x, *ints([1, 2], [0, 1], [0, 2])),
+                         lambda v: block_ops.ref_batch_to_space(v, [1, 2], [0, 1], [0, 2])),
+        "SpaceToBatch": (lambda x: block_ops.space_to_batch(x, *ints([1, 2], [0, 1], [0, 0])),
+                         lambda v: block_ops.ref_space_to_batch(v, [1, 2], [0, 1], [0, 0])),
     }[op]
     data = strings(shape) if et == "string" else block_ops.codes(et, shape)
     node = string_const(data, "data") if et == "string" else code_const(data, et, "data")

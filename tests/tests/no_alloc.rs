@@ -582,3 +582,24 @@ fn the_counter_sees_allocations() {
     // Guards the other tests: a counter that never counts would pass them.
     assert!(allocations_in(|| drop(std::hint::black_box(vec![1u8; 64]))) >= 1);
 }
+
+#[test]
+fn block_ops_with_parameters_given_at_run_time_allocate_nothing_after_the_first_inference() {
+    // The example inputs give blocks of 1 and no crops or pads; the views
+    // are still worked out on the first run and kept for the next ones.
+    let mut net = Net::default();
+    let x = net.parameter("f32", &[4, 2, 3]);
+    let (block, begin, end) =
+        (net.parameter("i64", &[3]), net.parameter("i64", &[3]), net.parameter("i64", &[3]));
+    let gathered = net.op("BatchToSpace", "opset2", "", &[x, block, begin, end]);
+    net.result(gathered);
+    let spread = net.op("SpaceToBatch", "opset2", "", &[x, block, begin, end]);
+    net.result(spread);
+    assert_steady(&net.compile(), |inputs| {
+        let [x, block, begin, end] = inputs else { panic!("four inputs") };
+        vec![
+            kernels::batch_to_space(x, block, begin, end).unwrap(),
+            kernels::space_to_batch(x, block, begin, end).unwrap(),
+        ]
+    });
+}

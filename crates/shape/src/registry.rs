@@ -347,41 +347,9 @@ mod tests {
         ("Split", 1, 1..=16, true),
         ("VariadicSplit", 1, 1..=16, true),
         ("StridedSlice", 1, 1..=16, true),
-        // Ops with shape inference only, not in the list of built-in ops
-        // until their kernels come (`SHAPE_ONLY` below).
-        ("BatchToSpace", 1, 2..=16, false),
-        ("SpaceToBatch", 1, 2..=16, false),
+        ("BatchToSpace", 1, 2..=16, true),
+        ("SpaceToBatch", 1, 2..=16, true),
     ];
-
-    /// The ops whose shape inference is written but whose kernels are not:
-    /// their versions are checked against the same table.
-    const SHAPE_ONLY: &[(OpSpec, WrittenVersions)] = &[
-        (crate::ops::BatchToSpace::SPEC, written::<crate::ops::BatchToSpace>),
-        (crate::ops::SpaceToBatch::SPEC, written::<crate::ops::SpaceToBatch>),
-    ];
-
-    /// What gives the versions an op's examples write.
-    type WrittenVersions = fn() -> Vec<String>;
-
-    /// The versions an op's examples write.
-    fn written<T: BuiltinOp>() -> Vec<String> {
-        T::examples().iter().map(|op| op.write().version).collect()
-    }
-
-    #[test]
-    fn ops_with_shape_inference_only_have_openvinos_opsets() {
-        for (spec, versions) in SHAPE_ONLY {
-            let rows: Vec<_> = OPENVINO_OPSETS.iter().filter(|(name, ..)| spec.answers_to(name)).collect();
-            let mut opsets: Vec<u32> = rows.iter().flat_map(|(_, _, opsets, _)| opsets.clone()).collect();
-            opsets.sort_unstable();
-            assert_eq!(opsets, spec.versions.opsets(), "{}", spec.name);
-            let first: Vec<String> =
-                rows.iter().map(|(_, _, opsets, _)| format!("opset{}", opsets.start())).collect();
-            for version in versions() {
-                assert!(first.contains(&version), "{} writes {version}, not one of {first:?}", spec.name);
-            }
-        }
-    }
 
     /// The opsets that list a version of `spec`'s op ovir implements.
     fn listed(spec: &OpSpec) -> Vec<u32> {

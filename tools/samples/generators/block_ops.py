@@ -7,9 +7,11 @@ Reshape-Transpose-Reshape form, and shapes the blocks do not divide."""
 from __future__ import annotations
 
 import numpy as np
+import openvino as ov
+import openvino.opset2  # noqa: F401  (ov.opset2)
 
 from ..cases import Cases
-from ..elements import ALL_TYPES, NP_DTYPE, PACKED_BITS
+from ..elements import ALL_TYPES, INT_TYPES, NP_DTYPE, PACKED_BITS
 from ..evaluate import Call, RefError, norm_axis
 from ..graph import FACTORY, _out, arange, code_const, const, model, param, serialize_text, \
     string_const, strings
@@ -75,6 +77,62 @@ def evaluate_shuffle_channels(call: Call) -> tuple[np.ndarray, list[str]]:
     return ref_shuffle_channels(call.args[0], int(call.attrs["axis"]), int(call.attrs["group"])), []
 
 
+def block_values(call: Call, names: tuple[str, str, str]) -> list[list[int]]:
+    """Block, and crops or pads, as lists of ints, checked as the spec
+    asks."""
+    values = []
+    for arr, et, name in zip(call.args[1:], call.arg_types[1:], names):
+        if et not in INT_TYPES or arr.ndim != 1 or arr.shape[0] != call.args[0].ndim:
+            raise RefError(f"{name} must be an integer vector of one element per data axis")
+        values.append([int(v) for v in arr.tolist()])
+    block, begin, end = values
+    if block[0] != 1 or min(block) < 1:
+        raise RefError(f"block_shape {block} must be 1 on the batch and 1 or more elsewhere")
+    if min(begin + end) < 0:
+        raise RefError(f"{names[1]} and {names[2]} must be 0 or more")
+    return values
+
+
+def ref_batch_to_space(data: np.ndarray, block, begin, end) -> np.ndarray:
+    """BatchToSpace as the spec writes it: the batch split into the
+    blocks, each moved after its spatial axis, then the crops."""
+    n, spatial = data.shape[0], data.shape[1:]
+    k = len(spatial)
+    product = int(np.prod(block[1:]))
+    if n % product:
+        raise RefError(f"the batch {n} is not a multiple of the blocks' product {product}")
+    x = data.reshape(*block[1:], n // product, *spatial)
+    order = [k] + [a for i in range(k) for a in (k + 1 + i, i)]
+    x = x.transpose(order).reshape(n // product, *(d * b for d, b in zip(spatial, block[1:])))
+    if any(b + e > d for b, e, d in zip(begin, end, x.shape)):
+        raise RefError("the crops take more than an axis has")
+    return np.ascontiguousarray(x[tuple(slice(b, d - e) for b, e, d in zip(begin, end, x.shape))])
+
+
+def ref_space_to_batch(data: np.ndarray, block, begin, end) -> np.ndarray:
+    """SpaceToBatch as the spec writes it: the spatial axes padded with
+    zeros (empty strings), split into blocks whose offsets move into the
+    batch."""
+    shape = [d + b + e for d, b, e in zip(data.shape, begin, end)]
+    if any(d % b for d, b in zip(shape[1:], block[1:])):
+        raise RefError(f"the padded axes {shape[1:]} are not multiples of the blocks {block[1:]}")
+    padded = np.zeros(shape, data.dtype)
+    padded[tuple(slice(b, b + d) for b, d in zip(begin, data.shape))] = data
+    n, k = shape[0], data.ndim - 1
+    x = padded.reshape(n, *[v for d, b in zip(shape[1:], block[1:]) for v in (d // b, b)])
+    order = [2 + 2 * i for i in range(k)] + [0] + [1 + 2 * i for i in range(k)]
+    out = (n * int(np.prod(block[1:])), *(d // b for d, b in zip(shape[1:], block[1:])))
+    return np.ascontiguousarray(x.transpose(order).reshape(out))
+
+
+def evaluate_batch_to_space(call: Call) -> tuple[np.ndarray, list[str]]:
+    return ref_batch_to_space(call.args[0], *block_values(call, ("block_shape", "crops_begin", "crops_end"))), []
+
+
+def evaluate_space_to_batch(call: Call) -> tuple[np.ndarray, list[str]]:
+    return ref_space_to_batch(call.args[0], *block_values(call, ("block_shape", "pads_begin", "pads_end"))), []
+
+
 def evaluate_depth_to_space(call: Call) -> tuple[np.ndarray, list[str]]:
     return ref_depth_to_space(call.args[0], call.attrs["mode"], int(call.attrs["block_size"])), []
 
@@ -113,10 +171,25 @@ PACKED_D2S = "the CPU plugin's DepthToSpace of packed data corrupts its heap (th
 PACKED_S2D = "the CPU plugin's SpaceToDepth moves packed data byte by byte, not element by element"
 SHUFFLE_STRINGS = ("the CPU plugin refuses a string ShuffleChannels from a Parameter and aborts the process on "
                    "a Const")
+BATCH_STRINGS = "the CPU plugin's string BatchToSpace aborts the process (free(): invalid pointer)"
+BATCH_PACKED = ("the CPU plugin's BatchToSpace and SpaceToBatch move packed data byte by byte, or refuse it "
+                "(u1 both, u4 and i4 SpaceToBatch)")
 SHUFFLE_PACKED = "the CPU plugin's ShuffleChannels moves packed data byte by byte (u1: it fails)"
 
 def shuffle_channels(data, axis: int, group: int, name: str = "shuffle_channels"):
     node = FACTORY.create("ShuffleChannels", [_out(data)], {"axis": axis, "group": group})
+    node.set_friendly_name(name)
+    return node
+
+
+def batch_to_space(data, block, begin, end, name: str = "batch_to_space"):
+    node = ov.opset2.batch_to_space(_out(data), _out(block), _out(begin), _out(end))
+    node.set_friendly_name(name)
+    return node
+
+
+def space_to_batch(data, block, pads_begin, pads_end, name: str = "space_to_batch"):
+    node = ov.opset2.space_to_batch(_out(data), _out(block), _out(pads_begin), _out(pads_end))
     node.set_friendly_name(name)
     return node
 
@@ -344,13 +417,144 @@ def build_shuffle(cases: Cases):
     cases.bad("shuffle_channels_axis_out_of_range", set_attr(x, "shuffle_channels", "axis", "3"), w, "axis")
 
 
+# OpenVINO's op_reference cases (batch_to_space.cpp, space_to_batch.cpp):
+# name, data shape, data, block, begin, end, expected output.
+B2S_DATA_24 = list(range(1, 25))
+B2S_UPSTREAM = [
+    ("4x3", (4, 3), list(range(1, 13)), [1, 2], [0, 0], [0, 0], [1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12]),
+    ("4x1x3", (4, 1, 3), list(range(1, 13)), [1, 1, 2], [0, 0, 0], [0, 0, 0],
+     [1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12]),
+    ("4x1x1x3", (4, 1, 1, 3), list(range(1, 13)), [1, 1, 1, 2], [0] * 4, [0] * 4,
+     [1, 7, 2, 8, 3, 9, 4, 10, 5, 11, 6, 12]),
+    ("4x1x1x3_1", (4, 1, 1, 3), list(range(1, 13)), [1, 1, 2, 1], [0] * 4, [0] * 4,
+     [1, 2, 3, 7, 8, 9, 4, 5, 6, 10, 11, 12]),
+    ("4x1x1x3_2", (4, 1, 1, 3), list(range(1, 13)), [1, 1, 2, 2], [0] * 4, [0] * 4,
+     [1, 4, 2, 5, 3, 6, 7, 10, 8, 11, 9, 12]),
+    ("4x1x2x3", (4, 1, 2, 3), B2S_DATA_24, [1, 1, 1, 2], [0] * 4, [0] * 4,
+     [1, 13, 2, 14, 3, 15, 4, 16, 5, 17, 6, 18, 7, 19, 8, 20, 9, 21, 10, 22, 11, 23, 12, 24]),
+    ("4x1x2x3_1", (4, 1, 2, 3), B2S_DATA_24, [1, 1, 2, 1], [0] * 4, [0] * 4,
+     [1, 2, 3, 13, 14, 15, 4, 5, 6, 16, 17, 18, 7, 8, 9, 19, 20, 21, 10, 11, 12, 22, 23, 24]),
+    ("4x1x2x3_2", (4, 1, 2, 3), B2S_DATA_24, [1, 1, 2, 2], [0] * 4, [0] * 4,
+     [1, 7, 2, 8, 3, 9, 13, 19, 14, 20, 15, 21, 4, 10, 5, 11, 6, 12, 16, 22, 17, 23, 18, 24]),
+    ("crop_4x1x2x3", (4, 1, 2, 3), B2S_DATA_24, [1, 1, 2, 2], [0] * 4, [0, 0, 0, 2],
+     [1, 7, 2, 8, 13, 19, 14, 20, 4, 10, 5, 11, 16, 22, 17, 23]),
+    ("crop_4x1x2x3_1", (4, 1, 2, 3), B2S_DATA_24, [1, 1, 2, 2], [0, 0, 0, 2], [0] * 4,
+     [2, 8, 3, 9, 14, 20, 15, 21, 5, 11, 6, 12, 17, 23, 18, 24]),
+    ("crop_4x1x2x3_2", (4, 1, 2, 3), B2S_DATA_24, [1, 1, 2, 2], [0, 0, 1, 0], [0, 0, 1, 0],
+     [13, 19, 14, 20, 15, 21, 4, 10, 5, 11, 6, 12]),
+]
+S2B_UPSTREAM = [
+    ("4d", (1, 1, 2, 2), [1, 1, 1, 1], [1, 1, 1, 1], [0] * 4, [0] * 4, [1, 1, 1, 1]),
+    ("5d", (1, 1, 3, 2, 1), [1] * 6, [1, 1, 3, 2, 2], [0, 0, 1, 0, 3], [0, 0, 2, 0, 0],
+     [0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1, 0, 0,
+      0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0]),
+    ("4x4", (1, 1, 4, 4), [1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1], [1, 1, 1, 1], [0, 0, 1, 0],
+     [0] * 4, [0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1]),
+]
+
+
+def block_model(make, shape, et, block, begin, end, ints="i64", runtime=False):
+    """A model of `make` on data of `shape`, with block and crops or pads
+    as Consts or (runtime) Parameters; the inputs it takes."""
+    d = param("data", et, shape)
+    values = {"block": block, "begin": begin, "end": end}
+    if runtime:
+        ps = [param(n, ints, (len(block),)) for n in values]
+        inputs = {n: np.array(v, NP_DTYPE[ints]) for n, v in values.items()}
+        return model({"out": make(d, *ps)}, [d, *ps], make.__name__), inputs
+    cs = [const(v, ints, n) for n, v in values.items()]
+    return model({"out": make(d, *cs)}, [d], make.__name__), {}
+
+
+def build_batch(cases: Cases):
+    for tag, shape, values, block, begin, end, want in B2S_UPSTREAM:
+        data = np.array(values, np.float32).reshape(shape)
+        if ref_batch_to_space(data, block, begin, end).reshape(-1).tolist() != want:
+            raise ValueError(f"b2s_{tag}: the reference does not give OpenVINO's answer")
+        # As upstream: block and crops are Parameters.
+        m, inputs = block_model(batch_to_space, shape, "f32", block, begin, end, runtime=True)
+        cases.add(f"b2s_upstream_{tag}", m, {"data": data, **inputs})
+    for tag, shape, values, block, begin, end, want in S2B_UPSTREAM:
+        data = np.array(values, np.float32).reshape(shape)
+        if ref_space_to_batch(data, block, begin, end).reshape(-1).tolist() != want:
+            raise ValueError(f"s2b_{tag}: the reference does not give OpenVINO's answer")
+        m, _ = block_model(space_to_batch, shape, "f32", block, begin, end)
+        cases.add(f"s2b_upstream_{tag}", m, {"data": data})
+
+    # Blocks on every axis, crops and pads that cut blocks or not, i32
+    # parameters, and blocks of 1 with nothing to crop (the data itself).
+    for tag, shape, block, begin, end in (
+            ("nchw", (12, 2, 3, 4), [1, 1, 3, 2], [0, 1, 1, 1], [0, 0, 2, 3]),
+            ("aligned", (8, 2, 3, 2), [1, 2, 2, 2], [0, 0, 2, 0], [0, 0, 0, 2]),
+            ("r3", (6, 2, 5), [1, 3, 2], [0, 1, 3], [0, 2, 0]),
+            ("identity", (2, 3, 4), [1, 1, 1], [0, 0, 0], [0, 0, 0])):
+        m, _ = block_model(batch_to_space, shape, "i32", block, begin, end, ints="i32")
+        cases.add(f"b2s_{tag}_i32", m, {"data": arange(shape, "i32")})
+    for tag, shape, block, begin, end in (
+            ("nchw", (2, 3, 4, 5), [1, 1, 2, 4], [0, 0, 0, 1], [0, 0, 0, 2]),
+            ("uneven", (2, 2, 5, 7), [1, 2, 3, 2], [0, 1, 2, 0], [0, 1, 2, 1]),
+            ("nhwc", (1, 4, 6, 3), [1, 2, 2, 1], [0, 1, 1, 0], [0, 1, 1, 0]),
+            ("wide_pads", (3, 1, 2), [1, 1, 4], [0, 0, 5], [0, 0, 1]),
+            ("identity", (2, 3, 4), [1, 1, 1], [0, 0, 0], [0, 0, 0])):
+        m, _ = block_model(space_to_batch, shape, "i32", block, begin, end, ints="i32")
+        cases.add(f"s2b_{tag}_i32", m, {"data": arange(shape, "i32") + 1})
+
+    # Every ordinary element type.
+    for et in ALL_TYPES:
+        m, _ = block_model(batch_to_space, (8, 3, 2), et, [1, 2, 4], [0, 1, 2], [0, 0, 3])
+        cases.add(f"b2s_type_{et}", m, {"data": arange((8, 3, 2), et)})
+        m, _ = block_model(space_to_batch, (2, 3, 5), et, [1, 1, 2], [0, 0, 1], [0, 0, 0])
+        cases.add(f"s2b_type_{et}", m, {"data": arange((2, 3, 5), et)})
+
+    # Strings (the pads are empty strings) and packed types.
+    m, inputs = block_model(space_to_batch, (2, 5), "string", [1, 2], [0, 1], [0, 2], runtime=True)
+    cases.add("s2b_string_param", m, {"data": strings((2, 5)), **inputs})
+    m, _ = block_model(batch_to_space, (4, 3), "string", [1, 2], [0, 1], [0, 0])
+    cases.add("b2s_string_param", m, {"data": strings((4, 3))}, no_check=BATCH_STRINGS)
+    for et in ("u4", "i4", "u1", "u3"):
+        data = code_const(codes(et, (2, 5)), et, "data")
+        out = space_to_batch(data, const([1, 2], "i64", "block"), const([0, 1], "i64", "begin"),
+                             const([0, 0], "i64", "end"))
+        cases.add(f"s2b_type_{et}", model({"out": out}, [], "space_to_batch"), no_check=BATCH_PACKED)
+        data = code_const(codes(et, (4, 3)), et, "data")
+        out = batch_to_space(data, const([1, 2], "i64", "block"), const([0, 1], "i64", "begin"),
+                             const([0, 2], "i64", "end"))
+        cases.add(f"b2s_type_{et}", model({"out": out}, [], "batch_to_space"), no_check=BATCH_PACKED)
+
+    # Zero-sized axes: crops that take a whole axis, an empty axis padded.
+    m, _ = block_model(batch_to_space, (4, 2, 3), "f32", [1, 1, 2], [0, 0, 3], [0, 0, 3])
+    cases.add("b2s_cropped_to_nothing", m, {"data": arange((4, 2, 3))})
+    m, _ = block_model(space_to_batch, (2, 0, 3), "f32", [1, 1, 2], [0, 1, 1], [0, 1, 0])
+    cases.add("s2b_empty_axis_padded", m, {"data": arange((2, 0, 3))})
+
+    # Everything at run time, and what the kernel refuses then.
+    m, inputs = block_model(space_to_batch, "[?,?,?,?]", "f32", [1, 1, 2, 3], [0, 0, 1, 2], [0, 0, 1, 1],
+                            runtime=True)
+    cases.add("s2b_runtime_all_f32", m, {"data": arange((2, 3, 4, 3)), **inputs})
+    m, inputs = block_model(batch_to_space, "[?,?,?,?]", "f32", [1, 1, 2, 3], [0, 1, 1, 2], [0, 0, 0, 1],
+                            runtime=True)
+    cases.add("b2s_runtime_all_f32", m, {"data": arange((12, 3, 2, 3)), **inputs})
+    for tag, make, shape, block, begin, end, phrase in (
+            ("b2s_runtime_batch_not_divisible", batch_to_space, (6, 2), [1, 4], [0, 0], [0, 0], "multiple of 4"),
+            ("b2s_runtime_crops_too_large", batch_to_space, (4, 2), [1, 2], [0, 3], [0, 2], "more than the 4"),
+            ("b2s_runtime_negative_crop", batch_to_space, (4, 2), [1, 2], [0, -1], [0, 0], "negative"),
+            ("b2s_runtime_batch_block", batch_to_space, (4, 2), [2, 2], [0, 0], [0, 0], "block_shape[0]"),
+            ("s2b_runtime_pads_not_divisible", space_to_batch, (1, 5), [1, 2], [0, 0], [0, 0], "multiple of 2"),
+            ("s2b_runtime_block_zero", space_to_batch, (1, 4), [1, 0], [0, 0], [0, 0], "1 or more")):
+        m, inputs = block_model(make, shape, "f32", block, begin, end, runtime=True)
+        cases.add(tag, m, {"data": arange(shape), **inputs}, expected_error=phrase)
+
+
 def build(cases: Cases):
     build_depth(cases)
     build_shuffle(cases)
+    build_batch(cases)
 
 
 GENERATOR = Generator("block_ops", build, references={
     "DepthToSpace": evaluate_depth_to_space,
     "SpaceToDepth": evaluate_space_to_depth,
     "ShuffleChannels": evaluate_shuffle_channels,
+    "BatchToSpace": evaluate_batch_to_space,
+    "SpaceToBatch": evaluate_space_to_batch,
 })

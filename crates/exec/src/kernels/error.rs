@@ -72,6 +72,16 @@ pub enum KernelError {
         /// What it does not run.
         what: &'static str,
     },
+    /// A BatchToSpace or SpaceToBatch block on the batch axis other than
+    /// 1: the spec asks for 1, and OpenVINO's reference and CPU plugin
+    /// give no consistent answer for others.
+    #[error("{op}'s block_shape[0] must be 1 (the batch axis takes no block), but it is {value}")]
+    BatchBlock {
+        /// The operation.
+        op: &'static str,
+        /// The block given for the batch axis.
+        value: i64,
+    },
     /// A dimension does not fit the integer type a shape is written in.
     #[error("{op} cannot write the dimension {dim} as {ty}")]
     DimTooLarge {

@@ -35,6 +35,7 @@ mod run_plan;
 #[cfg(test)]
 mod testing;
 
+pub mod batch_to_space;
 pub mod broadcast;
 pub mod concat;
 mod convert;
@@ -57,6 +58,10 @@ pub mod transpose;
 pub use error::KernelError;
 pub use parallel::ExecOptions;
 
+pub use batch_to_space::{
+    batch_to_space, batch_to_space_into, batch_to_space_output_shape, space_to_batch, space_to_batch_into,
+    space_to_batch_output_shape, BatchToSpaceScratch,
+};
 pub use broadcast::{broadcast, broadcast_into, broadcast_output_shape};
 pub use concat::{concat, concat_into, concat_output_shape};
 pub use convert::{convert, convert_into};

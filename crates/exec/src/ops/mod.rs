@@ -38,6 +38,7 @@ macro_rules! planner {
     };
 }
 
+mod batch_to_space;
 mod broadcast;
 mod concat;
 mod constant;

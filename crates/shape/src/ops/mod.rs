@@ -108,8 +108,8 @@ macro_rules! for_each_builtin_op {
             $crate::ops::Split,
             $crate::ops::VariadicSplit,
             $crate::ops::StridedSlice,
-            // BatchToSpace and SpaceToBatch have their shape inference
-            // (modules above) and join this list with their kernels.
+            $crate::ops::BatchToSpace,
+            $crate::ops::SpaceToBatch,
             $crate::ops::ReverseSubsequences,
         }
     };
