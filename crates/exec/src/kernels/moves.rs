@@ -286,11 +286,21 @@ impl Moves {
         }
         dims.reverse();
         let mut dims = merge(&dims);
+        // A few rows that read one stretch of interleaved lanes stay in
+        // one unit, for the player to read the stretch once.
+        let lanes = match dims.as_slice() {
+            [rows, inner] => {
+                rows.src == Step::Stride(1)
+                    && (2..=4).contains(&rows.count)
+                    && inner.src == Step::Stride(rows.count as isize)
+            }
+            _ => false,
+        };
         let (outer, step) = match dims.first() {
-            Some(d) if dims.len() > 1 || d.count == 0 => (d.count, d.src),
+            Some(d) if (dims.len() > 1 && !lanes) || d.count == 0 => (d.count, d.src),
             _ => (1, Step::Stride(0)),
         };
-        if dims.len() > 1 || outer == 0 {
+        if (dims.len() > 1 && !lanes) || outer == 0 {
             dims.remove(0);
         }
         let unit = dims.first().map_or(1, |d| d.count.saturating_mul(d.dst));
@@ -897,6 +907,16 @@ impl<const N: usize> Player<'_, '_, '_, '_, N> {
             if few && !matches!(stride, -1..=1) && rows.count > 1 && rows.dst >= inner.count {
                 return self.columns(rows, inner, stride, base, at);
             }
+            // Rows that together read one stretch of interleaved lanes (an
+            // NHWC image's pixels into NCHW planes): one pass over it.
+            if usize::try_from(stride) == Ok(rows.count) && rows.dst >= inner.count {
+                match rows.count {
+                    2 => return self.deinterleave::<2>(inner.count, rows.dst, base, at),
+                    3 => return self.deinterleave::<3>(inner.count, rows.dst, base, at),
+                    4 => return self.deinterleave::<4>(inner.count, rows.dst, base, at),
+                    _ => {}
+                }
+            }
         }
         if let (Step::Stride(rs), Step::Stride(1)) = (rows.src, inner.src) {
             let bytes = inner.count.checked_mul(N)?;
@@ -967,6 +987,28 @@ impl<const N: usize> Player<'_, '_, '_, '_, N> {
             r0 += n;
         }
         Some(())
+    }
+
+    /// `K` rows of `count` elements each, `dst_stride` elements apart in
+    /// the output, where row `j` reads lane `j` of `count` groups of `K`
+    /// consecutive source elements from `base`: the source read once, in
+    /// order, in blocks of 16 groups whose lanes go to each row as one
+    /// store of fixed size (shuffles, once compiled), rather than `K`
+    /// strided passes of single elements.
+    fn deinterleave<const K: usize>(
+        &mut self,
+        count: usize,
+        dst_stride: usize,
+        base: isize,
+        at: usize,
+    ) -> Option<()> {
+        let from = usize::try_from(base).ok()?.checked_mul(N)?;
+        let src = self.src.get(from..)?.get(..count.checked_mul(K * N)?)?;
+        let pitch = dst_stride.checked_mul(N)?;
+        let first = at.checked_mul(N)?;
+        let span = (K - 1).checked_mul(pitch)?.checked_add(count.checked_mul(N)?)?;
+        let dst = self.out.dst().get_mut(first..)?.get_mut(..span)?;
+        super::copy::deinterleave::<K, N>(src, dst, pitch)
     }
 
     /// Rows one at a time, each by [`Player::row`].
@@ -1402,5 +1444,28 @@ mod tests {
         let data = u32s(&[], vec![7]);
         assert_eq!(played(&moves, &[&data], 1, &one_thread()).to_vec::<u32>().unwrap(), [7]);
         assert!(moves.runs("test", &[2], &[], true).is_err());
+    }
+
+    /// Rows that read interleaved lanes (a few channels of pixels made
+    /// planes) in one pass: every lane count, width and a tail past the
+    /// blocks of 16.
+    #[test]
+    fn interleaved_lanes_become_rows_of_every_width() {
+        for k in 2..=4usize {
+            for n in [1usize, 15, 16, 17, 40, 100] {
+                let mut moves = Moves::default();
+                moves.dense(0, &[(k, Step::Stride(1)), (n, Step::Stride(k as isize))]);
+                let want: Vec<i64> = (0..k).flat_map(|j| (0..n).map(move |i| (i * k + j) as i64)).collect();
+                for ty in [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::I64] {
+                    let values =
+                        Tensor::from_vec(&[n * k], (0..(n * k) as i64).map(|v| v % 100).collect()).unwrap();
+                    let data = super::super::convert(&values, ty).unwrap();
+                    let out = played(&moves, &[&data], n * k, &one_thread());
+                    let got = super::super::convert(&out, ElementType::I64).unwrap().to_vec::<i64>().unwrap();
+                    let want: Vec<i64> = want.iter().map(|v| v % 100).collect();
+                    assert_eq!(got, want, "{k} lanes, {n} groups, {ty}");
+                }
+            }
+        }
     }
 }

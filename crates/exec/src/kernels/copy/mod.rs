@@ -33,6 +33,20 @@ use x86::Width;
 pub(super) use x86::{streaming, Plain, Stores};
 
 use super::counts::Count;
+
+/// Lane `j` of the groups of `K` `N`-byte elements of `src` into the row
+/// at byte `j * pitch` of `dst`, reading `src` once (see
+/// `portable::deinterleave_lanes`); with AVX2 where the CPU has it.
+pub(super) fn deinterleave<const K: usize, const N: usize>(
+    src: &[u8],
+    dst: &mut [u8],
+    pitch: usize,
+) -> Option<()> {
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+    return x86::deinterleave::<K, N>(src, dst, pitch);
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
+    portable::deinterleave_lanes::<K, N>(src, dst, pitch)
+}
 use super::run_plan::Heads;
 
 /// The instructions the copy loops may use.

@@ -70,3 +70,37 @@ pub(super) fn subsequence_strip(
     }
     Some(())
 }
+
+/// Lane `j` of the groups of `K` `N`-byte elements of `src` into the row
+/// at byte `j * pitch` of `dst`: the source read once, in order, in blocks
+/// of 16 groups whose lanes each go to their row as one store of fixed
+/// size, which the compiler makes shuffles where the CPU has them.
+#[inline(always)]
+pub(super) fn deinterleave_lanes<const K: usize, const N: usize>(
+    src: &[u8],
+    dst: &mut [u8],
+    pitch: usize,
+) -> Option<()> {
+    const G: usize = 16;
+    let elements = src.as_chunks::<N>().0;
+    let mut done = 0;
+    for block in elements.chunks_exact(K * G) {
+        let mut lanes = [[[0u8; N]; G]; K];
+        for (g, group) in block.chunks_exact(K).enumerate() {
+            for (lane, &e) in lanes.iter_mut().zip(group) {
+                lane[g] = e;
+            }
+        }
+        for (j, lane) in lanes.iter().enumerate() {
+            let to = j * pitch + done * N;
+            dst.get_mut(to..to + G * N)?.copy_from_slice(lane.as_flattened());
+        }
+        done += G;
+    }
+    for (g, group) in elements.chunks_exact(K).enumerate().skip(done) {
+        for (j, e) in group.iter().enumerate() {
+            *dst.get_mut(j * pitch + g * N..)?.first_chunk_mut::<N>()? = *e;
+        }
+    }
+    Some(())
+}

@@ -285,3 +285,22 @@ pub(super) fn prefetch_lines(src: &[u8], max: usize) {
 fn aligned(p: *const u8, align: usize) -> bool {
     p.align_offset(align) == 0
 }
+
+/// [`super::portable::deinterleave_lanes`], compiled for AVX2 (whose byte
+/// shuffles move a block's lanes in a few instructions) when the CPU has
+/// it.
+pub(in crate::kernels) fn deinterleave<const K: usize, const N: usize>(
+    src: &[u8],
+    dst: &mut [u8],
+    pitch: usize,
+) -> Option<()> {
+    #[target_feature(enable = "avx2")]
+    fn with_avx2<const K: usize, const N: usize>(src: &[u8], dst: &mut [u8], pitch: usize) -> Option<()> {
+        super::portable::deinterleave_lanes::<K, N>(src, dst, pitch)
+    }
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { with_avx2::<K, N>(src, dst, pitch) };
+    }
+    super::portable::deinterleave_lanes::<K, N>(src, dst, pitch)
+}
