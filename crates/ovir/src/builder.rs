@@ -33,8 +33,10 @@ use std::sync::Arc;
 use ovir_exec::ConstantEvaluator;
 use ovir_ir::{Edge, LayerIdx, OutputRef, Port, RtInfo, SourceFile, Span};
 use ovir_shape::ops::{
-    Broadcast, BroadcastMode, Concat, Const, Convert, Gather, Parameter, Reshape, ResultOp, Reverse,
-    ReverseMode, ReverseSequence, ReverseSubsequences, ShapeOf, Slice, Squeeze, Unsqueeze,
+    BatchToSpace, BlockMode, Broadcast, BroadcastMode, Concat, Const, Convert, DepthToSpace, Gather, Pad,
+    PadMode, Parameter, Reshape, ResultOp, Reverse, ReverseMode, ReverseSequence, ReverseSubsequences, Roll,
+    ShapeOf, ShuffleChannels, Slice, SpaceToBatch, SpaceToDepth, Split, Squeeze, StridedSlice, Tile,
+    Transpose, Unsqueeze, VariadicSplit,
 };
 use ovir_shape::{BuiltinOp, IntoLayer, Op, OpLayer, OpRegistry, PortFact, Problem};
 use ovir_tensor::{Element, ElementType, PartialShape, Tensor, TensorError};
@@ -347,6 +349,156 @@ impl ModelBuilder {
         let mut inputs = vec![data, start, stop, step];
         inputs.extend(axes);
         self.add(Slice, &inputs)
+    }
+
+    /// `Transpose`: `data` with its axes in the order `order` gives (empty:
+    /// the axes reversed).
+    ///
+    /// The layout ops build as the others do; an NHWC image made NCHW,
+    /// rolled, tiled and padded:
+    ///
+    /// ```
+    /// use ovir::ops::PadMode;
+    /// use ovir::{ElementType, ModelBuilder, PartialShape, Tensor};
+    ///
+    /// let mut b = ModelBuilder::new("layout");
+    /// let image = b.parameter("image", ElementType::U8, PartialShape::from_static(&[1, 2, 2, 3]))?;
+    /// let order = b.constant_slice(&[4], &[0i64, 3, 1, 2])?;
+    /// let nchw = b.transpose(image, order)?;
+    /// let (shift, axes) = (b.constant_slice(&[1], &[1i64])?, b.constant_slice(&[1], &[1i64])?);
+    /// let rolled = b.roll(nchw, shift, axes)?; // the channels turned by one
+    /// let repeats = b.constant_slice(&[4], &[1i64, 1, 1, 2])?;
+    /// let tiled = b.tile(rolled, repeats)?;
+    /// let (begins, ends) = (b.constant_slice(&[4], &[0i64, 0, 1, 0])?, b.constant_slice(&[4], &[0i64, 0, 0, 0])?);
+    /// let padded = b.pad(tiled, begins, ends, None, PadMode::Constant)?;
+    /// b.set_names(padded, &["out"])?;
+    /// b.result(padded)?;
+    /// let model = b.build()?;
+    ///
+    /// let x = Tensor::from_vec(&[1, 2, 2, 3], (0u8..12).collect())?;
+    /// let out = model.compile()?.run([("image", x)])?;
+    /// let out = out.get("out")?;
+    /// assert_eq!(out.shape(), &[1, 3, 3, 4]);
+    /// // Channel 0 is what was channel 2: a padded row, then 2 5 2 5, 8 11 8 11.
+    /// assert_eq!(out.to_vec::<u8>()?[..12], [0, 0, 0, 0, 2, 5, 2, 5, 8, 11, 8, 11]);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn transpose(&mut self, data: Output, order: Output) -> Result<Output, BuildError> {
+        self.add(Transpose, &[data, order])
+    }
+
+    /// `Roll`: the elements of `data` moved by `shift` along `axes`,
+    /// wrapping around.
+    pub fn roll(&mut self, data: Output, shift: Output, axes: Output) -> Result<Output, BuildError> {
+        self.add(Roll, &[data, shift, axes])
+    }
+
+    /// `Tile`: `data` repeated `repeats[i]` times along axis `i`, the
+    /// repeats lined up with its last axes.
+    pub fn tile(&mut self, data: Output, repeats: Output) -> Result<Output, BuildError> {
+        self.add(Tile, &[data, repeats])
+    }
+
+    /// `Pad` (version 12, which takes negative pads): `data` with
+    /// `begins[i]` elements before axis `i` and `ends[i]` after it, made
+    /// as `mode` says; `value` (or zero) in constant mode.
+    pub fn pad(
+        &mut self,
+        data: Output,
+        begins: Output,
+        ends: Output,
+        value: Option<Output>,
+        mode: PadMode,
+    ) -> Result<Output, BuildError> {
+        let mut inputs = vec![data, begins, ends];
+        inputs.extend(value);
+        self.add(Pad { mode, version: 12 }, &inputs)
+    }
+
+    /// `DepthToSpace`: blocks of `block_size` × `block_size` (per spatial
+    /// axis) taken from the channels into space.
+    pub fn depth_to_space(
+        &mut self,
+        data: Output,
+        mode: BlockMode,
+        block_size: u64,
+    ) -> Result<Output, BuildError> {
+        self.add(DepthToSpace { mode, block_size }, &[data])
+    }
+
+    /// `SpaceToDepth`: blocks of space moved into the channels, the
+    /// inverse of [`ModelBuilder::depth_to_space`].
+    pub fn space_to_depth(
+        &mut self,
+        data: Output,
+        mode: BlockMode,
+        block_size: u64,
+    ) -> Result<Output, BuildError> {
+        self.add(SpaceToDepth { mode, block_size }, &[data])
+    }
+
+    /// `ShuffleChannels`: the channels along `axis` seen as `group` rows
+    /// and read by columns.
+    pub fn shuffle_channels(&mut self, data: Output, axis: i64, group: u64) -> Result<Output, BuildError> {
+        self.add(ShuffleChannels { axis, group }, &[data])
+    }
+
+    /// `Split`: `data` cut into `num_splits` equal parts along `axis`, one
+    /// output each.
+    pub fn split(&mut self, data: Output, axis: Output, num_splits: u64) -> Result<Vec<Output>, BuildError> {
+        self.add_layer(Split { num_splits }, &[data, axis])
+    }
+
+    /// `VariadicSplit`: `data` cut along `axis` into parts of the lengths
+    /// `lengths` holds (one may be -1, the rest), one output each.
+    pub fn variadic_split(
+        &mut self,
+        data: Output,
+        axis: Output,
+        lengths: Output,
+    ) -> Result<Vec<Output>, BuildError> {
+        let outputs = self.fact(lengths).and_then(|f| f.shape.dims().and_then(|d| d.first()?.get()));
+        let outputs = outputs.and_then(|n| usize::try_from(n).ok()).unwrap_or(1);
+        self.add_layer(VariadicSplit { outputs }, &[data, axis, lengths])
+    }
+
+    /// `StridedSlice`: the elements of `data` from `begin` to `end` by
+    /// `strides`, with the masks `slice` holds.
+    pub fn strided_slice(
+        &mut self,
+        data: Output,
+        begin: Output,
+        end: Output,
+        strides: Option<Output>,
+        slice: StridedSlice,
+    ) -> Result<Output, BuildError> {
+        let mut inputs = vec![data, begin, end];
+        inputs.extend(strides);
+        self.add(slice, &inputs)
+    }
+
+    /// `BatchToSpace`: the batch moved into the other axes by
+    /// `block_shape`, then `crops_begin` and `crops_end` cut away.
+    pub fn batch_to_space(
+        &mut self,
+        data: Output,
+        block_shape: Output,
+        crops_begin: Output,
+        crops_end: Output,
+    ) -> Result<Output, BuildError> {
+        self.add(BatchToSpace, &[data, block_shape, crops_begin, crops_end])
+    }
+
+    /// `SpaceToBatch`: `data` padded by `pads_begin` and `pads_end`, then
+    /// its blocks of `block_shape` moved into the batch.
+    pub fn space_to_batch(
+        &mut self,
+        data: Output,
+        block_shape: Output,
+        pads_begin: Output,
+        pads_end: Output,
+    ) -> Result<Output, BuildError> {
+        self.add(SpaceToBatch, &[data, block_shape, pads_begin, pads_end])
     }
 
     /// Gives an output its tensor names (replacing any it had): the names

@@ -331,3 +331,82 @@ fn an_extension_op_is_added_as_the_layer_it_is() {
     let y = model.compile().unwrap().run([("x", x)]).unwrap();
     assert_eq!(y.get("y").unwrap().to_vec::<f32>().unwrap(), [2.5, -5.0, 10.0]);
 }
+
+/// Runs a one-input model built by `build` on `x` and returns its outputs
+/// as i32s, in order.
+fn run_built(
+    x: Tensor,
+    build: impl FnOnce(&mut ModelBuilder, Output) -> Vec<Output>,
+) -> Vec<(Vec<usize>, Vec<i32>)> {
+    let mut b = ModelBuilder::new("layout");
+    let data = b.parameter("data", x.element_type(), PartialShape::from_static(x.shape())).unwrap();
+    let outs = build(&mut b, data);
+    for (i, &o) in outs.iter().enumerate() {
+        b.set_names(o, &[&format!("out{i}")]).unwrap();
+        b.result(o).unwrap();
+    }
+    let model = b.build().unwrap();
+    let got = model.compile().unwrap().run([("data", x)]).unwrap();
+    (0..outs.len())
+        .map(|i| {
+            let t = got.get(&format!("out{i}")).unwrap();
+            (t.shape().to_vec(), t.to_vec::<i32>().unwrap())
+        })
+        .collect()
+}
+
+fn ints(b: &mut ModelBuilder, values: &[i64]) -> Output {
+    b.constant_slice(&[values.len()], values).unwrap()
+}
+
+/// Each layout op's own builder function makes the layer it names, with
+/// the values NumPy gives for it (worked out by hand here).
+#[test]
+fn every_layout_op_builds_with_its_own_function() {
+    let x = || Tensor::from_vec(&[1, 4, 2, 2], (0..16).collect::<Vec<i32>>()).unwrap();
+    // np.split(x, 2, axis=1) and [1, 3] along axis 1.
+    let got = run_built(x(), |b, d| {
+        let axis = b.constant_slice(&[], &[1i64]).unwrap();
+        b.split(d, axis, 2).unwrap()
+    });
+    assert_eq!(got[1], (vec![1, 2, 2, 2], (8..16).collect()));
+    let got = run_built(x(), |b, d| {
+        let (axis, lengths) = (b.constant_slice(&[], &[1i64]).unwrap(), ints(b, &[1, -1]));
+        b.variadic_split(d, axis, lengths).unwrap()
+    });
+    assert_eq!((got.len(), &got[1].0), (2, &vec![1, 3, 2, 2]));
+    // DepthToSpace, blocks first, block 2: one channel of 4x4.
+    let got = run_built(x(), |b, d| vec![b.depth_to_space(d, ops::BlockMode::BlocksFirst, 2).unwrap()]);
+    assert_eq!(got[0], (vec![1, 1, 4, 4], vec![0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15]));
+    let got = run_built(x(), |b, d| {
+        let s = b.depth_to_space(d, ops::BlockMode::DepthFirst, 2).unwrap();
+        vec![b.space_to_depth(s, ops::BlockMode::DepthFirst, 2).unwrap()]
+    });
+    assert_eq!(got[0], (vec![1, 4, 2, 2], (0..16).collect()));
+    // Channels [0 1 | 2 3] read by columns: 0 2 1 3.
+    let got = run_built(x(), |b, d| vec![b.shuffle_channels(d, 1, 2).unwrap()]);
+    assert_eq!(got[0].1[..8], [0, 1, 2, 3, 8, 9, 10, 11]);
+    // x[:, ::-2, 1] with a shrunk last axis.
+    let got = run_built(x(), |b, d| {
+        let (begin, end, strides) = (ints(b, &[0, 0, 0, 1]), ints(b, &[0, 0, 0, 2]), ints(b, &[1, -2, 1, 1]));
+        let mask = |v: [bool; 4]| v.to_vec();
+        let slice = ops::StridedSlice {
+            begin_mask: mask([true, true, true, false]),
+            end_mask: mask([true, true, true, false]),
+            new_axis_mask: Vec::new(),
+            shrink_axis_mask: mask([false, false, false, true]),
+            ellipsis_mask: Vec::new(),
+        };
+        vec![b.strided_slice(d, begin, end, Some(strides), slice).unwrap()]
+    });
+    assert_eq!(got[0], (vec![1, 2, 2], vec![13, 15, 5, 7]));
+    // SpaceToBatch by [1, 1, 2, 2] and back.
+    let got = run_built(x(), |b, d| {
+        let (block, zeros) = (ints(b, &[1, 1, 2, 2]), ints(b, &[0, 0, 0, 0]));
+        let batched = b.space_to_batch(d, block, zeros, zeros).unwrap();
+        vec![batched, b.batch_to_space(batched, block, zeros, zeros).unwrap()]
+    });
+    assert_eq!(got[0].0, vec![4, 4, 1, 1]);
+    assert_eq!(got[0].1[..4], [0, 4, 8, 12]);
+    assert_eq!(got[1], (vec![1, 4, 2, 2], (0..16).collect()));
+}
