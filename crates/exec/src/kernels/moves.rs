@@ -899,6 +899,10 @@ impl<const N: usize> Player<'_, '_, '_, '_, N> {
     /// The two innermost loops: `rows.count` rows, each `inner.count`
     /// consecutive output elements.
     fn rows(&mut self, rows: &Dim, inner: &Dim, base: isize, at: usize) -> Option<()> {
+        // A row of one element reads it whatever its step: a copy (a pad's
+        // edge or fill of one element is then one fixed-size copy a row).
+        let one = Dim { src: Step::Stride(1), ..*inner };
+        let inner = if inner.count == 1 && matches!(inner.src, Step::Stride(_)) { &one } else { inner };
         if let (Step::Stride(1), Step::Stride(stride)) = (rows.src, inner.src) {
             // Few columns (a channel axis moved inward): row by row each row
             // is a few elements from as many lines. Rows of many elements
@@ -923,10 +927,20 @@ impl<const N: usize> Player<'_, '_, '_, '_, N> {
             return match bytes {
                 1 => self.fixed_rows::<1>(rows.count, rs, rows.dst, base, at),
                 2 => self.fixed_rows::<2>(rows.count, rs, rows.dst, base, at),
+                3 => self.fixed_rows::<3>(rows.count, rs, rows.dst, base, at),
                 4 => self.fixed_rows::<4>(rows.count, rs, rows.dst, base, at),
+                5 => self.fixed_rows::<5>(rows.count, rs, rows.dst, base, at),
+                6 => self.fixed_rows::<6>(rows.count, rs, rows.dst, base, at),
+                7 => self.fixed_rows::<7>(rows.count, rs, rows.dst, base, at),
                 8 => self.fixed_rows::<8>(rows.count, rs, rows.dst, base, at),
+                10 => self.fixed_rows::<10>(rows.count, rs, rows.dst, base, at),
                 12 => self.fixed_rows::<12>(rows.count, rs, rows.dst, base, at),
+                14 => self.fixed_rows::<14>(rows.count, rs, rows.dst, base, at),
                 16 => self.fixed_rows::<16>(rows.count, rs, rows.dst, base, at),
+                20 => self.fixed_rows::<20>(rows.count, rs, rows.dst, base, at),
+                28 => self.fixed_rows::<28>(rows.count, rs, rows.dst, base, at),
+                40 => self.fixed_rows::<40>(rows.count, rs, rows.dst, base, at),
+                56 => self.fixed_rows::<56>(rows.count, rs, rows.dst, base, at),
                 24 => self.fixed_rows::<24>(rows.count, rs, rows.dst, base, at),
                 32 => self.fixed_rows::<32>(rows.count, rs, rows.dst, base, at),
                 48 => self.fixed_rows::<48>(rows.count, rs, rows.dst, base, at),
@@ -1467,5 +1481,23 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Rows of every length up to 64 bytes, each a fixed-size copy or the
+    /// general walk, every other row of the data skipped; and rows of one
+    /// element that repeat it (stride 0), which copy it.
+    #[test]
+    fn short_rows_of_every_length_copy_as_the_definition_says() {
+        for len in 1..=64usize {
+            let data = Tensor::from_vec(&[4 * len], (0..4 * len).map(|v| v as u8).collect::<Vec<u8>>()).unwrap();
+            let mut moves = Moves::default();
+            moves.dense(0, &[(2, Step::Stride(2 * len as isize)), (len, Step::Stride(1))]);
+            let want: Vec<u8> = (0..len).chain(2 * len..3 * len).map(|v| v as u8).collect();
+            assert_eq!(played(&moves, &[&data], 2 * len, &one_thread()).to_vec::<u8>().unwrap(), want, "{len}");
+        }
+        let data = u32s(&[3], vec![7, 8, 9]);
+        let mut moves = Moves::default();
+        moves.dense(0, &[(3, Step::Stride(1)), (1, Step::Stride(0))]);
+        assert_eq!(played(&moves, &[&data], 3, &one_thread()).to_vec::<u32>().unwrap(), [7, 8, 9]);
     }
 }
