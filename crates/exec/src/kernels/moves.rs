@@ -1489,11 +1489,16 @@ mod tests {
     #[test]
     fn short_rows_of_every_length_copy_as_the_definition_says() {
         for len in 1..=64usize {
-            let data = Tensor::from_vec(&[4 * len], (0..4 * len).map(|v| v as u8).collect::<Vec<u8>>()).unwrap();
+            let data =
+                Tensor::from_vec(&[4 * len], (0..4 * len).map(|v| v as u8).collect::<Vec<u8>>()).unwrap();
             let mut moves = Moves::default();
             moves.dense(0, &[(2, Step::Stride(2 * len as isize)), (len, Step::Stride(1))]);
             let want: Vec<u8> = (0..len).chain(2 * len..3 * len).map(|v| v as u8).collect();
-            assert_eq!(played(&moves, &[&data], 2 * len, &one_thread()).to_vec::<u8>().unwrap(), want, "{len}");
+            assert_eq!(
+                played(&moves, &[&data], 2 * len, &one_thread()).to_vec::<u8>().unwrap(),
+                want,
+                "{len}"
+            );
         }
         let data = u32s(&[3], vec![7, 8, 9]);
         let mut moves = Moves::default();
