@@ -153,3 +153,29 @@ fn run_takes_named_inputs_and_gives_named_outputs() {
     let err = compiled.run([("z", input(case, "x"))]).unwrap_err();
     assert!(matches!(err, Error::UnknownInput { .. }), "{err}");
 }
+
+/// `Model::save` in a function returning `ovir::Error`: its error converts
+/// with `?`, it makes missing parent folders, and a failure names the XML
+/// asked for rather than a temporary file or the weights.
+#[test]
+fn saving_fits_an_ovir_error_function_and_makes_folders() {
+    fn copy(from: &std::path::Path, to: &std::path::Path) -> Result<(), Error> {
+        Model::read(from)?.save(to)?;
+        Ok(())
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let sample = samples_dir().join("chain_convert_reverse/model.xml");
+    let to = dir.path().join("made/on/demand/model.xml");
+    copy(&sample, &to).unwrap();
+    assert_eq!(Model::read(&to).unwrap().outputs(), load("chain_convert_reverse").outputs());
+    assert!(to.with_extension("bin").is_file());
+
+    std::fs::write(dir.path().join("plain"), b"").unwrap();
+    let asked = dir.path().join("plain/model.xml");
+    let err = copy(&sample, &asked).unwrap_err();
+    assert!(matches!(err, Error::Write(_)), "{err:?}");
+    let message = err.to_string();
+    assert!(message.starts_with(&format!("cannot write `{}`: ", asked.display())), "{message}");
+    assert!(message.contains("cannot make its folder"), "{message}");
+    assert!(!message.contains(".ovir-save") && !message.contains(".bin"), "{message}");
+}

@@ -4,7 +4,6 @@
 use std::io::Write;
 use std::path::PathBuf;
 
-use anyhow::Context;
 use clap::Args;
 use ovir::PartialShape;
 
@@ -47,11 +46,8 @@ pub fn run(args: &ConvertArgs, out: &mut impl Write) -> Result<Outcome, CliError
     if args.fold {
         model = model.folded()?;
     }
-    if let Some(dir) = args.output.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir)
-            .with_context(|| format!("cannot create the folder {}", dir.display()))?;
-    }
-    model.save(&args.output).map_err(anyhow::Error::from)?;
+    // Saving makes missing parent folders.
+    model.save(&args.output).map_err(ovir::Error::from)?;
     let weights = args.output.with_extension("bin");
     let size = std::fs::metadata(&weights).map(|m| m.len()).unwrap_or(0);
     writeln!(

@@ -203,8 +203,26 @@ fn saving_writes_the_weights_beside_the_xml() {
     let (xml, bin) = write(&model);
     assert_eq!(std::fs::read(dir.join("strings.xml")).unwrap(), xml);
     assert_eq!(std::fs::read(dir.join("strings.bin")).unwrap(), bin);
-    let err = model.save(dir.join("missing/strings.xml")).unwrap_err();
-    assert!(err.to_string().contains("missing/strings.bin"), "{err}");
+    // Missing parent folders are made.
+    model.save(dir.join("missing/twice/strings.xml")).unwrap();
+    assert_eq!(std::fs::read(dir.join("missing/twice/strings.xml")).unwrap(), xml);
+    assert_eq!(std::fs::read(dir.join("missing/twice/strings.bin")).unwrap(), bin);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_failed_save_names_the_xml_asked_for() {
+    let dir = std::env::temp_dir().join(format!("ovir-ir-save-failed-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    // A file where a parent folder would have to be.
+    std::fs::write(dir.join("plain"), b"").unwrap();
+    let model = read_model(&samples_dir().join("chain_convert_reverse/model.xml"), None).unwrap();
+    let asked = dir.join("plain/model.xml");
+    let message = model.save(&asked).unwrap_err().to_string();
+    assert!(message.starts_with(&format!("cannot write `{}`: ", asked.display())), "{message}");
+    assert!(message.contains("cannot make its folder"), "{message}");
+    assert!(!message.contains(".ovir-save") && !message.contains(".bin"), "{message}");
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

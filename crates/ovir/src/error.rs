@@ -4,7 +4,7 @@ use std::fmt;
 use std::sync::Arc;
 
 use ovir_exec::{CompileError, RunError};
-use ovir_ir::{render_diagnostic, ReadError, SourceFile, Span, MAX_REPORTED};
+use ovir_ir::{render_diagnostic, ReadError, SourceFile, Span, WriteError, MAX_REPORTED};
 use ovir_shape::ShapeError;
 use ovir_tensor::TensorError;
 
@@ -105,6 +105,8 @@ pub enum Error {
     Tensor(TensorError),
     /// An extension could not be registered.
     Extension(ovir_shape::ExtensionError),
+    /// A model could not be saved (see [`Model::save`](crate::Model::save)).
+    Write(WriteError),
 }
 
 impl From<ReadError> for Error {
@@ -116,6 +118,12 @@ impl From<ReadError> for Error {
 impl From<TensorError> for Error {
     fn from(e: TensorError) -> Self {
         Error::Tensor(e)
+    }
+}
+
+impl From<WriteError> for Error {
+    fn from(e: WriteError) -> Self {
+        Error::Write(e)
     }
 }
 
@@ -150,6 +158,7 @@ impl fmt::Display for Error {
             Error::NotRun => write!(f, "no inference has run on this request yet"),
             Error::Tensor(e) => write!(f, "{}", with_causes(e)),
             Error::Extension(e) => write!(f, "cannot register the extension: {e}"),
+            Error::Write(e) => write!(f, "{e}"),
         }
     }
 }
@@ -174,6 +183,7 @@ impl fmt::Debug for Error {
             Error::NotRun => "NotRun",
             Error::Tensor(_) => "Tensor",
             Error::Extension(_) => "Extension",
+            Error::Write(_) => "Write",
         };
         write!(f, "{variant}: {self}")
     }

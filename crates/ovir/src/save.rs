@@ -10,20 +10,29 @@ use crate::model::Model;
 impl Model {
     /// Writes the model as IR v11: the XML to `xml_path` and the weights
     /// beside it with the extension `.bin`, laid out as OpenVINO's
-    /// `save_model` lays them out (see [`ovir_ir::Model::save`]). A port
-    /// that declares no `precision` gets the element type inference found,
-    /// so every port of the file has one. An IR v10 model is written as
-    /// v11, and the tensor feeding each `Result` gets its producer's layer
-    /// name, by which v10 knows an output, so that every output keeps the
-    /// names it answers to.
+    /// `save_model` lays them out (see [`ovir_ir::Model::save`]), making
+    /// any missing parent folder. A port that declares no `precision` gets
+    /// the element type inference found, so every port of the file has
+    /// one. An IR v10 model is written as v11, and the tensor feeding each
+    /// `Result` gets its producer's layer name, by which v10 knows an
+    /// output, so that every output keeps the names it answers to.
+    ///
+    /// Its error converts into [`Error`](crate::Error) with `?`, and names
+    /// the XML path asked for.
     ///
     /// ```
+    /// use std::path::Path;
+    ///
+    /// fn copy(from: &Path, to: &Path) -> Result<(), ovir::Error> {
+    ///     let model = ovir::Model::read(from)?;
+    ///     model.save(to)?;
+    ///     Ok(())
+    /// }
+    ///
     /// # let dir = std::env::temp_dir().join(format!("ovir-model-save-{}", std::process::id()));
-    /// # std::fs::create_dir_all(&dir)?;
-    /// let model = ovir::Model::read("../../ir-samples/chain_convert_reverse/model.xml")?;
-    /// model.save(dir.join("copy.xml"))?;
-    /// let copy = ovir::Model::read(dir.join("copy.xml"))?;
-    /// assert_eq!(copy.outputs(), model.outputs());
+    /// let copied = dir.join("made/on/demand/copy.xml");
+    /// copy(Path::new("../../ir-samples/chain_convert_reverse/model.xml"), &copied)?;
+    /// assert!(copied.with_extension("bin").is_file());
     /// # std::fs::remove_dir_all(&dir)?;
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```

@@ -112,26 +112,40 @@ impl Model {
                 return Err(io(path)(folder));
             }
         }
+        // Missing parent folders are made, as `ov.save_model` makes them.
+        let dir = xml_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+        std::fs::create_dir_all(dir).map_err(|e| {
+            let why = format!("cannot make its folder `{}`: {e}", dir.display());
+            io(xml_path)(std::io::Error::new(e.kind(), why))
+        })?;
         // Both files are written beside their targets under temporary
         // names and renamed into place only once both are complete, so a
-        // failure leaves the folder as it was.
-        let dir = xml_path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let temp = |path: &Path| {
+        // failure leaves the folder as it was. A temporary file that
+        // cannot be made is reported as the XML asked for, with the
+        // system's own message: the temporary name means nothing to the
+        // caller.
+        let temp = || {
             let mut builder = tempfile::Builder::new();
             builder.prefix(".ovir-save-").suffix(".tmp");
-            // Temporary files are private; the model gets the permissions
-            // any newly created file would (0666 less the umask).
-            #[cfg(unix)]
-            {
-                use std::os::unix::fs::PermissionsExt;
-                builder.permissions(std::fs::Permissions::from_mode(0o666));
-            }
-            builder.tempfile_in(dir).map_err(io(path))
+            builder
+                .make_in(dir, |path| {
+                    let mut options = std::fs::OpenOptions::new();
+                    options.read(true).write(true).create_new(true);
+                    // The model gets the permissions any newly created
+                    // file would (0666 less the umask).
+                    #[cfg(unix)]
+                    {
+                        use std::os::unix::fs::OpenOptionsExt;
+                        options.mode(0o666);
+                    }
+                    options.open(path)
+                })
+                .map_err(io(xml_path))
         };
-        let mut bin = BufWriter::new(temp(&bin_path)?);
+        let mut bin = BufWriter::new(temp()?);
         let text = self.write_weights(&mut bin).map_err(|e| with_path(e, &bin_path))?;
         let bin = bin.into_inner().map_err(|e| io(&bin_path)(e.into_error()))?;
-        let mut xml = temp(xml_path)?;
+        let mut xml = temp()?;
         xml.write_all(text.as_bytes()).map_err(io(xml_path))?;
         bin.persist(&bin_path).map_err(|e| io(&bin_path)(e.error))?;
         xml.persist(xml_path).map_err(|e| io(xml_path)(e.error))?;
