@@ -127,7 +127,7 @@ pub struct InfoArgs {
 #[command(after_help = "\
 Inputs: `-i NAME=FILE.npy` sets the input NAME (any of its tensor names, or its Parameter's \
 layer name); `-i FILE.npz` sets inputs from the archive's arrays by name; `-i FILE.npy` sets \
-the input of a model that has one. Every input not given is filled with deterministic data \
+the input of a model that has one. Each input may be given once. Every input not given is filled with deterministic data \
 that is valid for the model; when some were given, a note on stderr names each one filled.
 
 Outputs: `-o FILE.npz` writes one archive; `-o FILE.npy` writes the output of a model that \
@@ -149,7 +149,7 @@ pub struct RunArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// An input: NAME=FILE.npy, FILE.npz for several at once, or FILE.npy
-    /// for a model with one input.
+    /// for a model with one input. Each input may be given once.
     #[arg(short, long = "input", value_name = "NAME=FILE.npy|FILE.npz")]
     pub inputs: Vec<String>,
     /// The shape to generate an input in, for inputs not given with -i,
@@ -265,7 +265,7 @@ pub struct BenchArgs {
     #[command(flatten)]
     pub model: ModelArgs,
     /// An input: NAME=FILE.npy, FILE.npz for several at once, or FILE.npy
-    /// for a model with one input.
+    /// for a model with one input. Each input may be given once.
     #[arg(short, long = "input", value_name = "NAME=FILE.npy|FILE.npz")]
     pub inputs: Vec<String>,
     /// The shape to generate an input in, for inputs not given with -i,

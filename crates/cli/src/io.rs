@@ -13,14 +13,30 @@ use ovir::{CompiledModel, InferRequest, PartialShape, Tensor};
 /// `--shape`, with the size it got. `shapes` (from `--shape`) says what
 /// shape to make a generated input in; it must be static and may not
 /// name an input read from a file.
-pub fn set_inputs(
+pub fn set_inputs<'a>(
     request: &mut InferRequest,
-    specs: &[String],
+    specs: &'a [String],
     shapes: &[(String, PartialShape)],
 ) -> anyhow::Result<()> {
+    // The `-i` that set each input: one given twice is refused, as
+    // silently keeping the last would hide a typo.
+    let inputs = request.model().inputs().to_vec();
+    let mut given: Vec<Option<&str>> = vec![None; inputs.len()];
+    let mut claim = |name: &str, spec: &'a str| -> anyhow::Result<()> {
+        let Some(at) = inputs.iter().position(|p| p.answers_to(name)) else { return Ok(()) };
+        if let Some(slot) = given.get_mut(at) {
+            if let Some(first) = slot {
+                let input = inputs.get(at).map_or(name, |p| p.name());
+                bail!("`-i {first}` and `-i {spec}` both set input \"{input}\"; give it once");
+            }
+            *slot = Some(spec);
+        }
+        Ok(())
+    };
     for spec in specs {
         match spec.split_once('=') {
             Some((name, file)) => {
+                claim(name, spec)?;
                 let tensor = ovir::npy::read_npy_file(Path::new(file))?;
                 request
                     .set_input(name, tensor)
@@ -29,6 +45,7 @@ pub fn set_inputs(
             None if has_extension(spec, "npz") => {
                 let limit = request.model().max_tensor_bytes();
                 for (name, tensor) in ovir::npy::read_npz_file_limited(Path::new(spec), limit)? {
+                    claim(&name, spec)?;
                     request
                         .set_input(name.as_str(), tensor)
                         .with_context(|| format!("while setting input \"{name}\" from {spec}"))?;
@@ -45,6 +62,7 @@ pub fn set_inputs(
                     );
                 };
                 let name = only.name().to_string();
+                claim(&name, spec)?;
                 let tensor = ovir::npy::read_npy_file(Path::new(spec))?;
                 request
                     .set_input(0, tensor)

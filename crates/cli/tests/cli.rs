@@ -780,3 +780,20 @@ fn conformance_takes_a_tolerance() {
     assert_eq!(loose.status.code(), Some(0), "{}", text(&loose.stdout));
     assert_eq!(text(&loose.stdout), "PASS  off  1 output within atol=0, ulp=1\n1 passed, 0 failed\n");
 }
+
+#[test]
+fn an_input_given_twice_is_refused() {
+    let model = sample("chain_convert_reverse", "model.xml");
+    let data = sample("chain_convert_reverse", "in/data.npy");
+    let named = format!("data={data}");
+    for (command, first, second) in
+        [("run", &named, &named), ("run", &data, &named), ("bench", &named, &data)]
+    {
+        let out = ovir(&[command, &model, "-i", first, "-i", second]);
+        assert_eq!(out.status.code(), Some(1), "{command} {first} {second}");
+        assert_eq!(
+            text(&out.stderr),
+            format!("error: `-i {first}` and `-i {second}` both set input \"data\"; give it once\n")
+        );
+    }
+}

@@ -470,7 +470,16 @@ impl fmt::Display for ReadError {
             }
             match d.location(&self.source) {
                 Some(at) => write!(f, "{name}:{}:{}: {}", at.line, at.column, d.kind)?,
-                None => write!(f, "{name}: {}", d.kind)?,
+                // A message that names the file (one that cannot be
+                // read) is not prefixed with its name again.
+                None => {
+                    let message = d.kind.to_string();
+                    if message.contains(&name) {
+                        write!(f, "{message}")?;
+                    } else {
+                        write!(f, "{name}: {message}")?;
+                    }
+                }
             }
             if let Some(layer) = &d.layer {
                 write!(f, " [{layer}]")?;

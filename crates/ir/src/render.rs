@@ -95,7 +95,9 @@ fn render_at(
     let renderer = renderer.term_width(RENDER_WIDTH);
     let out = renderer.render(msg).to_string();
     match &excerpt {
-        // A message without a place still says which file it is about.
+        // A message without a place still says which file it is about,
+        // unless it names the file itself (a file that cannot be read).
+        None if message.contains(&origin) => out,
         None => format!("{out}\n  --> {origin}"),
         Some(ex) => {
             let title = renderer.render(level.title(&message)).to_string();

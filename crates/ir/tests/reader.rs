@@ -476,8 +476,18 @@ fn files_use_the_default_or_the_given_weights_path() {
     std::fs::write(&plain, simple(11)).unwrap();
     read_model(&plain, None).unwrap();
 
-    let err = read_model(&dir.0.join("missing.xml"), None).unwrap_err();
+    let missing = dir.0.join("missing.xml");
+    let err = read_model(&missing, None).unwrap_err();
     assert_one(&err, None, |k| matches!(k, IrErrorKind::Io { .. }));
+    // The message names the file once, shown plainly or rendered.
+    let name = missing.display().to_string();
+    for text in [err.to_string(), err.render(false)] {
+        assert!(text.contains(&format!("cannot read `{name}`: ")), "{text}");
+        assert_eq!(text.matches(&name).count(), 1, "{text}");
+    }
+    // The XML is still named where the message names another file.
+    let err = read_model(&xml_path, Some(&dir.0.join("nope.bin"))).unwrap_err().to_string();
+    assert!(err.starts_with(&format!("{}: cannot read `", xml_path.display())), "{err}");
 }
 
 #[test]

@@ -8,7 +8,7 @@
 //! - `model.xml`, and `model.bin` when the model has weights;
 //! - its inputs, either as `in/<input>.npy`, one file per input named by
 //!   any of the input's names, or as one `inputs.npz` archive of arrays
-//!   named so (not both); a case without either runs with no inputs set;
+//!   named so (not both); only a model without inputs needs neither;
 //! - exactly one expectation:
 //!   - `expected/<output>.npy`, one file per output, named by the
 //!     output's first tensor name with every character outside
@@ -30,7 +30,8 @@
 //!
 //! A folder that is not a well-formed case (no `model.xml`, no
 //! expectation or two, both `in/` and `inputs.npz`, an empty phrase, an
-//! unreadable `.npy`) fails with a [`CaseError`] that names the file.
+//! unreadable `.npy`, an input of the model that neither gives) fails
+//! with a [`CaseError`] that names the file.
 //!
 //! # Running cases
 //!
@@ -266,6 +267,20 @@ fn execute(core: &Core, model: &Path, inputs: &Inputs) -> Result<(CompiledModel,
     };
     for (name, tensor) in arrays {
         request.set_input(name.as_str(), tensor).map_err(refused)?;
+    }
+    // An input the case does not give is the case's fault: the error
+    // names the file that should hold it.
+    for (i, port) in compiled.inputs().iter().enumerate() {
+        if request.input(i).is_ok() {
+            continue;
+        }
+        let expected = match inputs {
+            Inputs::Archive(file) => file.clone(),
+            Inputs::Folder(dir) => dir.join(format!("{}.npy", port.name())),
+            Inputs::None => model.with_file_name(INPUTS).join(format!("{}.npy", port.name())),
+        };
+        let kind = CaseErrorKind::MissingInput { input: port.name().to_string() };
+        return Err(Stop::Case(CaseError::new(&expected, kind)));
     }
     request.infer().map_err(refused)?;
     let outputs = request.outputs().into_iter().cloned().collect();
@@ -620,6 +635,12 @@ pub enum CaseErrorKind {
     Io(io::Error),
     /// The `.npy` or `.npz` file is malformed.
     Npy(NpyError),
+    /// The model has an input the case does not give: the path is the
+    /// `.npy` file that should hold it, or the `inputs.npz` that lacks it.
+    MissingInput {
+        /// The input's name.
+        input: String,
+    },
 }
 
 impl CaseError {
@@ -658,6 +679,12 @@ impl fmt::Display for CaseError {
             CaseErrorKind::Io(e) => write!(f, "cannot read {path}: {e}"),
             // The npy reader's errors name the file already.
             CaseErrorKind::Npy(e) => write!(f, "{e}"),
+            CaseErrorKind::MissingInput { input } if self.path.extension().is_some_and(|e| e == "npz") => {
+                write!(f, "{path} holds no array for the model's input \"{input}\"")
+            }
+            CaseErrorKind::MissingInput { input } => {
+                write!(f, "{path} does not exist: the model's input \"{input}\" is read from it")
+            }
         }
     }
 }

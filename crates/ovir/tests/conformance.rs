@@ -194,6 +194,20 @@ fn malformed_case_folders_are_errors_that_name_the_file() {
     text(dir.path(), "inputs.npz", "PK");
     let m = message(&dir);
     assert!(m.contains("CASE/inputs.npz"), "{m}");
+
+    // An input the case does not give: the message names the file that
+    // should hold it, whether the case has no inputs at all, an `in/`
+    // without it, or an archive without it.
+    let dir = case();
+    write(dir.path(), "expected/half.npy", &halves([0.1, 2.0, f32::INFINITY]));
+    std::fs::remove_file(dir.path().join("in/data.npy")).unwrap();
+    let missing = "CASE/in/data.npy does not exist: the model's input \"data\" is read from it";
+    assert_eq!(message(&dir), missing);
+    assert_eq!(kind(&dir), format!("{:?}", CaseErrorKind::MissingInput { input: "data".to_string() }));
+    std::fs::remove_dir(dir.path().join("in")).unwrap();
+    assert_eq!(message(&dir), missing);
+    npy::write_npz_file(&[], &dir.path().join("inputs.npz")).unwrap();
+    assert_eq!(message(&dir), "CASE/inputs.npz holds no array for the model's input \"data\"");
 }
 
 #[test]
