@@ -41,6 +41,8 @@ GENERATORS = [
     "pad",
     "pipelines",
     "strided_slice",
+    "identity",
+    "squeeze",
 ]
 
 

@@ -33,10 +33,10 @@ use std::sync::Arc;
 use ovir_exec::ConstantEvaluator;
 use ovir_ir::{Edge, LayerIdx, OutputRef, Port, RtInfo, SourceFile, Span};
 use ovir_shape::ops::{
-    BatchToSpace, BlockMode, Broadcast, BroadcastMode, Concat, Const, Convert, DepthToSpace, Gather, Pad,
-    PadMode, Parameter, Reshape, ResultOp, Reverse, ReverseMode, ReverseSequence, ReverseSubsequences, Roll,
-    ShapeOf, ShuffleChannels, Slice, SpaceToBatch, SpaceToDepth, Split, Squeeze, StridedSlice, Tile,
-    Transpose, Unsqueeze, VariadicSplit,
+    BatchToSpace, BlockMode, Broadcast, BroadcastMode, Concat, Const, Convert, DepthToSpace, Gather,
+    Identity, Pad, PadMode, Parameter, Reshape, ResultOp, Reverse, ReverseMode, ReverseSequence,
+    ReverseSubsequences, Roll, ShapeOf, ShuffleChannels, Slice, SpaceToBatch, SpaceToDepth, Split, Squeeze,
+    StridedSlice, Tile, Transpose, Unsqueeze, VariadicSplit,
 };
 use ovir_shape::{BuiltinOp, IntoLayer, Op, OpLayer, OpRegistry, PortFact, Problem};
 use ovir_tensor::{Element, ElementType, PartialShape, Tensor, TensorError};
@@ -323,7 +323,28 @@ impl ModelBuilder {
     pub fn squeeze(&mut self, data: Output, axes: Option<Output>) -> Result<Output, BuildError> {
         let mut inputs = vec![data];
         inputs.extend(axes);
-        self.add(Squeeze, &inputs)
+        self.add(Squeeze::V1, &inputs)
+    }
+
+    /// `Squeeze-15`: [`squeeze`](Self::squeeze) with `allow_axis_skip`,
+    /// which leaves the output rank unknown until the model runs when a
+    /// listed axis may be 1 but its size is not known. It runs as
+    /// Squeeze-1.
+    pub fn squeeze_15(
+        &mut self,
+        data: Output,
+        axes: Option<Output>,
+        allow_axis_skip: bool,
+    ) -> Result<Output, BuildError> {
+        let mut inputs = vec![data];
+        inputs.extend(axes);
+        self.add(Squeeze { version: 15, allow_axis_skip }, &inputs)
+    }
+
+    /// `Identity`: `data` passed on unchanged (the output shares its
+    /// storage).
+    pub fn identity(&mut self, data: Output) -> Result<Output, BuildError> {
+        self.add(Identity, &[data])
     }
 
     /// `Unsqueeze`: `data` with size-1 axes inserted where `axes` says.

@@ -410,3 +410,21 @@ fn every_layout_op_builds_with_its_own_function() {
     assert_eq!(got[0].1[..4], [0, 4, 8, 12]);
     assert_eq!(got[1], (vec![1, 4, 2, 2], (0..16).collect()));
 }
+
+/// Identity and Squeeze-15 through their own builder functions.
+#[test]
+fn identity_and_squeeze_15_build_with_their_own_functions() {
+    let x = || Tensor::from_vec(&[1, 3, 1], vec![4i32, -5, 6]).unwrap();
+    let got = run_built(x(), |b, d| vec![b.identity(d).unwrap()]);
+    assert_eq!(got[0], (vec![1, 3, 1], vec![4, -5, 6]));
+    // Axis 1 is 3, not 1: it stays, whatever allow_axis_skip says.
+    for skip in [false, true] {
+        let got = run_built(x(), |b, d| {
+            let axes = ints(b, &[0, 1]);
+            vec![b.squeeze_15(d, Some(axes), skip).unwrap()]
+        });
+        assert_eq!(got[0], (vec![3, 1], vec![4, -5, 6]));
+    }
+    let got = run_built(x(), |b, d| vec![b.squeeze_15(d, None, false).unwrap()]);
+    assert_eq!(got[0].0, vec![3]);
+}

@@ -76,7 +76,23 @@ pub(crate) fn boolean(
     name: &'static str,
     problems: &mut Problems,
 ) -> Option<bool> {
-    let value = required(layer, op, name, problems)?;
+    boolean_value(name, required(layer, op, name, problems)?, problems)
+}
+
+/// An optional boolean attribute with a default, read as [`boolean`].
+pub(crate) fn boolean_or(
+    layer: &Layer,
+    name: &'static str,
+    default: bool,
+    problems: &mut Problems,
+) -> Option<bool> {
+    match layer.attrs.value(name) {
+        None => Some(default),
+        Some(value) => boolean_value(name, value, problems),
+    }
+}
+
+fn boolean_value(name: &'static str, value: &str, problems: &mut Problems) -> Option<bool> {
     match value.trim().to_ascii_lowercase().as_str() {
         "true" | "1" => Some(true),
         "false" | "0" => Some(false),

@@ -313,8 +313,9 @@ mod tests {
     /// `opset17_tbl.hpp`, as (type, op version, the opsets whose table has
     /// that line, whether ovir implements that version). Opset1 is the
     /// only one with `Reverse`; opset15 and opset16 list `Squeeze` at
-    /// `v15`; opset16 lists every other op here that earlier opsets do,
-    /// and opset17 so far only `Parameter`, `Convert` and `ShapeOf`.
+    /// `v15`; opset16 is the first with `Identity` and lists every other
+    /// op here that earlier opsets do, and opset17 so far only
+    /// `Parameter`, `Convert` and `ShapeOf`.
     const OPENVINO_OPSETS: &[(&str, u32, RangeInclusive<u32>, bool)] = &[
         ("Parameter", 0, 1..=17, true),
         ("Constant", 0, 1..=16, true),
@@ -331,7 +332,7 @@ mod tests {
         ("Broadcast", 3, 3..=16, true),
         ("Unsqueeze", 0, 1..=16, true),
         ("Squeeze", 0, 1..=14, true),
-        ("Squeeze", 15, 15..=16, false),
+        ("Squeeze", 15, 15..=16, true),
         ("Reshape", 1, 1..=16, true),
         ("Concat", 0, 1..=16, true),
         ("Slice", 8, 8..=16, true),
@@ -349,6 +350,7 @@ mod tests {
         ("StridedSlice", 1, 1..=16, true),
         ("BatchToSpace", 1, 2..=16, true),
         ("SpaceToBatch", 1, 2..=16, true),
+        ("Identity", 16, 16..=16, true),
     ];
 
     /// The opsets that list a version of `spec`'s op ovir implements.

@@ -14,6 +14,7 @@ pub mod constant;
 pub mod convert;
 pub mod depth_to_space;
 pub mod gather;
+pub mod identity;
 pub mod pad;
 pub mod parameter;
 pub mod reshape;
@@ -42,6 +43,7 @@ pub use constant::Const;
 pub use convert::Convert;
 pub use depth_to_space::{BlockMode, DepthToSpace};
 pub use gather::Gather;
+pub use identity::Identity;
 pub use pad::{Pad, PadMode};
 pub use parameter::Parameter;
 pub use reshape::Reshape;
@@ -110,6 +112,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::StridedSlice,
             $crate::ops::BatchToSpace,
             $crate::ops::SpaceToBatch,
+            $crate::ops::Identity,
             $crate::ops::ReverseSubsequences,
         }
     };

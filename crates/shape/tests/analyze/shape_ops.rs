@@ -831,11 +831,28 @@ fn openvino_type_prop_cases() {
 }
 
 #[test]
-fn squeeze_15_is_not_squeeze_1() {
+fn squeeze_15_reads_allow_axis_skip() {
+    // A listed axis that may be 1 is squeezed, unless allow_axis_skip
+    // leaves the rank unknown; Squeeze-15 without the attribute is as
+    // Squeeze-1.
+    for (attrs, want) in [
+        (&[][..], "[2]"),
+        (&[("allow_axis_skip", "false")][..], "[2]"),
+        (&[("allow_axis_skip", "true")][..], "[...]"),
+    ] {
+        let mut g = Graph::new();
+        let data = g.parameter("f32", "?,2");
+        let axes = g.vector(&[0i64]);
+        let out = OutputRef { layer: g.add("Squeeze", "opset15", attrs, &[data, axes], 1), port: 0 };
+        check("squeeze_opset15", g.infer(out), &Ok("f32", want));
+    }
     let mut g = Graph::new();
     let data = g.parameter("f32", "1,2");
-    let out = OutputRef { layer: g.add("Squeeze", "opset15", &[], &[data], 1), port: 0 };
-    check("squeeze_opset15", g.infer(out), &Err("UnsupportedVersion", "opset1 to opset14"));
+    let out = OutputRef {
+        layer: g.add("Squeeze", "opset15", &[("allow_axis_skip", "maybe")], &[data], 1),
+        port: 0,
+    };
+    check("squeeze_opset15_bad_flag", g.infer(out), &Err("InvalidBoolean", "maybe"));
 }
 
 #[test]
