@@ -121,6 +121,36 @@ fn every_published_crate_says_what_it_is_and_where_it_belongs() {
     }
 }
 
+/// `cargo publish` refuses a dependency with a path and no version, as
+/// the path is dropped from the published manifest (a dev-dependency
+/// without one, such as a crate's own features in its tests, is dropped
+/// instead).
+#[test]
+fn dependencies_on_workspace_crates_give_the_version_they_have() {
+    let meta = metadata();
+    let version = |name: &str| {
+        packages(&meta)
+            .iter()
+            .find(|p| p["name"] == name)
+            .and_then(|p| p["version"].as_str())
+            .map(str::to_string)
+    };
+    let mut checked = 0;
+    for package in packages(&meta) {
+        let name = package["name"].as_str().unwrap_or_default();
+        for dep in package["dependencies"].as_array().into_iter().flatten() {
+            if dep["path"].is_null() || (dep["kind"] == "dev" && dep["req"] == "*") {
+                continue;
+            }
+            let dep_name = dep["name"].as_str().unwrap_or_default();
+            let wanted = version(dep_name).map(|v| format!("^{v}"));
+            assert_eq!(dep["req"].as_str(), wanted.as_deref(), "{name} -> {dep_name}");
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "only {checked} dependencies on workspace crates");
+}
+
 #[test]
 fn the_changelog_has_an_entry_for_the_version() {
     let text = std::fs::read_to_string(root().join("CHANGELOG.md")).expect("a CHANGELOG.md");
