@@ -24,8 +24,11 @@
 //! plans (one copy each, streamed past the cache in outputs of 16 MiB and
 //! more), repeated elements as fills, reversed rows through the SIMD
 //! reversing copy, and strided or indexed rows element by element.
-//! Strings and the packed sub-byte types follow the same description one
-//! element at a time.
+//! An output of many short units (up to 64 bytes) plays a block of units
+//! at a time instead, each 16-byte lane of the block shuffled from a few
+//! 16-byte windows of the inputs, the pattern worked out once from the
+//! first block (`shuffles`). Strings and the packed sub-byte types follow
+//! the same description one element at a time.
 //!
 //! [`Moves::check`] proves, once per description and input shapes, that
 //! every read and write lies inside its tensor; playing then only slices
@@ -40,6 +43,8 @@ use smallvec::SmallVec;
 use super::copy::{ReverseCopier, RunWriter};
 use super::run_plan::STREAM_MIN_BYTES;
 use super::{parallel, ExecOptions, KernelError};
+
+mod shuffles;
 
 /// A table entry that reads nothing: the element, or the block below it,
 /// is zero (an empty string).
@@ -506,7 +511,9 @@ impl Moves {
     }
 
     /// Plays every unit into `dst`, on several threads when it is large,
-    /// for elements of `N` bytes.
+    /// for elements of `N` bytes. Short units that repeat one pattern
+    /// play as blocks of shuffles ([`shuffles`]), and what is left at the
+    /// ends as the walk.
     fn play_units<const N: usize>(
         &self,
         options: &ExecOptions,
@@ -515,27 +522,80 @@ impl Moves {
         copier: ReverseCopier,
     ) -> Option<()> {
         let unit_bytes = self.unit.checked_mul(N)?;
-        let per_block = (BLOCK_BYTES / unit_bytes.max(1)).max(1);
         let stream = dst.len() >= STREAM_MIN_BYTES;
+        // Inputs too short for a window are read from padded copies.
+        let mut padded = [[0u8; shuffles::PADDED]; shuffles::MAX_INPUTS];
+        let mut read: SmallVec<[&[u8]; 4]> = SmallVec::new();
+        for (p, s) in padded.iter_mut().zip(sources) {
+            if let Some(head) = p.get_mut(..s.len()) {
+                head.copy_from_slice(s);
+            }
+        }
+        for (p, s) in padded.iter().zip(sources) {
+            read.push(if s.len() < shuffles::PADDED { p } else { s });
+        }
+        let lens: SmallVec<[usize; 4]> = read.iter().map(|s| s.len()).collect();
+        let blocks = if sources.len() > shuffles::MAX_INPUTS {
+            None
+        } else {
+            shuffles::UnitShuffles::new(self, N, &lens)
+        };
         parallel::for_each_chunk(options, dst, unit_bytes, |first, part| {
             let units = part.len() / unit_bytes;
             RunWriter::with(part, copier, stream, |out| {
-                let mut done = 0;
-                while done < units {
-                    let n = per_block.min(units - done);
-                    for piece in &self.pieces {
-                        let src = sources.get(piece.input)?;
-                        let (outer, base) = self.outer_loop(piece, first + done, n)?;
-                        let mut player = Player::<N> { moves: self, src, out: &mut *out };
-                        let dims: SmallVec<[Dim; 8]> =
-                            std::iter::once(outer).chain(piece.dims.iter().copied()).collect();
-                        player.walk(&dims, base, done.checked_mul(self.unit)?.checked_add(piece.dst)?)?;
-                    }
-                    done += n;
+                let Some(blocks) = &blocks else {
+                    return self.walk_units::<N>(sources, out, first, 0..units);
+                };
+                // The blocks that fit in this part and read inside the
+                // inputs; the units before and after them are walked.
+                let (lo, hi) = blocks.starts();
+                let g = blocks.units();
+                // Blocks start 16-byte aligned where one of the next `g`
+                // units allows, so that they may stream.
+                let start = lo.max(first);
+                let part_at = out.dst().as_ptr() as usize;
+                let address = |u: usize| part_at.wrapping_add((u - first).wrapping_mul(unit_bytes));
+                let start = (start..start + g).find(|&u| address(u) % 16 == 0).unwrap_or(start);
+                let n = match (hi.checked_sub(start), (first + units).checked_sub(start)) {
+                    (Some(span), Some(room)) => (span / g + 1).min(room / g),
+                    _ => 0,
+                };
+                if n == 0 {
+                    return self.walk_units::<N>(sources, out, first, 0..units);
                 }
-                Some(())
+                let (a, b) = (start - first, start - first + n * g);
+                self.walk_units::<N>(sources, out, first, 0..a)?;
+                blocks.play(&read, start, n, out.dst().get_mut(a.checked_mul(unit_bytes)?..)?, stream)?;
+                self.walk_units::<N>(sources, out, first, b..units)
             })
         })
+    }
+
+    /// Walks units `range` of a part of the output that starts at unit
+    /// `first`, into `out`, which holds that part: a block of units at a
+    /// time, each piece over the whole block before the next.
+    fn walk_units<const N: usize>(
+        &self,
+        sources: &[&[u8]],
+        out: &mut RunWriter<'_, '_>,
+        first: usize,
+        range: Range<usize>,
+    ) -> Option<()> {
+        let per_block = (BLOCK_BYTES / self.unit.checked_mul(N)?.max(1)).max(1);
+        let mut done = range.start;
+        while done < range.end {
+            let n = per_block.min(range.end - done);
+            for piece in &self.pieces {
+                let src = sources.get(piece.input)?;
+                let (outer, base) = self.outer_loop(piece, first + done, n)?;
+                let mut player = Player::<N> { moves: self, src, out: &mut *out };
+                let dims: SmallVec<[Dim; 8]> =
+                    std::iter::once(outer).chain(piece.dims.iter().copied()).collect();
+                player.walk(&dims, base, done.checked_mul(self.unit)?.checked_add(piece.dst)?)?;
+            }
+            done += n;
+        }
+        Some(())
     }
 
     /// The loop over units `first..first + n` of `piece`, as a loop of
@@ -1504,5 +1564,153 @@ mod tests {
         let mut moves = Moves::default();
         moves.dense(0, &[(3, Step::Stride(1)), (1, Step::Stride(0))]);
         assert_eq!(played(&moves, &[&data], 3, &one_thread()).to_vec::<u32>().unwrap(), [7, 8, 9]);
+    }
+
+    /// Plays `moves` on `data` (and the fill value `fill`) and checks
+    /// every byte against `want`, the source element of each output
+    /// element (`None`: the fill), for elements of `n` bytes.
+    fn check_bytes(moves: &Moves, inputs: &[&[u8]], n: usize, want: &[Option<(usize, usize)>], what: &str) {
+        let ty = match n {
+            1 => ElementType::U8,
+            2 => ElementType::U16,
+            4 => ElementType::U32,
+            _ => ElementType::U64,
+        };
+        let tensors: Vec<Tensor> =
+            inputs.iter().map(|b| Tensor::from_bytes(ty, &[b.len() / n], b).unwrap()).collect();
+        let refs: Vec<&Tensor> = tensors.iter().collect();
+        let expected: Vec<u8> = want
+            .iter()
+            .flat_map(|w| {
+                let (k, i) = w.unwrap_or((1, 0));
+                inputs[k][i * n..(i + 1) * n].to_vec()
+            })
+            .collect();
+        for options in [one_thread(), ExecOptions { threads: 2, min_bytes_per_thread: 1 }] {
+            let out = played(moves, &refs, want.len(), &options);
+            let got = out.bytes().unwrap();
+            if let Some(at) = got.iter().zip(&expected).position(|(a, b)| a != b) {
+                panic!("{what}, {n}-byte elements, {options:?}: byte {at} of {} differs", got.len());
+            }
+        }
+    }
+
+    /// Bytes that differ from each other, for data that shows every
+    /// misplaced byte.
+    fn bytes(len: usize, seed: u32) -> Vec<u8> {
+        (0..len as u32).map(|i| (i.wrapping_mul(2_654_435_761).wrapping_add(seed) >> 13) as u8).collect()
+    }
+
+    /// A named view of data from a source element along some axes.
+    type View3 = (&'static str, isize, Vec<(usize, Step)>);
+
+    #[test]
+    fn short_units_play_as_shuffles_as_the_definition_says() {
+        // Enough rows that the output passes the shuffles' minimum, and an
+        // odd number, so that blocks leave units to walk at the end.
+        let rows = |width: usize, n: usize| (16 << 10) / (width * n).max(1) + 37;
+        for n in [1usize, 2, 4, 8] {
+            for w in 1..=12usize {
+                let r = rows(w, n);
+                let data = bytes(r * w * n, 7);
+                let fill: Vec<u8> = (0xa0..0xa0 + n as u8).collect();
+                let dims = [r, w];
+                let mut cases: Vec<(String, Vec<AxisRuns>)> = Vec::new();
+                for s in 1..w {
+                    cases.push((format!("roll {w} by {s}"), vec![whole(r), roll(w, s)]));
+                }
+                cases.push((format!("pad {w} by 1, 2"), vec![whole(r), padded(w, 1, 2)]));
+                cases.push((format!("edge pad {w}"), vec![whole(r), edge_pad(w)]));
+                if w > 2 {
+                    cases.push((format!("reflect {w}"), vec![whole(r), reflect(w, 2, 1)]));
+                }
+                for (what, axes) in &cases {
+                    let want: Vec<Option<(usize, usize)>> =
+                        runs_by_definition(&dims, axes).into_iter().map(|s| s.map(|i| (0, i))).collect();
+                    let mut moves = Moves::default();
+                    moves.runs("test", &dims, axes, false).unwrap();
+                    check_bytes(&moves, &[&data, &fill], n, &want, what);
+                }
+                // Each row twice, as Tile writes it; the rows from last to
+                // first; and each row reversed.
+                let w_ = w as isize;
+                let last = (r as isize - 1) * w_;
+                let views: [View3; 3] = [
+                    ("tile", 0, vec![(r, Step::Stride(w_)), (2, Step::Stride(0)), (w, Step::Stride(1))]),
+                    ("rows flipped", last, vec![(r, Step::Stride(-w_)), (w, Step::Stride(1))]),
+                    ("rows reversed", w_ - 1, vec![(r, Step::Stride(w_)), (w, Step::Stride(-1))]),
+                ];
+                for (what, src, axes) in &views {
+                    let mut moves = Moves::default();
+                    moves.dense(*src, axes);
+                    let mut want = Vec::new();
+                    moves
+                        .each_element(0..moves.outer, |_, from| {
+                            want.push(from);
+                            Some(())
+                        })
+                        .unwrap();
+                    let rows_first = (0..r).flat_map(|row| {
+                        let copies = if *what == "tile" { 2 } else { 1 };
+                        (0..copies).flat_map(move |_| (0..w).map(move |j| (row, j)))
+                    });
+                    let by_hand: Vec<Option<(usize, usize)>> = rows_first
+                        .map(|(row, j)| match *what {
+                            "tile" => Some((0, row * w + j)),
+                            "rows flipped" => Some((0, (r - 1 - row) * w + j)),
+                            _ => Some((0, row * w + w - 1 - j)),
+                        })
+                        .collect();
+                    assert_eq!(want, by_hand, "{what}");
+                    check_bytes(&moves, &[&data], n, &by_hand, &format!("{what} {w}"));
+                }
+                // Pairs of rows of two inputs side by side, as Concat.
+                let other = bytes(r * 3 * n, 5);
+                let mut moves = Moves::new(r, w + 3);
+                moves.push(Piece {
+                    input: 0,
+                    src: 0,
+                    dst: 0,
+                    outer: Step::Stride(w_),
+                    dims: smallvec::smallvec![Dim::strided(w, 1, 1)],
+                });
+                moves.push(Piece {
+                    input: 1,
+                    src: 0,
+                    dst: w,
+                    outer: Step::Stride(3),
+                    dims: smallvec::smallvec![Dim::strided(3, 1, 1)],
+                });
+                let want: Vec<Option<(usize, usize)>> = (0..r)
+                    .flat_map(|row| {
+                        (0..w)
+                            .map(move |j| Some((0, row * w + j)))
+                            .chain((0..3).map(move |j| Some((1, row * 3 + j))))
+                    })
+                    .collect();
+                check_bytes(&moves, &[&data, &other], n, &want, &format!("concat {w} and 3"));
+            }
+        }
+    }
+
+    #[test]
+    fn short_units_stream_into_large_outputs() {
+        // Rows of 6 bytes padded to 8 by their edges: 16 MiB of output,
+        // written with streaming stores.
+        let r = (16 << 20) / 8 + 3;
+        let data = bytes(r * 6, 3);
+        let dims = [r, 6];
+        let axes = vec![whole(r), edge_pad(6)];
+        let mut axes = axes;
+        axes[1] = smallvec::smallvec![
+            Run::Data { count: 1, start: 0, step: 0 },
+            Run::Data { count: 6, start: 0, step: 1 },
+            Run::Data { count: 1, start: 5, step: 0 },
+        ];
+        let want: Vec<Option<(usize, usize)>> =
+            runs_by_definition(&dims, &axes).into_iter().map(|s| s.map(|i| (0, i))).collect();
+        let mut moves = Moves::default();
+        moves.runs("test", &dims, &axes, false).unwrap();
+        check_bytes(&moves, &[&data, &[0]], 1, &want, "edge pad of 6-byte rows");
     }
 }

@@ -23,9 +23,12 @@
 //!   the crate's `no-simd` feature, which leaves `x86` out of the build.
 
 mod portable;
+mod shuffle;
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 #[allow(unsafe_code)]
 mod x86;
+
+pub(super) use shuffle::{shuffle_blocks, Blocks, Window, NONE};
 
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 use x86::Width;
