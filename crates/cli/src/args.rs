@@ -114,7 +114,8 @@ pub struct InfoArgs {
     /// The model.
     #[command(flatten)]
     pub model: ModelArgs,
-    /// Print JSON instead of text.
+    /// Print JSON instead of text, as docs/info.schema.json describes it
+    /// (its `schema_version` says which).
     #[arg(long, conflicts_with = "dot")]
     pub json: bool,
     /// Print the graph as Graphviz DOT.

@@ -4,12 +4,16 @@
 //! layers with their attributes and declared ports, the edges, the facts
 //! inferred wherever inference succeeded, the layers no op handles, and
 //! every problem found.
+//!
+//! The JSON form is [`Description`] as `serde_json` writes it; its schema
+//! is `docs/info.schema.json` (a JSON Schema), described in
+//! `docs/info-json.md`, and [`SCHEMA_VERSION`] numbers it.
 
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::Path;
 
-use ovir::ir::Model as Graph;
+use ovir::ir::{LayerRef, Model as Graph, SourceFile, MAX_REPORTED};
 use ovir::shape::{Op, PartialInfo};
 use ovir::{Core, Error, Model, PortFact, PortInfo};
 use serde::ser::SerializeMap;
@@ -18,9 +22,16 @@ use serde::{Serialize, Serializer};
 use crate::args::InfoArgs;
 use crate::{CliError, Outcome};
 
+/// The version of the JSON that `ovir info --json` writes, its
+/// `schema_version`: raised whenever a field changes meaning or goes
+/// away (new fields may come without it).
+pub const SCHEMA_VERSION: u32 = 1;
+
 /// Everything `ovir info` reports.
 #[derive(Debug, Serialize)]
 pub struct Description {
+    /// [`SCHEMA_VERSION`].
+    pub schema_version: u32,
     /// The `<net name>`.
     pub name: String,
     /// The IR version.
@@ -35,12 +46,90 @@ pub struct Description {
     pub layers: Vec<LayerDescription>,
     /// Every edge, in file order.
     pub edges: Vec<EdgeDescription>,
-    /// Every problem that keeps the model from running, as
-    /// `file:line:column: message [layer]`; empty for a valid model.
-    pub problems: Vec<String>,
+    /// Every problem that keeps the model from running, in file order;
+    /// empty for a valid model. At most [`MAX_REPORTED`] are listed.
+    pub problems: Vec<Problem>,
+    /// How many more problems were found than `problems` lists.
+    pub problems_omitted: usize,
     /// Every port whose declared dims or precision disagree with what was
-    /// inferred, in the same form; the model still runs as inferred.
-    pub warnings: Vec<String>,
+    /// inferred; the model still runs as inferred.
+    pub warnings: Vec<Problem>,
+}
+
+/// A problem or a warning: where it is in the XML, the layer it concerns,
+/// what kind it is, and what it says. Its text form is
+/// `file:line:column: message [layer]`.
+#[derive(Debug)]
+pub struct Problem {
+    /// The XML file.
+    pub file: String,
+    /// The 1-based line and column of the attribute or port at fault, or
+    /// else of the layer's start tag; `None` when it has no place.
+    pub at: Option<(usize, usize)>,
+    /// The layer it concerns.
+    pub layer: Option<LayerRef>,
+    /// Its kind, the same for every problem of that kind: the name of the
+    /// error variant (`RankMismatch`, `PortShapeMismatch`).
+    pub code: String,
+    /// What it says.
+    pub message: String,
+}
+
+impl Problem {
+    fn new(
+        file: &SourceFile,
+        offset: Option<usize>,
+        layer: Option<LayerRef>,
+        code: String,
+        message: String,
+    ) -> Self {
+        let at = offset.map(|o| file.line_col(o)).map(|lc| (lc.line, lc.column));
+        Problem { file: file.display_name(), at, layer, code, message }
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.file)?;
+        if let Some((line, column)) = self.at {
+            write!(f, ":{line}:{column}")?;
+        }
+        write!(f, ": {}", self.message)?;
+        if let Some(layer) = &self.layer {
+            write!(f, " [{layer}]")?;
+        }
+        Ok(())
+    }
+}
+
+/// `{file, line, column, layer: {id, name, op} | null, code, message}`.
+impl Serialize for Problem {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        struct Layer<'a>(&'a LayerRef);
+        impl Serialize for Layer<'_> {
+            fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                let mut map = s.serialize_map(Some(3))?;
+                map.serialize_entry("id", &self.0.id)?;
+                map.serialize_entry("name", &self.0.name)?;
+                map.serialize_entry("op", &self.0.op_type)?;
+                map.end()
+            }
+        }
+        let mut map = s.serialize_map(Some(6))?;
+        map.serialize_entry("file", &self.file)?;
+        map.serialize_entry("line", &self.at.map(|a| a.0))?;
+        map.serialize_entry("column", &self.at.map(|a| a.1))?;
+        map.serialize_entry("layer", &self.layer.as_ref().map(Layer))?;
+        map.serialize_entry("code", &self.code)?;
+        map.serialize_entry("message", &self.message)?;
+        map.end()
+    }
+}
+
+/// The name of the enum variant a value's `Debug` starts with: the
+/// problem's code.
+fn variant_name(debug: &str) -> String {
+    debug.chars().take_while(|c| c.is_ascii_alphanumeric() || *c == '_').collect()
 }
 
 /// The number of layers of one type and opset.
@@ -143,12 +232,17 @@ pub fn describe(model: &Model) -> Description {
     let info = model.info();
     let ops: Vec<Option<Op>> = info.ops.iter().cloned().map(Some).collect();
     let partial = PartialInfo { ops, outputs: info.outputs.clone(), errors: Vec::new(), broken: None };
-    describe_graph(model.ir(), &partial, Vec::new())
+    describe_graph(model.ir(), &partial, Vec::new(), 0)
 }
 
 /// Collects the description of a graph that may not be valid, from what
 /// [`ovir::shape::analyze_partial`] learnt of it, with its problems.
-pub fn describe_graph(ir: &Graph, partial: &PartialInfo, problems: Vec<String>) -> Description {
+pub fn describe_graph(
+    ir: &Graph,
+    partial: &PartialInfo,
+    problems: Vec<Problem>,
+    problems_omitted: usize,
+) -> Description {
     let supported = |i: usize| partial.ops.get(i).is_some_and(Option::is_some);
     let mut counts: BTreeMap<(String, String), (usize, bool)> = BTreeMap::new();
     for (i, layer) in ir.layers.iter().enumerate() {
@@ -218,6 +312,7 @@ pub fn describe_graph(ir: &Graph, partial: &PartialInfo, problems: Vec<String>) 
         })
         .collect();
     Description {
+        schema_version: SCHEMA_VERSION,
         name: ir.name.clone(),
         ir_version: ir.version,
         inputs: PortInfo::inputs_of(ir, &partial.outputs),
@@ -229,25 +324,49 @@ pub fn describe_graph(ir: &Graph, partial: &PartialInfo, problems: Vec<String>) 
         layers,
         edges,
         problems,
+        problems_omitted,
         warnings: port_warnings(ir, &partial.outputs),
     }
 }
 
-/// The port warnings of a graph, as `file:line:column: message [layer]`.
-fn port_warnings(ir: &Graph, facts: &[Vec<PortFact>]) -> Vec<String> {
-    let file = ir.source.display_name();
+/// The port warnings of a graph, each at its port.
+fn port_warnings(ir: &Graph, facts: &[Vec<PortFact>]) -> Vec<Problem> {
     ovir::shape::port_warnings(ir, facts)
         .iter()
-        .map(|w| {
-            let layer = &ir.layers[w.layer.0];
+        .filter_map(|w| {
+            let layer = ir.layers.get(w.layer.0)?;
             let ports = match w.side {
                 ovir::shape::PortSide::Input => &layer.inputs,
                 ovir::shape::PortSide::Output => &layer.outputs,
             };
-            let at = ir.source.line_col(ports.get(w.position).map_or(layer.span, |p| p.span).start);
-            format!("{file}:{}:{}: {w} [{}]", at.line, at.column, layer.layer_ref())
+            let offset = ports.get(w.position).map_or(layer.span, |p| p.span).start;
+            let code = format!("Port{}Mismatch", variant_name(&format!("{:?}", w.mismatch)));
+            Some(Problem::new(&ir.source, Some(offset), Some(layer.layer_ref()), code, w.to_string()))
         })
         .collect()
+}
+
+/// The problems of an invalid model, each at the attribute at fault or
+/// else at its layer's start tag, and how many more there are.
+fn shape_problems(
+    file: &SourceFile,
+    ir: &Graph,
+    errors: &[ovir::shape::ShapeError],
+) -> (Vec<Problem>, usize) {
+    let problems = errors
+        .iter()
+        .take(MAX_REPORTED)
+        .map(|e| {
+            let layer = ir.layers.get(e.layer.0);
+            let offset = layer.map(|l| {
+                let attribute = e.attribute.as_deref().and_then(|a| l.attrs.get(a));
+                attribute.map_or(l.span, |a| a.span).start
+            });
+            let code = variant_name(&format!("{:?}", e.kind));
+            Problem::new(file, offset, layer.map(|l| l.layer_ref()), code, e.kind.to_string())
+        })
+        .collect();
+    (problems, errors.len().saturating_sub(MAX_REPORTED))
 }
 
 fn output_fact(f: &PortFact) -> OutputFact {
@@ -313,6 +432,10 @@ pub fn write_text(d: &Description, out: &mut impl Write) -> std::io::Result<()> 
         for p in &d.problems {
             writeln!(out, "  {p}")?;
         }
+        if d.problems_omitted > 0 {
+            let file = d.problems.first().map_or("", |p| p.file.as_str());
+            writeln!(out, "  {file}: {} more problems were found but are not shown", d.problems_omitted)?;
+        }
     }
     if !d.warnings.is_empty() {
         writeln!(out, "warnings:")?;
@@ -367,11 +490,11 @@ pub fn write_dot(d: &Description, out: &mut impl Write) -> std::io::Result<()> {
 pub fn describe_file(xml: &Path, weights: Option<&Path>) -> Result<Description, Error> {
     match Model::read_with_weights(xml, weights) {
         Ok(model) => Ok(describe(&model)),
-        Err(error @ Error::Invalid { .. }) => {
-            let Error::Invalid { model: ir, .. } = &error else { return Err(error) };
-            let partial = ovir::shape::analyze_partial(ir, &ovir::exec::ConstantEvaluator, Core::new().ops());
-            let problems = error.to_string().lines().map(str::to_string).collect();
-            Ok(describe_graph(ir, &partial, problems))
+        Err(Error::Invalid { file, model: ir, errors }) => {
+            let partial =
+                ovir::shape::analyze_partial(&ir, &ovir::exec::ConstantEvaluator, Core::new().ops());
+            let (problems, omitted) = shape_problems(&file, &ir, &errors);
+            Ok(describe_graph(&ir, &partial, problems, omitted))
         }
         Err(error) => Err(error),
     }

@@ -527,7 +527,10 @@ fn port_mismatches_are_warnings_and_strict_refuses_them_with_their_line() {
         assert_eq!(info.status.code(), Some(0), "{case}");
         let json: serde_json::Value = serde_json::from_slice(&info.stdout).unwrap();
         let warnings = json["warnings"].as_array().unwrap();
-        assert!(warnings.iter().any(|w| w.as_str().unwrap().contains(message)), "{case}: {warnings:?}");
+        assert!(
+            warnings.iter().any(|w| w["message"].as_str().unwrap().contains(message)),
+            "{case}: {warnings:?}"
+        );
     }
     // A valid model has none, and --strict passes it.
     let ok = ovir(&["check", "--strict", &sample("rseq_b1_s0_4x4", "model.xml")]);

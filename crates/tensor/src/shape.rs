@@ -98,11 +98,30 @@ impl fmt::Display for Dim {
     }
 }
 
+/// A static dimension is its size, a dimension with no bounds (`?`) is
+/// `null` (`None`), and any other interval is `{"min": a, "max": b}`, with
+/// `"max": null` when it has no upper bound.
+///
+/// ```
+/// use ovir_tensor::Dim;
+/// let json = |d: Dim| serde_json::to_string(&d).unwrap();
+/// assert_eq!(json(Dim::fixed(3)), "3");
+/// assert_eq!(json(Dim::DYNAMIC), "null");
+/// assert_eq!(json(Dim::interval(1, Some(8)).unwrap()), r#"{"min":1,"max":8}"#);
+/// assert_eq!(json(Dim::interval(2, None).unwrap()), r#"{"min":2,"max":null}"#);
+/// ```
 impl Serialize for Dim {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        match self.get() {
-            Some(n) => s.serialize_u64(n),
-            None => s.collect_str(self),
+        use serde::ser::SerializeStruct;
+        match (self.get(), self.min, self.max) {
+            (Some(n), _, _) => s.serialize_u64(n),
+            (None, 0, None) => s.serialize_none(),
+            (None, min, max) => {
+                let mut interval = s.serialize_struct("Dim", 2)?;
+                interval.serialize_field("min", &min)?;
+                interval.serialize_field("max", &max)?;
+                interval.end()
+            }
         }
     }
 }
@@ -262,10 +281,20 @@ impl fmt::Display for PartialShape {
     }
 }
 
+/// An array of its dimensions (see [`Dim`]'s), or `null` when even the
+/// rank is unknown.
+///
+/// ```
+/// use ovir_tensor::PartialShape;
+/// let json = |text: &str| serde_json::to_string(&text.parse::<PartialShape>().unwrap()).unwrap();
+/// assert_eq!(json("[2,?,1..4]"), r#"[2,null,{"min":1,"max":4}]"#);
+/// assert_eq!(json("[]"), "[]");
+/// assert_eq!(json("..."), "null");
+/// ```
 impl Serialize for PartialShape {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         match &self.dims {
-            None => s.serialize_str("..."),
+            None => s.serialize_none(),
             Some(dims) => dims.serialize(s),
         }
     }
