@@ -615,3 +615,26 @@ fn block_ops_with_parameters_given_at_run_time_allocate_nothing_after_the_first_
         ]
     });
 }
+
+#[test]
+fn gathers_by_index_allocate_nothing_after_the_first_inference() {
+    // GatherElements by indices given at run time (the example inputs keep
+    // them in range) and by constant ones.
+    let mut net = Net::default();
+    let data = net.parameter("f32", &[3, 4, 5]);
+    let indices = net.parameter("i64", &[3, 7, 5]);
+    let along = net.op("GatherElements", "opset6", r#"axis="1""#, &[data, indices]);
+    net.result(along);
+    let (constant, shape) = (net.ints(&[3, 0, 0, 1, 2, 2, 1, 0, 3, 3, 0, 1, 2, 3, 0]), net.ints(&[3, 1, 5]));
+    let constant = net.op("Reshape", "opset1", r#"special_zero="false""#, &[constant, shape]);
+    let picked = net.op("GatherElements", "opset6", r#"axis="-2""#, &[data, constant]);
+    net.result(picked);
+    assert_steady(&net.compile(), |inputs| {
+        let [data, indices] = inputs else { panic!("two inputs") };
+        let constant = ints(&[3, 0, 0, 1, 2, 2, 1, 0, 3, 3, 0, 1, 2, 3, 0]).reshaped(&[3, 1, 5]).unwrap();
+        vec![
+            kernels::gather_elements(data, indices, 1).unwrap(),
+            kernels::gather_elements(data, &constant, -2).unwrap(),
+        ]
+    });
+}

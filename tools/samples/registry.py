@@ -43,6 +43,7 @@ GENERATORS = [
     "strided_slice",
     "identity",
     "squeeze",
+    "gather_elements",
 ]
 
 

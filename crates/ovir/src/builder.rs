@@ -34,9 +34,9 @@ use ovir_exec::ConstantEvaluator;
 use ovir_ir::{Edge, LayerIdx, OutputRef, Port, RtInfo, SourceFile, Span};
 use ovir_shape::ops::{
     BatchToSpace, BlockMode, Broadcast, BroadcastMode, Concat, Const, Convert, DepthToSpace, Gather,
-    Identity, Pad, PadMode, Parameter, Reshape, ResultOp, Reverse, ReverseMode, ReverseSequence,
-    ReverseSubsequences, Roll, ShapeOf, ShuffleChannels, Slice, SpaceToBatch, SpaceToDepth, Split, Squeeze,
-    StridedSlice, Tile, Transpose, Unsqueeze, VariadicSplit,
+    GatherElements, Identity, Pad, PadMode, Parameter, Reshape, ResultOp, Reverse, ReverseMode,
+    ReverseSequence, ReverseSubsequences, Roll, ShapeOf, ShuffleChannels, Slice, SpaceToBatch, SpaceToDepth,
+    Split, Squeeze, StridedSlice, Tile, Transpose, Unsqueeze, VariadicSplit,
 };
 use ovir_shape::{BuiltinOp, IntoLayer, Op, OpLayer, OpRegistry, PortFact, Problem};
 use ovir_tensor::{Element, ElementType, PartialShape, Tensor, TensorError};
@@ -296,6 +296,19 @@ impl ModelBuilder {
         batch_dims: i64,
     ) -> Result<Output, BuildError> {
         self.add(Gather { batch_dims, version: 8 }, &[data, indices, axis])
+    }
+
+    /// `GatherElements`: for each of `indices` (i32 or i64, of the data's
+    /// rank), the element of `data` at that index along `axis` and at the
+    /// index's own position along the other axes (NumPy's
+    /// `take_along_axis`).
+    pub fn gather_elements(
+        &mut self,
+        data: Output,
+        indices: Output,
+        axis: i64,
+    ) -> Result<Output, BuildError> {
+        self.add(GatherElements { axis }, &[data, indices])
     }
 
     /// `Broadcast`: `data` broadcast to `target_shape`; `axes_mapping` is

@@ -428,3 +428,26 @@ fn identity_and_squeeze_15_build_with_their_own_functions() {
     let got = run_built(x(), |b, d| vec![b.squeeze_15(d, None, false).unwrap()]);
     assert_eq!(got[0].0, vec![3]);
 }
+
+/// GatherElements through its own builder function, on values worked out
+/// by hand, and an index out of range refused when the model runs.
+#[test]
+fn gather_elements_builds_with_its_own_function() {
+    let x = || Tensor::from_vec(&[2, 3], vec![10i32, 11, 12, 13, 14, 15]).unwrap();
+    // np.take_along_axis(x, [[2, 0], [1, 1]], axis=1).
+    let got = run_built(x(), |b, d| {
+        let indices = b.constant_slice(&[2, 2], &[2i64, 0, 1, 1]).unwrap();
+        vec![b.gather_elements(d, indices, 1).unwrap()]
+    });
+    assert_eq!(got[0], (vec![2, 2], vec![12, 10, 14, 14]));
+    let mut b = ModelBuilder::new("m");
+    let data = b.parameter("data", ElementType::I32, PartialShape::from_static(&[2, 3])).unwrap();
+    let indices = b.parameter("indices", ElementType::I32, PartialShape::from_static(&[1, 3])).unwrap();
+    let out = b.gather_elements(data, indices, 0).unwrap();
+    b.set_names(out, &["out"]).unwrap();
+    b.result(out).unwrap();
+    let compiled = b.build().unwrap().compile().unwrap();
+    let bad = Tensor::from_vec(&[1, 3], vec![0i32, 2, 1]).unwrap();
+    let err = compiled.run([("data", x()), ("indices", bad)]).unwrap_err().to_string();
+    assert!(err.contains("index 2 at position [0, 1]") && err.contains("between 0 and 1"), "{err}");
+}

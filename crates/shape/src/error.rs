@@ -990,6 +990,53 @@ pub enum ShapeErrorKind {
         /// The `group` attribute.
         group: u64,
     },
+    /// GatherElements' data and indices differ in rank, or in a dimension
+    /// other than the axis.
+    #[error(
+        "GatherElements needs data and indices of one rank, equal but along axis {axis}, but they are {data} and \
+         {indices}"
+    )]
+    GatherElementsShapes {
+        /// The axis, normalised.
+        axis: usize,
+        /// The data shape.
+        data: PartialShape,
+        /// The indices shape.
+        indices: PartialShape,
+    },
+    /// An index lies outside the axis it picks from.
+    #[error(
+        "{op} index {index} at position {} of its indices is out of range: {}",
+        position_text(position),
+        index_range(*size, *negative)
+    )]
+    IndexOutOfRange {
+        /// The operation.
+        op: &'static str,
+        /// Where the index is in the indices tensor.
+        position: Vec<usize>,
+        /// The index.
+        index: i128,
+        /// The size of the axis it picks from.
+        size: u64,
+        /// Whether negative indices, counting from the end, are allowed.
+        negative: bool,
+    },
+}
+
+/// `[1, 0, 2]`.
+fn position_text(position: &[usize]) -> String {
+    let items: Vec<String> = position.iter().map(usize::to_string).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The indices an axis of `size` takes, in words.
+fn index_range(size: u64, negative: bool) -> String {
+    match (size, negative) {
+        (0, _) => "the axis it picks from is empty".to_string(),
+        (s, false) => format!("an index must lie between 0 and {}", s - 1),
+        (s, true) => format!("an index must lie between -{s} and {}", s - 1),
+    }
 }
 
 /// `{0, 2, 3}`.

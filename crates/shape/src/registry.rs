@@ -351,6 +351,7 @@ mod tests {
         ("BatchToSpace", 1, 2..=16, true),
         ("SpaceToBatch", 1, 2..=16, true),
         ("Identity", 16, 16..=16, true),
+        ("GatherElements", 6, 6..=16, true),
     ];
 
     /// The opsets that list a version of `spec`'s op ovir implements.

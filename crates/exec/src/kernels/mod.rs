@@ -41,6 +41,7 @@ pub mod concat;
 mod convert;
 pub mod depth_to_space;
 pub mod gather;
+pub mod gather_elements;
 pub mod pad;
 pub mod reshape;
 mod reverse;
@@ -70,6 +71,9 @@ pub use depth_to_space::{
     space_to_depth_output_shape, DepthToSpaceScratch,
 };
 pub use gather::{gather, gather_into, gather_output_shape, GatherScratch};
+pub use gather_elements::{
+    gather_elements, gather_elements_into, gather_elements_output_shape, GatherElementsScratch,
+};
 pub use pad::{pad, pad_into, pad_output_shape, PadScratch};
 pub use reshape::{reshape, squeeze, unsqueeze};
 pub use reverse::{reverse, reverse_into, ReverseScratch};

@@ -47,6 +47,7 @@ mod custom;
 mod depth_to_space;
 mod fixed;
 mod gather;
+mod gather_elements;
 mod identity;
 mod pad;
 mod parameter;

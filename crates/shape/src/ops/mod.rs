@@ -14,6 +14,7 @@ pub mod constant;
 pub mod convert;
 pub mod depth_to_space;
 pub mod gather;
+pub mod gather_elements;
 pub mod identity;
 pub mod pad;
 pub mod parameter;
@@ -43,6 +44,7 @@ pub use constant::Const;
 pub use convert::Convert;
 pub use depth_to_space::{BlockMode, DepthToSpace};
 pub use gather::Gather;
+pub use gather_elements::GatherElements;
 pub use identity::Identity;
 pub use pad::{Pad, PadMode};
 pub use parameter::Parameter;
@@ -113,6 +115,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::BatchToSpace,
             $crate::ops::SpaceToBatch,
             $crate::ops::Identity,
+            $crate::ops::GatherElements,
             $crate::ops::ReverseSubsequences,
         }
     };
