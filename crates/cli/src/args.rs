@@ -260,7 +260,9 @@ output, or its data input when that is larger and has as many elements) and the 
 achieved, and the median time of a memcpy of the same bytes, timed in turns with the \
 inferences in the same run, with the ratio to it, and the peak resident memory before the memcpy's \
 buffers were allocated. --json prints one JSON object with the fields median_ms, min_ms, \
-mean_ms, p90_ms, max_ms, iterations, threads, bytes_moved and memcpy_median_ms, and more.")]
+mean_ms, p90_ms, max_ms, iterations, threads, bytes_moved and memcpy_median_ms, and more. \
+Ctrl-C stops the run between two inferences and reports those done (exit status 130); \
+a second Ctrl-C ends it at once.")]
 pub struct BenchArgs {
     /// The model.
     #[command(flatten)]

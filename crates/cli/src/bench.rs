@@ -3,6 +3,8 @@
 
 use std::hint::black_box;
 use std::io::Write;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Once;
 use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -88,6 +90,35 @@ pub struct Report {
     /// before the buffers of the memcpy comparison exist; `None` where
     /// the system does not tell it.
     pub peak_rss_bytes: Option<u64>,
+    /// Whether Ctrl-C stopped the run early: the statistics are then
+    /// those of the `iterations` done.
+    pub interrupted: bool,
+}
+
+/// Set by Ctrl-C (SIGINT) while a benchmark runs.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Makes Ctrl-C set [`INTERRUPTED`], so that the loops stop between two
+/// inferences and report what they measured; a second Ctrl-C, for an
+/// inference that takes long, ends the process at once with the status a
+/// shell gives an interrupted command. Installed once per process; where
+/// it cannot be, Ctrl-C ends the process as it otherwise would.
+fn catch_interrupts() {
+    static INSTALL: Once = Once::new();
+    INSTALL.call_once(|| {
+        let _ = ctrlc::set_handler(|| {
+            if INTERRUPTED.swap(true, Ordering::SeqCst) {
+                std::process::exit(INTERRUPTED_STATUS.into());
+            }
+        });
+    });
+}
+
+/// The exit status of a command stopped by Ctrl-C: 128 + SIGINT.
+pub const INTERRUPTED_STATUS: u8 = 130;
+
+fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::Relaxed)
 }
 
 fn progress(total: usize, label: &str) -> ProgressBar {
@@ -153,7 +184,14 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
     let mut request = compiled.infer_request();
     set_inputs(&mut request, &args.inputs, &args.shapes)?;
 
+    // Ctrl-C from here on stops the run between two inferences, with the
+    // statistics of those done.
+    INTERRUPTED.store(false, Ordering::SeqCst);
+    catch_interrupts();
     for _ in 0..warmup {
+        if interrupted() {
+            break;
+        }
         request.infer()?;
     }
     let bar = progress(iterations, "infer");
@@ -161,13 +199,18 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
     let mut memcpy = Vec::with_capacity(iterations);
     let mut copier = None;
     let mut peak = None;
-    while times.len() < iterations {
+    while times.len() < iterations && !interrupted() {
         let turn = TURN.min(iterations - times.len());
-        for _ in 0..turn {
+        let mut done = 0;
+        while done < turn && !interrupted() {
             let start = Instant::now();
             request.infer()?;
             times.push(start.elapsed());
             bar.inc(1);
+            done += 1;
+        }
+        if done == 0 {
+            break;
         }
         let copier = match &mut copier {
             Some(c) => c,
@@ -176,13 +219,22 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
                 copier.insert(Memcpy::new(request.bytes_moved(), warmup.max(1))?)
             }
         };
-        memcpy.extend((0..turn).map(|_| copier.time()));
+        memcpy.extend((0..done).map(|_| copier.time()));
     }
-    bar.finish_and_clear();
+    let stopped = interrupted();
+    if stopped {
+        // The bar stays as it was when stopped, its line ended.
+        bar.abandon();
+        eprintln!("interrupted after {} of {}", crate::io::count(times.len(), "timed inference"), iterations);
+    } else {
+        bar.finish_and_clear();
+    }
     let bytes = request.bytes_moved();
 
-    let stats = Stats::of(&times).ok_or_else(|| anyhow::anyhow!("--iterations must be at least 1"))?;
-    let copy = Stats::of(&memcpy).ok_or_else(|| anyhow::anyhow!("--iterations must be at least 1"))?;
+    let (Some(stats), Some(copy)) = (Stats::of(&times), Stats::of(&memcpy)) else {
+        // Stopped before any timed inference: nothing to report.
+        return Ok(if stopped { Outcome::Interrupted } else { Outcome::Success });
+    };
     let per_s = |ms: f64| if ms > 0.0 { 1e3 / ms } else { f64::INFINITY };
     let report = Report {
         model: args.model.model.display().to_string(),
@@ -191,7 +243,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
         mean_ms: stats.mean_ms,
         p90_ms: stats.p90_ms,
         max_ms: stats.max_ms,
-        iterations,
+        iterations: times.len(),
         warmup,
         threads,
         throughput_per_s: per_s(stats.median_ms),
@@ -200,6 +252,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
         memcpy_median_ms: copy.median_ms,
         ratio_to_memcpy: if copy.median_ms > 0.0 { stats.median_ms / copy.median_ms } else { f64::NAN },
         peak_rss_bytes: peak,
+        interrupted: stopped,
     };
     let io = |e: std::io::Error| CliError::Other(e.into());
     if args.json {
@@ -208,7 +261,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
     } else {
         write_text(&report, out).map_err(io)?;
     }
-    Ok(Outcome::Success)
+    Ok(if stopped { Outcome::Interrupted } else { Outcome::Success })
 }
 
 fn write_text(r: &Report, out: &mut impl Write) -> std::io::Result<()> {

@@ -33,6 +33,9 @@ pub enum Outcome {
     Success,
     /// The command ran and found problems, already printed: exit 1.
     Failure,
+    /// Ctrl-C stopped the command, which reported what it had done:
+    /// exit 130, as a shell reports a command stopped by SIGINT.
+    Interrupted,
 }
 
 /// A command's error: printed on standard error after `error:`.
@@ -130,6 +133,7 @@ where
     match result {
         Ok(Outcome::Success) => ExitCode::SUCCESS,
         Ok(Outcome::Failure) => ExitCode::from(1),
+        Ok(Outcome::Interrupted) => ExitCode::from(bench::INTERRUPTED_STATUS),
         Err(e) => {
             let color = cli.color.enabled();
             eprintln!("{}", e.render(color));

@@ -188,6 +188,7 @@ fn bench_json_has_the_contract_fields() {
         assert!(json.get(field).is_some(), "missing {field} in {json}");
     }
     assert_eq!(json["iterations"], 5);
+    assert_eq!(json["interrupted"], false);
     // The peak resident memory: at least the binary itself, on Linux.
     if cfg!(target_os = "linux") {
         assert!(json["peak_rss_bytes"].as_u64().is_some_and(|b| b > 1 << 20), "{json}");
@@ -799,4 +800,59 @@ fn an_input_given_twice_is_refused() {
             format!("error: `-i {first}` and `-i {second}` both set input \"data\"; give it once\n")
         );
     }
+}
+
+/// Ctrl-C during `ovir bench` stops it between two inferences: the
+/// progress line is ended, the run is said to be interrupted, the
+/// statistics of the inferences done are printed, and the exit status is
+/// 130, as for any command stopped by SIGINT.
+#[cfg(unix)]
+#[test]
+fn ctrl_c_stops_bench_with_the_statistics_of_what_ran() {
+    use std::process::Stdio;
+    use std::time::Duration;
+
+    let model = sample("rseq_b1_s0_4x4", "model.xml");
+    let total = "10000000";
+    let interrupt = |json: bool| {
+        // The signal must come once the timing has begun; a machine busy
+        // enough to still be compiling gets another try, later.
+        for wait in [1, 3, 8] {
+            let mut args = vec!["bench", model.as_str(), "--iterations", total, "--warmup", "1"];
+            if json {
+                args.push("--json");
+            }
+            let child = Command::new(env!("CARGO_BIN_EXE_ovir"))
+                .args(&args)
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            std::thread::sleep(Duration::from_secs(wait));
+            let sent = Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+            assert!(sent.success());
+            let out = child.wait_with_output().unwrap();
+            if out.status.code().is_some() {
+                return out;
+            }
+        }
+        panic!("ovir bench never got as far as timing");
+    };
+
+    let out = interrupt(true);
+    let err = text(&out.stderr);
+    assert_eq!(out.status.code(), Some(130), "{err}");
+    let done = err.strip_prefix("interrupted after ").and_then(|e| e.strip_suffix(" of 10000000\n"));
+    let done: usize = done.and_then(|d| d.split(' ').next()).and_then(|n| n.parse().ok()).expect(&err);
+    assert!(done > 0 && done < 10_000_000, "{err}");
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["interrupted"], true);
+    assert_eq!(report["iterations"], done);
+    assert!(report["median_ms"].as_f64().is_some_and(|m| m > 0.0), "{report}");
+    assert!(report["memcpy_median_ms"].as_f64().is_some(), "{report}");
+
+    let out = interrupt(false);
+    assert_eq!(out.status.code(), Some(130));
+    let report = text(&out.stdout);
+    assert!(report.contains(" timed after 1 warm-up") && report.contains("latency:    min "), "{report}");
 }
