@@ -27,7 +27,9 @@ pub struct ConvertArgs {
     /// Write what constant folding computes as Consts: layers whose output
     /// is known before the model runs become one Const each, layers that
     /// pass their input through unchanged are taken out, and layers no
-    /// output needs are dropped.
+    /// output needs are dropped. Compressed weights stay compressed: a
+    /// Convert that widens a Const of f16, bf16, f8, u8, i8, u4, i4 or
+    /// nf4 (or is marked `decompression`) is kept, with all it feeds.
     #[arg(long)]
     pub fold: bool,
     /// Fix the shape of an input before anything else, as OpenVINO's

@@ -6,7 +6,7 @@ use ovir_ir::{Edge, LayerIdx, OutputRef, RtInfo};
 use ovir_shape::ops::parameter::shape_attr;
 use ovir_shape::ops::Const;
 use ovir_shape::{BuiltinOp, OpRegistry};
-use ovir_tensor::{PartialShape, DEFAULT_MAX_TENSOR_BYTES};
+use ovir_tensor::{ElementType, PartialShape, DEFAULT_MAX_TENSOR_BYTES};
 
 use crate::error::Error;
 use crate::model::Model;
@@ -54,11 +54,17 @@ impl Model {
     /// readers reading its input and its tensor names going with them,
     /// and layers no output needs any more are dropped. Inputs stay, used
     /// or not, and so do layers with several outputs (an extension op's),
-    /// which compiling folds again. The result is validated again with ovir's built-in ops.
+    /// which compiling folds again. Compressed weights stay compressed, as
+    /// OpenVINO keeps them: a `Convert` that decompresses them (marked
+    /// `decompression` in its `rt_info`, or from a `Const` of f16, bf16,
+    /// an 8-bit float, u8, i8, u4, i4 or nf4 to a wider type) is kept,
+    /// and nothing that reads what it gives is folded. The result is
+    /// validated again with ovir's built-in ops.
     pub fn folded(&self) -> Result<Model, Error> {
         let ir = self.ir();
         let folding = Plan::folding(ir, self.info(), DEFAULT_MAX_TENSOR_BYTES)
             .map_err(|error| Error::Compile { error, at: None })?;
+        let held = decompressed(ir, self.info());
         let mut ir = ir.clone();
         // Where each layer's readers read from now.
         let mut redirect: Vec<Option<OutputRef>> = vec![None; ir.layers.len()];
@@ -67,7 +73,8 @@ impl Model {
             // one output, and the layer is computed again when compiled.
             let keep = ["Parameter", "Result"].iter().any(|t| ir.layers[i].is(t))
                 || ir.layers[i].is_const()
-                || ir.layers[i].outputs.len() > 1;
+                || ir.layers[i].outputs.len() > 1
+                || held.get(i).copied().unwrap_or(true);
             match folded {
                 Folded::Value(value) if !keep => {
                     let (ty, shape) = (value.element_type(), PartialShape::from_static(value.shape()));
@@ -133,6 +140,57 @@ impl Model {
         }
         Model::validate_with(keep_needed(ir), &OpRegistry::new())
     }
+}
+
+/// The element types weights are compressed to: a `Convert` from a
+/// `Const` of one of these to a wider float decompresses them.
+const COMPRESSED: [ElementType; 10] = [
+    ElementType::F16,
+    ElementType::Bf16,
+    ElementType::F8e4m3,
+    ElementType::F8e5m2,
+    ElementType::F8e8m0,
+    ElementType::U8,
+    ElementType::I8,
+    ElementType::U4,
+    ElementType::I4,
+    ElementType::Nf4,
+];
+
+/// Which layers folding leaves as they are because they decompress
+/// weights or read what was decompressed, so that the weights stay
+/// compressed in the file. A decompression is a `Convert` marked
+/// `decompression` in its `rt_info`, or one from a `Const` of a
+/// [`COMPRESSED`] type to a wider type: OpenVINO keeps those to a wider
+/// float; those to a wider integer are kept too, as folding them would
+/// only make the file larger, and compiling the model folds them anyway.
+fn decompressed(ir: &ovir_ir::Model, info: &ovir_shape::ModelInfo) -> Vec<bool> {
+    let fact = |at: &OutputRef| info.outputs.get(at.layer.0).and_then(|f| f.get(at.port));
+    let decompresses = |i: usize| {
+        let (Some(layer), Some(sources)) = (ir.layers.get(i), ir.sources.get(i)) else { return false };
+        if !layer.is("Convert") {
+            return false;
+        }
+        let marked = layer.rt_info.0.iter().any(|node| {
+            node.tag == "attribute" && node.attrs.iter().any(|(k, v)| k == "name" && v == "decompression")
+        });
+        let from_const = sources.first().and_then(|src| {
+            let producer = ir.layers.get(src.layer.0)?;
+            let (from, to) = (fact(src)?.element_type, info.outputs.get(i)?.first()?.element_type);
+            Some(producer.is_const() && COMPRESSED.contains(&from) && to.bit_width() > from.bit_width())
+        });
+        marked || from_const == Some(true)
+    };
+    let mut held = vec![false; ir.layers.len()];
+    for idx in &ir.order {
+        let i = idx.0;
+        let reads_held =
+            ir.sources.get(i).is_some_and(|s| s.iter().any(|src| held.get(src.layer.0) == Some(&true)));
+        if let Some(slot) = held.get_mut(i) {
+            *slot = reads_held || decompresses(i);
+        }
+    }
+    held
 }
 
 /// The graph without the layers that neither an output needs nor are
