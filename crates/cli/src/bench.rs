@@ -225,6 +225,9 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
     if stopped {
         // The bar stays as it was when stopped, its line ended.
         bar.abandon();
+        if !bar.is_hidden() {
+            eprintln!();
+        }
         eprintln!("interrupted after {} of {}", crate::io::count(times.len(), "timed inference"), iterations);
     } else {
         bar.finish_and_clear();

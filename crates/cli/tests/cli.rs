@@ -856,3 +856,53 @@ fn ctrl_c_stops_bench_with_the_statistics_of_what_ran() {
     let report = text(&out.stdout);
     assert!(report.contains(" timed after 1 warm-up") && report.contains("latency:    min "), "{report}");
 }
+
+/// On a terminal, the progress line Ctrl-C stops is ended before the
+/// report: run under util-linux's `script`, which gives it one.
+#[cfg(target_os = "linux")]
+#[test]
+fn ctrl_c_on_a_terminal_ends_the_progress_line() {
+    use std::process::Stdio;
+    use std::time::Duration;
+
+    if Command::new("script").arg("--version").output().is_err() {
+        eprintln!("no `script` here to give ovir bench a terminal");
+        return;
+    }
+    let dir = Scratch::new("tty");
+    let (pid_file, typescript) = (dir.join("pid"), dir.join("typescript"));
+    let model = sample("rseq_b1_s0_4x4", "model.xml");
+    // The shell writes its pid and becomes ovir, so that the signal goes
+    // to ovir itself.
+    let inner = format!(
+        "echo $$ > '{}'; exec '{}' bench '{model}' --iterations 10000000 --warmup 1",
+        pid_file.display(),
+        env!("CARGO_BIN_EXE_ovir")
+    );
+    let command = format!("sh -c \"{inner}\"");
+    for wait in [1, 3, 8] {
+        let mut child = Command::new("script")
+            .args(["-qfec", &command, &typescript.display().to_string()])
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_secs(wait));
+        let pid = std::fs::read_to_string(&pid_file).unwrap();
+        assert!(Command::new("kill").args(["-INT", pid.trim()]).status().unwrap().success());
+        let status = child.wait().unwrap();
+        if status.code() != Some(130) {
+            continue;
+        }
+        let shown = std::fs::read_to_string(&typescript).unwrap();
+        // The last drawing of the bar ends its line; the message starts
+        // one of its own.
+        let at = shown.find("interrupted after ").expect(&shown);
+        let before = &shown[..at];
+        assert!(before.ends_with('\n') && before.contains("infer ["), "{shown}");
+        assert!(shown[at..].contains("\nruns: "), "{shown}");
+        return;
+    }
+    panic!("ovir bench under script never got as far as timing");
+}
