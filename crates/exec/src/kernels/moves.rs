@@ -291,6 +291,20 @@ impl Moves {
         }
         dims.reverse();
         let mut dims = merge(&dims);
+        // A row that reads every `k`-th element (2 to 4) of a stretch whose
+        // other lanes a loop further out reads (SpaceToDepth's columns):
+        // that loop moves in next to the row, inside the units, so that the
+        // player reads the stretch once for its `k` rows rather than once
+        // per row.
+        if let Some((last, between)) = dims.split_last().and_then(|(l, rest)| Some((*l, rest.get(1..)?))) {
+            if let Step::Stride(k @ 2..=4) = last.src {
+                let lanes = |d: &Dim| d.src == Step::Stride(1) && d.count as isize == k;
+                if let Some(i) = between.iter().rposition(lanes) {
+                    let d = dims.remove(i + 1);
+                    dims.insert(dims.len() - 1, d);
+                }
+            }
+        }
         // A few rows that read one stretch of interleaved lanes stay in
         // one unit, for the player to read the stretch once.
         let lanes = match dims.as_slice() {
@@ -308,7 +322,9 @@ impl Moves {
         if (dims.len() > 1 && !lanes) || outer == 0 {
             dims.remove(0);
         }
-        let unit = dims.first().map_or(1, |d| d.count.saturating_mul(d.dst));
+        // Every element of a unit is one index of each loop left (in
+        // whatever order they now run).
+        let unit = dims.iter().fold(1usize, |n, d| n.saturating_mul(d.count));
         self.outer = outer;
         self.unit = unit;
         self.pieces.clear();
@@ -964,6 +980,17 @@ impl<const N: usize> Player<'_, '_, '_, '_, N> {
         let one = Dim { src: Step::Stride(1), ..*inner };
         let inner = if inner.count == 1 && matches!(inner.src, Step::Stride(_)) { &one } else { inner };
         if let (Step::Stride(1), Step::Stride(stride)) = (rows.src, inner.src) {
+            // Rows of 2 to 4 elements written back to back, each element
+            // from its own stretch (DepthToSpace's pixels): the stretches
+            // read once each, in order, and their lanes interleaved.
+            if let (true, Ok(stride @ 2..)) = (rows.dst == inner.count, usize::try_from(stride)) {
+                match inner.count {
+                    2 => return self.interleave::<2>(rows.count, stride, base, at),
+                    3 => return self.interleave::<3>(rows.count, stride, base, at),
+                    4 => return self.interleave::<4>(rows.count, stride, base, at),
+                    _ => {}
+                }
+            }
             // Few columns (a channel axis moved inward): row by row each row
             // is a few elements from as many lines. Rows of many elements
             // are better read row by row, each line serving the rows after.
@@ -1083,6 +1110,26 @@ impl<const N: usize> Player<'_, '_, '_, '_, N> {
         let span = (K - 1).checked_mul(pitch)?.checked_add(count.checked_mul(N)?)?;
         let dst = self.out.dst().get_mut(first..)?.get_mut(..span)?;
         super::copy::deinterleave::<K, N>(src, dst, pitch)
+    }
+
+    /// `count` groups of `K` consecutive output elements from `at`, lane
+    /// `j` of each group reading stretch `j`, `stride` elements after
+    /// stretch `j - 1`, from source element `base`: the inverse of
+    /// [`Player::deinterleave`].
+    fn interleave<const K: usize>(
+        &mut self,
+        count: usize,
+        stride: usize,
+        base: isize,
+        at: usize,
+    ) -> Option<()> {
+        let from = usize::try_from(base).ok()?.checked_mul(N)?;
+        let pitch = stride.checked_mul(N)?;
+        let span = (K - 1).checked_mul(pitch)?.checked_add(count.checked_mul(N)?)?;
+        let src = self.src.get(from..)?.get(..span)?;
+        let to = at.checked_mul(N)?;
+        let dst = self.out.dst().get_mut(to..)?.get_mut(..count.checked_mul(K * N)?)?;
+        super::copy::interleave::<K, N>(src, pitch, dst)
     }
 
     /// Rows one at a time, each by [`Player::row`].
@@ -1539,6 +1586,69 @@ mod tests {
                     let want: Vec<i64> = want.iter().map(|v| v % 100).collect();
                     assert_eq!(got, want, "{k} lanes, {n} groups, {ty}");
                 }
+            }
+        }
+    }
+
+    /// Checks `moves` against `want` (source element of each output
+    /// element) on data `0..len` of every whole-byte width.
+    fn check_widths(moves: &Moves, len: usize, want: &[usize], what: &str) {
+        for ty in [ElementType::U8, ElementType::I16, ElementType::F32, ElementType::I64] {
+            let values = Tensor::from_vec(&[len], (0..len as i64).map(|v| v % 101).collect()).unwrap();
+            let data = super::super::convert(&values, ty).unwrap();
+            let out = played(moves, &[&data], want.len(), &one_thread());
+            let got = super::super::convert(&out, ElementType::I64).unwrap().to_vec::<i64>().unwrap();
+            let want: Vec<i64> = want.iter().map(|&v| v as i64 % 101).collect();
+            assert_eq!(got, want, "{what}, {ty}");
+        }
+    }
+
+    #[test]
+    fn stretches_interleave_into_groups_and_strided_rows_read_each_stretch_once() {
+        for k in 2..=4usize {
+            for m in [1usize, 15, 16, 17, 40] {
+                // Two blocks of `k` stretches of `m` elements, 3 apart from
+                // each other's ends, their lanes interleaved (DepthToSpace's
+                // pixels): out[b, i, j] = data[b * block + j * stride + i].
+                let stride = m + 3;
+                let block = k * stride;
+                let mut moves = Moves::default();
+                moves.dense(
+                    0,
+                    &[
+                        (2, Step::Stride(block as isize)),
+                        (m, Step::Stride(1)),
+                        (k, Step::Stride(stride as isize)),
+                    ],
+                );
+                let want: Vec<usize> = (0..2)
+                    .flat_map(|b| (0..m).flat_map(move |i| (0..k).map(move |j| b * block + j * stride + i)))
+                    .collect();
+                check_widths(&moves, 2 * block, &want, &format!("{k} stretches of {m} interleaved"));
+                // Two blocks of 3 rows of `m` groups of `k`, 5 apart from
+                // each other's ends, each lane of every row to its own plane
+                // (SpaceToDepth's columns):
+                // out[b, j, r, i] = data[b * block + r * row + i * k + j].
+                let row = k * m + 5;
+                let block = 3 * row;
+                let mut moves = Moves::default();
+                moves.dense(
+                    0,
+                    &[
+                        (2, Step::Stride(block as isize)),
+                        (k, Step::Stride(1)),
+                        (3, Step::Stride(row as isize)),
+                        (m, Step::Stride(k as isize)),
+                    ],
+                );
+                let want: Vec<usize> = (0..2)
+                    .flat_map(|b| {
+                        (0..k).flat_map(move |j| {
+                            (0..3).flat_map(move |r| (0..m).map(move |i| b * block + r * row + i * k + j))
+                        })
+                    })
+                    .collect();
+                check_widths(&moves, 2 * block, &want, &format!("{k} lanes of 3 rows of {m}"));
             }
         }
     }

@@ -50,6 +50,20 @@ pub(super) fn deinterleave<const K: usize, const N: usize>(
     #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
     portable::deinterleave_lanes::<K, N>(src, dst, pitch)
 }
+/// Row `j` of the `K` rows at bytes `j * pitch` of `src` into lane `j` of
+/// the groups of `K` `N`-byte elements that fill `dst`, each row read
+/// once (see `portable::interleave_lanes`); with AVX2 where the CPU has
+/// it.
+pub(super) fn interleave<const K: usize, const N: usize>(
+    src: &[u8],
+    pitch: usize,
+    dst: &mut [u8],
+) -> Option<()> {
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+    return x86::interleave::<K, N>(src, pitch, dst);
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
+    portable::interleave_lanes::<K, N>(src, pitch, dst)
+}
 use super::run_plan::Heads;
 
 /// The instructions the copy loops may use.

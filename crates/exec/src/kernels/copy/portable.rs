@@ -104,3 +104,38 @@ pub(super) fn deinterleave_lanes<const K: usize, const N: usize>(
     }
     Some(())
 }
+
+/// Row `j` of `K` rows of `N`-byte elements, the row at byte `j * pitch`
+/// of `src`, into lane `j` of the groups of `K` elements that fill `dst`:
+/// the inverse of [`deinterleave_lanes`]. Each row is read in order, in
+/// blocks of 16 elements that go to their lanes through a block held in
+/// registers, which the compiler makes shuffles where the CPU has them.
+#[inline(always)]
+pub(super) fn interleave_lanes<const K: usize, const N: usize>(
+    src: &[u8],
+    pitch: usize,
+    dst: &mut [u8],
+) -> Option<()> {
+    const G: usize = 16;
+    let elements = dst.as_chunks_mut::<N>().0;
+    let mut done = 0;
+    for block in elements.chunks_exact_mut(K * G) {
+        let mut lanes = [[[0u8; N]; G]; K];
+        for (j, lane) in lanes.iter_mut().enumerate() {
+            let from = j * pitch + done * N;
+            lane.as_flattened_mut().copy_from_slice(src.get(from..from + G * N)?);
+        }
+        for (g, group) in block.chunks_exact_mut(K).enumerate() {
+            for (e, lane) in group.iter_mut().zip(&lanes) {
+                *e = lane[g];
+            }
+        }
+        done += G;
+    }
+    for (g, group) in elements.chunks_exact_mut(K).enumerate().skip(done) {
+        for (j, e) in group.iter_mut().enumerate() {
+            *e = *src.get(j * pitch + g * N..)?.first_chunk()?;
+        }
+    }
+    Some(())
+}

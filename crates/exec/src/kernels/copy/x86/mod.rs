@@ -306,3 +306,21 @@ pub(in crate::kernels) fn deinterleave<const K: usize, const N: usize>(
     }
     super::portable::deinterleave_lanes::<K, N>(src, dst, pitch)
 }
+
+/// [`super::portable::interleave_lanes`], compiled for AVX2 when the CPU
+/// has it.
+pub(in crate::kernels) fn interleave<const K: usize, const N: usize>(
+    src: &[u8],
+    pitch: usize,
+    dst: &mut [u8],
+) -> Option<()> {
+    #[target_feature(enable = "avx2")]
+    fn with_avx2<const K: usize, const N: usize>(src: &[u8], pitch: usize, dst: &mut [u8]) -> Option<()> {
+        super::portable::interleave_lanes::<K, N>(src, pitch, dst)
+    }
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: the CPU has AVX2, checked just above.
+        return unsafe { with_avx2::<K, N>(src, pitch, dst) };
+    }
+    super::portable::interleave_lanes::<K, N>(src, pitch, dst)
+}
