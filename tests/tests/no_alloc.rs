@@ -629,12 +629,22 @@ fn gathers_by_index_allocate_nothing_after_the_first_inference() {
     let constant = net.op("Reshape", "opset1", r#"special_zero="false""#, &[constant, shape]);
     let picked = net.op("GatherElements", "opset6", r#"axis="-2""#, &[data, constant]);
     net.result(picked);
+    // GatherND by tuples given at run time, in both versions (negative
+    // indices only for GatherND-8).
+    let tuples = net.parameter("i32", &[3, 2, 2]);
+    let nd = net.op("GatherND", "opset8", r#"batch_dims="1""#, &[data, tuples]);
+    net.result(nd);
+    let positive = net.parameter("u8", &[2, 2]);
+    let nd = net.op("GatherND", "opset5", r#"batch_dims="0""#, &[data, positive]);
+    net.result(nd);
     assert_steady(&net.compile(), |inputs| {
-        let [data, indices] = inputs else { panic!("two inputs") };
+        let [data, indices, tuples, positive] = inputs else { panic!("four inputs") };
         let constant = ints(&[3, 0, 0, 1, 2, 2, 1, 0, 3, 3, 0, 1, 2, 3, 0]).reshaped(&[3, 1, 5]).unwrap();
         vec![
             kernels::gather_elements(data, indices, 1).unwrap(),
             kernels::gather_elements(data, &constant, -2).unwrap(),
+            kernels::gather_nd(data, tuples, 1, 8).unwrap(),
+            kernels::gather_nd(data, positive, 0, 5).unwrap(),
         ]
     });
 }

@@ -44,6 +44,7 @@ GENERATORS = [
     "identity",
     "squeeze",
     "gather_elements",
+    "gather_nd",
 ]
 
 

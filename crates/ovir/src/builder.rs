@@ -34,7 +34,7 @@ use ovir_exec::ConstantEvaluator;
 use ovir_ir::{Edge, LayerIdx, OutputRef, Port, RtInfo, SourceFile, Span};
 use ovir_shape::ops::{
     BatchToSpace, BlockMode, Broadcast, BroadcastMode, Concat, Const, Convert, DepthToSpace, Gather,
-    GatherElements, Identity, Pad, PadMode, Parameter, Reshape, ResultOp, Reverse, ReverseMode,
+    GatherElements, GatherNd, Identity, Pad, PadMode, Parameter, Reshape, ResultOp, Reverse, ReverseMode,
     ReverseSequence, ReverseSubsequences, Roll, ShapeOf, ShuffleChannels, Slice, SpaceToBatch, SpaceToDepth,
     Split, Squeeze, StridedSlice, Tile, Transpose, Unsqueeze, VariadicSplit,
 };
@@ -309,6 +309,19 @@ impl ModelBuilder {
         axis: i64,
     ) -> Result<Output, BuildError> {
         self.add(GatherElements { axis }, &[data, indices])
+    }
+
+    /// `GatherND-8`: for each tuple along the last axis of `indices` (any
+    /// integer type; negative indices count from the end), the slice of
+    /// `data` it picks, after `batch_dims` leading dimensions that data
+    /// and indices share and the output keeps.
+    pub fn gather_nd(
+        &mut self,
+        data: Output,
+        indices: Output,
+        batch_dims: u64,
+    ) -> Result<Output, BuildError> {
+        self.add(GatherNd { batch_dims, version: 8 }, &[data, indices])
     }
 
     /// `Broadcast`: `data` broadcast to `target_shape`; `axes_mapping` is

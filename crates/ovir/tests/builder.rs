@@ -451,3 +451,22 @@ fn gather_elements_builds_with_its_own_function() {
     let err = compiled.run([("data", x()), ("indices", bad)]).unwrap_err().to_string();
     assert!(err.contains("index 2 at position [0, 1]") && err.contains("between 0 and 1"), "{err}");
 }
+
+/// GatherND-8 through its own builder function, on values worked out by
+/// hand.
+#[test]
+fn gather_nd_builds_with_its_own_function() {
+    let x = || Tensor::from_vec(&[2, 3], vec![10i32, 11, 12, 13, 14, 15]).unwrap();
+    // Elements by [row, column] pairs, the last column counted from the end.
+    let got = run_built(x(), |b, d| {
+        let pairs = b.constant_slice(&[2, 2], &[1i64, -1, 0, 1]).unwrap();
+        vec![b.gather_nd(d, pairs, 0).unwrap()]
+    });
+    assert_eq!(got[0], (vec![2], vec![15, 11]));
+    // One column per row with a batch dimension.
+    let got = run_built(x(), |b, d| {
+        let columns = b.constant_slice(&[2, 1], &[2i32, 0]).unwrap();
+        vec![b.gather_nd(d, columns, 1).unwrap()]
+    });
+    assert_eq!(got[0], (vec![2], vec![12, 13]));
+}

@@ -1004,6 +1004,54 @@ pub enum ShapeErrorKind {
         /// The indices shape.
         indices: PartialShape,
     },
+    /// GatherND's `batch_dims` leaves no dimension of the data or the
+    /// indices after the batch.
+    #[error("GatherND's batch_dims {batch_dims} must be below the rank of its {input}, which is {rank}")]
+    GatherNdBatchDims {
+        /// The attribute.
+        batch_dims: u64,
+        /// `data` or `indices`.
+        input: &'static str,
+        /// That input's rank.
+        rank: usize,
+    },
+    /// GatherND's index tuples are longer than the data has dimensions
+    /// after the batch.
+    #[error(
+        "GatherND's indices hold tuples of {length}, but the data of rank {data_rank} has only {} dimensions after \
+         its {batch_dims} batch dimensions",
+        data_rank.saturating_sub(*batch_dims as usize)
+    )]
+    GatherNdTupleLength {
+        /// The last dimension of the indices.
+        length: u64,
+        /// The `batch_dims` attribute.
+        batch_dims: u64,
+        /// The data's rank.
+        data_rank: usize,
+    },
+    /// The batch dimensions of GatherND's data and indices differ.
+    #[error(
+        "the first {batch_dims} dimensions of GatherND's data {data} and indices {indices} must be equal"
+    )]
+    GatherNdBatchMismatch {
+        /// The `batch_dims` attribute.
+        batch_dims: u64,
+        /// The data shape.
+        data: PartialShape,
+        /// The indices shape.
+        indices: PartialShape,
+    },
+    /// An attribute that counts something is negative.
+    #[error("{op}'s {name} must be 0 or more, but it is {value}")]
+    NegativeAttribute {
+        /// The operation.
+        op: &'static str,
+        /// The attribute.
+        name: &'static str,
+        /// Its value.
+        value: i64,
+    },
     /// An index lies outside the axis it picks from.
     #[error(
         "{op} index {index} at position {} of its indices is out of range: {}",

@@ -352,6 +352,8 @@ mod tests {
         ("SpaceToBatch", 1, 2..=16, true),
         ("Identity", 16, 16..=16, true),
         ("GatherElements", 6, 6..=16, true),
+        ("GatherND", 5, 5..=7, true),
+        ("GatherND", 8, 8..=16, true),
     ];
 
     /// The opsets that list a version of `spec`'s op ovir implements.

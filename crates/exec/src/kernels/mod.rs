@@ -42,6 +42,7 @@ mod convert;
 pub mod depth_to_space;
 pub mod gather;
 pub mod gather_elements;
+pub mod gather_nd;
 pub mod pad;
 pub mod reshape;
 mod reverse;
@@ -74,6 +75,7 @@ pub use gather::{gather, gather_into, gather_output_shape, GatherScratch};
 pub use gather_elements::{
     gather_elements, gather_elements_into, gather_elements_output_shape, GatherElementsScratch,
 };
+pub use gather_nd::{gather_nd, gather_nd_into, gather_nd_output_shape, GatherNdScratch};
 pub use pad::{pad, pad_into, pad_output_shape, PadScratch};
 pub use reshape::{reshape, squeeze, unsqueeze};
 pub use reverse::{reverse, reverse_into, ReverseScratch};

@@ -48,6 +48,7 @@ mod depth_to_space;
 mod fixed;
 mod gather;
 mod gather_elements;
+mod gather_nd;
 mod identity;
 mod pad;
 mod parameter;

@@ -15,6 +15,7 @@ pub mod convert;
 pub mod depth_to_space;
 pub mod gather;
 pub mod gather_elements;
+pub mod gather_nd;
 pub mod identity;
 pub mod pad;
 pub mod parameter;
@@ -45,6 +46,7 @@ pub use convert::Convert;
 pub use depth_to_space::{BlockMode, DepthToSpace};
 pub use gather::Gather;
 pub use gather_elements::GatherElements;
+pub use gather_nd::GatherNd;
 pub use identity::Identity;
 pub use pad::{Pad, PadMode};
 pub use parameter::Parameter;
@@ -116,6 +118,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::SpaceToBatch,
             $crate::ops::Identity,
             $crate::ops::GatherElements,
+            $crate::ops::GatherNd,
             $crate::ops::ReverseSubsequences,
         }
     };
