@@ -61,6 +61,15 @@ pub enum Error {
         /// The outputs the model has.
         available: Vec<String>,
     },
+    /// [`Model::add_output`](crate::Model::add_output) was given a name
+    /// that is no tensor's and no layer output's.
+    NoSuchTensor {
+        /// The name asked for.
+        key: String,
+        /// Why it names no output: no such name, a port the layer does not
+        /// have, or a layer without outputs.
+        reason: String,
+    },
     /// `infer` was called before every input was set.
     InputNotSet {
         /// The input's name.
@@ -146,6 +155,7 @@ impl fmt::Display for Error {
             Error::UnknownOutput { key, available } => {
                 write!(f, "the model has no output {key}; its outputs are: {}", list(available))
             }
+            Error::NoSuchTensor { key, reason } => write!(f, "cannot make \"{key}\" an output: {reason}"),
             Error::InputNotSet { name } => write!(f, "input \"{name}\" has not been set"),
             Error::InputTooLarge { name, source } => write!(f, "input \"{name}\" is too large: {source}"),
             Error::InputValue { name, reason } => write!(f, "input \"{name}\": {reason}"),
@@ -175,6 +185,7 @@ impl fmt::Debug for Error {
             Error::Run { .. } => "Run",
             Error::UnknownInput { .. } => "UnknownInput",
             Error::UnknownOutput { .. } => "UnknownOutput",
+            Error::NoSuchTensor { .. } => "NoSuchTensor",
             Error::InputNotSet { .. } => "InputNotSet",
             Error::InputTooLarge { .. } => "InputTooLarge",
             Error::InputValue { .. } => "InputValue",

@@ -149,6 +149,7 @@ mod example;
 mod model;
 #[cfg(feature = "npy")]
 pub mod npy;
+mod outputs;
 mod request;
 mod save;
 mod transform;

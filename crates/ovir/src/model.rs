@@ -71,7 +71,7 @@ fn input_info(ir: &ovir_ir::Model, facts: &[Vec<PortFact>], idx: LayerIdx) -> Po
     PortInfo::with_fact(names, facts.get(idx.0).and_then(|o| o.first()))
 }
 
-fn output_info(ir: &ovir_ir::Model, facts: &[Vec<PortFact>], idx: LayerIdx) -> PortInfo {
+pub(crate) fn output_info(ir: &ovir_ir::Model, facts: &[Vec<PortFact>], idx: LayerIdx) -> PortInfo {
     let layer = ir.layer(idx);
     let src = ir.source(idx, 0);
     let producer = ir.layer(src.layer);
@@ -98,9 +98,9 @@ fn output_info(ir: &ovir_ir::Model, facts: &[Vec<PortFact>], idx: LayerIdx) -> P
 /// plus the element type and shape of every tensor.
 #[derive(Clone, Debug)]
 pub struct Model {
-    ir: Arc<ovir_ir::Model>,
-    info: Arc<ModelInfo>,
-    warnings: Arc<[PortWarning]>,
+    pub(crate) ir: Arc<ovir_ir::Model>,
+    pub(crate) info: Arc<ModelInfo>,
+    pub(crate) warnings: Arc<[PortWarning]>,
 }
 
 impl Model {
