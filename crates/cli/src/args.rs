@@ -164,6 +164,17 @@ pub struct RunArgs {
     /// file ending in .npy for a model with one output.
     #[arg(short, long, value_name = "DIR|FILE.npz|FILE.npy")]
     pub output: Option<PathBuf>,
+    /// Also write every intermediate tensor to DIR as .npy: one file per
+    /// output of each layer but Consts and Results, named by the layer
+    /// as -o names outputs, with .portN for output N of a layer with
+    /// several.
+    #[arg(long, value_name = "DIR")]
+    pub dump: Option<PathBuf>,
+    /// Also write the inputs of the run, given or generated, to DIR,
+    /// one NAME.npy each (named as -o names outputs), so that the run
+    /// can be repeated elsewhere with -i NAME=DIR/NAME.npy.
+    #[arg(long, value_name = "DIR")]
+    pub save_inputs: Option<PathBuf>,
     /// Compare every output with the arrays in a directory of .npy files
     /// or an .npz archive, bit for bit unless --atol, --rtol or --ulp is
     /// given; exit 1 on any difference.

@@ -213,7 +213,7 @@ fn make_parent(file: &Path) -> anyhow::Result<()> {
 }
 
 /// Creates a folder and its parents, unless it is there already.
-fn make_folder(dir: &Path) -> anyhow::Result<()> {
+pub(crate) fn make_folder(dir: &Path) -> anyhow::Result<()> {
     if dir.exists() && !dir.is_dir() {
         bail!("{} exists and is not a folder", dir.display());
     }

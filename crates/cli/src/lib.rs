@@ -22,6 +22,7 @@ pub mod convert;
 pub mod info;
 pub mod io;
 pub mod run;
+pub mod tensors;
 
 use args::{Cli, Command};
 

@@ -10,6 +10,7 @@ use ovir::conformance::{check_outputs, read_arrays, OutputProblem};
 use ovir::npy::output_file_stems;
 
 use crate::io::{element_text, set_inputs, write_outputs};
+use crate::tensors::{dump, save_inputs};
 use crate::{CliError, Outcome};
 
 /// How many leading values the summary shows per output.
@@ -42,7 +43,18 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
     let compiled = model.compile_with(options)?;
     let mut request = compiled.infer_request();
     set_inputs(&mut request, &args.inputs, &args.shapes)?;
+    let io = |e: std::io::Error| CliError::Other(e.into());
+    // Saved before the run, so that a run that fails can be repeated too.
+    if let Some(dir) = &args.save_inputs {
+        for p in save_inputs(&request, dir)? {
+            writeln!(out, "wrote {}", p.display()).map_err(io)?;
+        }
+    }
     request.infer()?;
+    if let Some(dir) = &args.dump {
+        let files = dump(&model, options, &request, dir)?;
+        writeln!(out, "wrote {} tensors to {}", files.len(), dir.display()).map_err(io)?;
+    }
     // Packed sub-byte and 8-bit float outputs leave as one u8 (i8 for i4)
     // per element, the form NumPy can hold and `-i` takes back.
     let unpacked = request
@@ -52,7 +64,6 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
         .collect::<Result<Vec<Tensor>, _>>()
         .context("cannot unpack the outputs")?;
     let outputs: Vec<&Tensor> = unpacked.iter().collect();
-    let io = |e: std::io::Error| CliError::Other(e.into());
 
     match &args.output {
         Some(path) => {
