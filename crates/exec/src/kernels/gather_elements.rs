@@ -4,7 +4,7 @@ use ovir_shape::ops::gather_elements::{gather_elements_shape, index_in};
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 
-use super::moves::{Dim, Moves, Piece, View};
+use super::indexed::{IndexScratch, OffsetGather};
 use super::{ExecOptions, KernelError};
 
 const OP: &str = "GatherElements";
@@ -95,19 +95,7 @@ pub fn gather_elements(data: &Tensor, indices: &Tensor, axis: i64) -> Result<Ten
 /// What [`gather_elements_into`] keeps between calls: the source offset
 /// of every index and the copy they make, so that running it again on
 /// indices of the same size allocates nothing.
-#[derive(Clone, Debug, Default)]
-pub struct GatherElementsScratch {
-    offsets: Vec<isize>,
-    moves: Moves,
-}
-
-impl GatherElementsScratch {
-    /// An empty scratch; it allocates on first use and then keeps its
-    /// memory.
-    pub fn new() -> GatherElementsScratch {
-        GatherElementsScratch::default()
-    }
-}
+pub type GatherElementsScratch = IndexScratch;
 
 /// [`gather_elements`] into an output of the data's type and the indices'
 /// shape, on several threads when it is large, keeping its working
@@ -124,47 +112,27 @@ pub fn gather_elements_into(
         .run(data, indices, out, options, scratch)
 }
 
-impl Layout {
-    /// Whether this layout was worked out for data and indices of these
-    /// shapes.
-    pub(crate) fn fits(&self, data: &Tensor, indices: &Tensor) -> bool {
-        data.shape() == self.data_shape.as_slice() && indices.shape() == self.shape.as_slice()
+impl OffsetGather for Layout {
+    const OP: &'static str = OP;
+
+    fn data_shape(&self) -> &[usize] {
+        &self.data_shape
     }
 
-    /// The output shape.
-    pub(crate) fn shape(&self) -> &[usize] {
+    fn indices_shape(&self) -> &[usize] {
         &self.shape
     }
 
-    /// Gathers from `data` by `indices`, which must fit this layout, into
-    /// `out`.
-    pub(crate) fn run(
-        &self,
-        data: &Tensor,
-        indices: &Tensor,
-        out: &mut Tensor,
-        options: &ExecOptions,
-        scratch: &mut GatherElementsScratch,
-    ) -> Result<(), KernelError> {
-        if !self.fits(data, indices) {
-            return Err(KernelError::Internal { op: OP, what: "the inputs do not fit the layout" });
-        }
-        super::checks::check_output(OP, data.element_type(), &self.shape, out)?;
-        let GatherElementsScratch { offsets, moves } = scratch;
-        self.describe(indices, offsets, moves)?;
-        moves.check(OP, &[data.len()], out.len())?;
-        moves.play(OP, &[data], out, options)
+    fn shape(&self) -> &[usize] {
+        &self.shape
     }
 
-    /// Reads `indices` into the source offset of each output element and
-    /// describes the copy they make: one output element a unit, each read
-    /// through the table of offsets.
-    fn describe(
-        &self,
-        indices: &Tensor,
-        offsets: &mut Vec<isize>,
-        moves: &mut Moves,
-    ) -> Result<(), KernelError> {
+    /// One output element a unit.
+    fn unit(&self) -> usize {
+        1
+    }
+
+    fn offsets(&self, indices: &Tensor, offsets: &mut Vec<isize>) -> Result<(), KernelError> {
         let internal = || KernelError::Internal { op: OP, what: "an offset overflows" };
         let wide = |n: usize| isize::try_from(n).map_err(|_| internal());
         let (inner, count) = (self.inner, self.count);
@@ -199,24 +167,7 @@ impl Layout {
             input: "indices",
             found: indices.element_type(),
         })??;
-        moves.reset(offsets.len(), 1);
-        let (step, shift) = moves.table(OP, offsets.iter().copied())?;
-        moves.push(Piece {
-            input: 0,
-            src: shift,
-            dst: 0,
-            outer: step,
-            dims: smallvec::smallvec![Dim::strided(1, 1, 1)],
-        });
         Ok(())
-    }
-
-    /// The gather by constant `indices`, worked out once as a copy of the
-    /// data.
-    pub(crate) fn fixed(&self, indices: &Tensor) -> Result<View, KernelError> {
-        let (mut offsets, mut moves) = (Vec::new(), Moves::default());
-        self.describe(indices, &mut offsets, &mut moves)?;
-        View::from_moves(OP, &self.data_shape, self.shape.clone(), moves)
     }
 }
 

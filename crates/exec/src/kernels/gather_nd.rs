@@ -6,7 +6,7 @@ use ovir_shape::ShapeErrorKind;
 use ovir_tensor::{ElementType, PartialShape, Tensor};
 use smallvec::SmallVec;
 
-use super::moves::{Dim, Moves, Piece, View};
+use super::indexed::{IndexScratch, OffsetGather};
 use super::{ExecOptions, KernelError};
 
 const OP: &str = "GatherND";
@@ -123,19 +123,7 @@ pub fn gather_nd(
 /// What [`gather_nd_into`] keeps between calls: the source offset of each
 /// tuple's slice and the copy they make, so that running it again on
 /// indices of the same size allocates nothing.
-#[derive(Clone, Debug, Default)]
-pub struct GatherNdScratch {
-    offsets: Vec<isize>,
-    moves: Moves,
-}
-
-impl GatherNdScratch {
-    /// An empty scratch; it allocates on first use and then keeps its
-    /// memory.
-    pub fn new() -> GatherNdScratch {
-        GatherNdScratch::default()
-    }
-}
+pub type GatherNdScratch = IndexScratch;
 
 /// [`gather_nd`] into an output of the right type and shape, on several
 /// threads when it is large, keeping its working memory in `scratch`.
@@ -152,47 +140,27 @@ pub fn gather_nd_into(
         .run(data, indices, out, options, scratch)
 }
 
-impl Layout {
-    /// Whether this layout was worked out for data and indices of these
-    /// shapes.
-    pub(crate) fn fits(&self, data: &Tensor, indices: &Tensor) -> bool {
-        data.shape() == self.data_shape.as_slice() && indices.shape() == self.indices_shape.as_slice()
+impl OffsetGather for Layout {
+    const OP: &'static str = OP;
+
+    fn data_shape(&self) -> &[usize] {
+        &self.data_shape
     }
 
-    /// The output shape.
-    pub(crate) fn shape(&self) -> &[usize] {
+    fn indices_shape(&self) -> &[usize] {
+        &self.indices_shape
+    }
+
+    fn shape(&self) -> &[usize] {
         &self.shape
     }
 
-    /// Gathers from `data` by `indices`, which must fit this layout, into
-    /// `out`.
-    pub(crate) fn run(
-        &self,
-        data: &Tensor,
-        indices: &Tensor,
-        out: &mut Tensor,
-        options: &ExecOptions,
-        scratch: &mut GatherNdScratch,
-    ) -> Result<(), KernelError> {
-        if !self.fits(data, indices) {
-            return Err(KernelError::Internal { op: OP, what: "the inputs do not fit the layout" });
-        }
-        super::checks::check_output(OP, data.element_type(), &self.shape, out)?;
-        let GatherNdScratch { offsets, moves } = scratch;
-        self.describe(indices, offsets, moves)?;
-        moves.check(OP, &[data.len()], out.len())?;
-        moves.play(OP, &[data], out, options)
+    /// One tuple's slice a unit.
+    fn unit(&self) -> usize {
+        self.slice
     }
 
-    /// Reads `indices` into the source offset of each tuple's slice and
-    /// describes the copy they make: one slice a unit, its start read
-    /// through the table of offsets.
-    fn describe(
-        &self,
-        indices: &Tensor,
-        offsets: &mut Vec<isize>,
-        moves: &mut Moves,
-    ) -> Result<(), KernelError> {
+    fn offsets(&self, indices: &Tensor, offsets: &mut Vec<isize>) -> Result<(), KernelError> {
         let internal = || KernelError::Internal { op: OP, what: "an offset overflows" };
         let tuples = self.tuples;
         offsets.clear();
@@ -230,19 +198,7 @@ impl Layout {
                     .push(wide(t / self.per_batch.max(1))?.checked_mul(batch_stride).ok_or_else(internal)?);
             }
         }
-        moves.reset(offsets.len(), self.slice);
-        let (step, shift) = moves.table(OP, offsets.iter().copied())?;
-        let dims = smallvec::smallvec![Dim::strided(self.slice, 1, 1)];
-        moves.push(Piece { input: 0, src: shift, dst: 0, outer: step, dims });
         Ok(())
-    }
-
-    /// The gather by constant `indices`, worked out once as a copy of the
-    /// data.
-    pub(crate) fn fixed(&self, indices: &Tensor) -> Result<View, KernelError> {
-        let (mut offsets, mut moves) = (Vec::new(), Moves::default());
-        self.describe(indices, &mut offsets, &mut moves)?;
-        View::from_moves(OP, &self.data_shape, self.shape.clone(), moves)
     }
 }
 

@@ -27,6 +27,7 @@ mod checks;
 mod copy;
 mod counts;
 mod error;
+pub(crate) mod indexed;
 mod integers;
 pub(crate) mod moves;
 mod packed;
@@ -76,6 +77,7 @@ pub use gather_elements::{
     gather_elements, gather_elements_into, gather_elements_output_shape, GatherElementsScratch,
 };
 pub use gather_nd::{gather_nd, gather_nd_into, gather_nd_output_shape, GatherNdScratch};
+pub use indexed::IndexScratch;
 pub use pad::{pad, pad_into, pad_output_shape, PadScratch};
 pub use reshape::{reshape, squeeze, unsqueeze};
 pub use reverse::{reverse, reverse_into, ReverseScratch};

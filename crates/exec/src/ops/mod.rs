@@ -50,6 +50,7 @@ mod gather;
 mod gather_elements;
 mod gather_nd;
 mod identity;
+mod indexed;
 mod pad;
 mod parameter;
 mod reshape;
