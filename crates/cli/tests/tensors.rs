@@ -133,3 +133,33 @@ fn save_inputs_writes_what_was_given() {
     assert!(text(&out.stdout).contains("data.npy"), "{}", text(&out.stdout));
     assert_eq!(std::fs::read(saved.join("data.npy")).unwrap(), std::fs::read(&data).unwrap());
 }
+
+#[test]
+fn dumped_tensors_of_every_type_match_openvinos_outputs_and_bf16_is_noted() {
+    // Every Convert of this sample feeds a Result, so each dumped
+    // tensor is one of the outputs OpenVINO's CPU plugin recorded.
+    let case = samples().join("convert_every_pair_from_f32");
+    let dump = Scratch::new("dump-types");
+    let input = format!("data={}", case.join("in/data.npy").display());
+    let model = case.join("model.xml").display().to_string();
+    let out = ovir(&["run", &model, "-i", &input, "--dump", &dump.display().to_string()]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("note: to_bf16.npy not written: NumPy has no dtype for bf16"),
+        "{}",
+        text(&out.stderr)
+    );
+    let mut compared = 0;
+    for file in listing(&case.join("expected")) {
+        let ty = file.trim_start_matches("out_");
+        let got = dump.join(format!("to_{ty}"));
+        if ty == "bf16.npy" {
+            assert!(!got.exists());
+            continue;
+        }
+        let want = ovir::npy::read_npy_file(&case.join("expected").join(&file)).unwrap();
+        assert_eq!(ovir::npy::read_npy_file(&got).unwrap(), want, "{file}");
+        compared += 1;
+    }
+    assert_eq!(compared, 22);
+}
