@@ -271,6 +271,11 @@ impl<K: PartialEq> KeptView<K> {
 /// it is still in the first-level cache.
 const BLOCK_BYTES: usize = 16 << 10;
 
+/// The buffer an output that streams is walked into, units at a time,
+/// before its lines stream out: the largest unit walked this way. Pad's
+/// image planes are 64 KiB.
+const STAGE_BYTES: usize = 64 << 10;
+
 impl Moves {
     /// An output of `outer` units of `unit` elements, with no pieces yet.
     pub(crate) fn new(outer: usize, unit: usize) -> Moves {
@@ -556,8 +561,41 @@ impl Moves {
         } else {
             shuffles::UnitShuffles::new(self, N, &lens)
         };
+        // Outputs that stream, walked with no pattern, whose rows include
+        // short ones (Pad's edges) are walked into a buffer in the cache a
+        // few units at a time, which then streams whole lines: the writer
+        // streams only rows of `STREAM_MIN_RUN` bytes and more in order or
+        // reversed, so every line a shorter row touches is read in to be
+        // written. Outputs of long rows alone (and long fills, which read
+        // nothing) are written as they are walked, without the buffer's
+        // second pass: through it a broadcast column took 1.5 times as
+        // long, and a Pad of an image 0.78 times.
+        let short_rows = self.pieces.iter().any(|p| {
+            p.dims.last().is_none_or(|d| {
+                !matches!(d.src, Step::Stride(-1..=1))
+                    || d.count.saturating_mul(N) < super::copy::STREAM_MIN_RUN
+            })
+        });
+        let staged = stream && short_rows && blocks.is_none() && unit_bytes <= STAGE_BYTES;
         parallel::for_each_chunk(options, dst, unit_bytes, |first, part| {
             let units = part.len() / unit_bytes;
+            if staged {
+                let mut stage = [0u8; STAGE_BYTES];
+                let per = (STAGE_BYTES / unit_bytes.max(1)).max(1);
+                return RunWriter::with(part, copier, stream, |out| {
+                    let mut u = 0;
+                    while u < units {
+                        let n = per.min(units - u);
+                        let buffer = stage.get_mut(..n.checked_mul(unit_bytes)?)?;
+                        RunWriter::with(buffer, copier, false, |w| {
+                            self.walk_units::<N>(sources, w, first + u, 0..n)
+                        })?;
+                        out.forward(u.checked_mul(unit_bytes)?, buffer)?;
+                        u += n;
+                    }
+                    Some(())
+                });
+            }
             RunWriter::with(part, copier, stream, |out| {
                 let Some(blocks) = &blocks else {
                     return self.walk_units::<N>(sources, out, first, 0..units);
@@ -1822,5 +1860,32 @@ mod tests {
         let mut moves = Moves::default();
         moves.runs("test", &dims, &axes, false).unwrap();
         check_bytes(&moves, &[&data, &[0]], 1, &want, "edge pad of 6-byte rows");
+    }
+
+    #[test]
+    fn outputs_that_stream_with_short_rows_keep_every_value() {
+        // Rows of 126 f32 between a fill and an edge, and a plane whose
+        // first row is filled: 16 MiB and more of output, whose short rows
+        // are walked into a buffer before their lines stream.
+        let (r, w) = (30, 126);
+        let planes = (16 << 20) / ((r + 1) * (w + 2) * 4) + 3;
+        let data = bytes(planes * r * w * 4, 11);
+        let fill: Vec<u8> = vec![0xa1, 0xa2, 0xa3, 0xa4];
+        let dims = [planes, r, w];
+        let axes = vec![
+            whole(planes),
+            padded(r, 1, 0),
+            smallvec::smallvec![
+                Run::Fill { count: 1 },
+                Run::Data { count: w, start: 0, step: 1 },
+                Run::Data { count: 1, start: w as isize - 1, step: 0 },
+            ],
+        ];
+        let want: Vec<Option<(usize, usize)>> =
+            runs_by_definition(&dims, &axes).into_iter().map(|s| s.map(|i| (0, i))).collect();
+        assert!(want.len() * 4 >= STREAM_MIN_BYTES);
+        let mut moves = Moves::default();
+        moves.runs("test", &dims, &axes, false).unwrap();
+        check_bytes(&moves, &[&data, &fill], 4, &want, "pad of 126-element rows");
     }
 }

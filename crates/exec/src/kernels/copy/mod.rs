@@ -625,7 +625,7 @@ const INLINE_MAX_ROW: usize = 2048;
 
 /// Runs shorter than this are written with ordinary stores: setting up
 /// the aligned loop would cost more than streaming saves.
-const STREAM_MIN_RUN: usize = 256;
+pub(super) const STREAM_MIN_RUN: usize = 256;
 
 /// Plain runs held back while the next ones are asked for: see
 /// [`Ahead`].
