@@ -30,7 +30,8 @@ pub(crate) struct Layout {
     /// For each index of a tuple, the size of the data dimension it picks
     /// from and that dimension's stride.
     picks: SmallVec<[(u64, usize); 8]>,
-    /// Negative indices count from the end (GatherND-8).
+    /// Negative indices count from the end (both versions, as OpenVINO
+    /// runs them).
     negative: bool,
 }
 
@@ -70,7 +71,7 @@ pub(crate) fn layout(
         batch_stride: count(data.get(batch..))?,
         slice: count(data.get(rest..))?,
         picks,
-        negative: version >= 8,
+        negative: true,
         data_shape: data.to_vec(),
         indices_shape: indices.to_vec(),
         shape,
@@ -90,10 +91,12 @@ pub fn gather_nd_output_shape(
 /// GatherND-5 (`version` 5) and GatherND-8 (`version` 8): for each tuple
 /// along the last axis of `indices` (any integer type), the slice of
 /// `data` it picks, after `batch_dims` leading dimensions that data and
-/// indices share. GatherND-8 keeps the batch dimensions in the output and
-/// takes negative indices, counting from the end; GatherND-5 folds two or
-/// more batch dimensions into one and takes indices in `[0, s)`. An index
-/// out of range is an error naming it and its position.
+/// indices share. GatherND-8 keeps the batch dimensions in the output;
+/// GatherND-5 folds two or more batch dimensions into one. Both take
+/// indices in `[-s, s)`, counting negative ones from the end (GatherND-5's
+/// spec asks for `[0, s)`, but OpenVINO's reference and CPU plugin both
+/// count them). An index out of range is an error naming it and its
+/// position.
 ///
 /// ```
 /// use ovir_exec::kernels::gather_nd;
@@ -104,7 +107,9 @@ pub fn gather_nd_output_shape(
 /// assert_eq!(gather_nd(&data, &pairs, 0, 8)?.to_vec::<i32>()?, vec![1, 3]);
 /// let rows = Tensor::from_vec(&[2, 1], vec![-1i64, 0])?;
 /// assert_eq!(gather_nd(&data, &rows, 0, 8)?.to_vec::<i32>()?, vec![3, 4, 1, 2]);
-/// assert!(gather_nd(&data, &rows, 0, 5).is_err());
+/// assert_eq!(gather_nd(&data, &rows, 0, 5)?.to_vec::<i32>()?, vec![3, 4, 1, 2]);
+/// let past = Tensor::from_vec(&[1, 1], vec![2i64])?;
+/// assert!(gather_nd(&data, &past, 0, 5).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn gather_nd(
@@ -312,13 +317,13 @@ mod tests {
         };
         assert_eq!(err, KernelError::Shape(want));
         assert!(err.to_string().contains("between -3 and 2"), "{err}");
-        // GatherND-5 takes no negative index; GatherND-8 counts it from
-        // the end, down to -s.
+        // Both versions count a negative index from the end, down to -s.
         let indices = Tensor::from_vec(&[1, 2], vec![-1i64, 0]).unwrap();
-        let err = gather_nd(&data, &indices, 0, 5).unwrap_err().to_string();
-        assert!(err.contains("index -1 at position [0, 0]") && err.contains("between 0 and 1"), "{err}");
-        assert_eq!(gather_nd(&data, &indices, 0, 8).unwrap().to_vec::<u8>().unwrap(), [4]);
+        for version in [5, 8] {
+            assert_eq!(gather_nd(&data, &indices, 0, version).unwrap().to_vec::<u8>().unwrap(), [4]);
+        }
         let indices = Tensor::from_vec(&[1, 2], vec![-3i64, 0]).unwrap();
+        assert!(gather_nd(&data, &indices, 0, 5).is_err());
         assert!(gather_nd(&data, &indices, 0, 8).is_err());
     }
 

@@ -23,8 +23,10 @@ pub struct GatherNd {
     /// matched one to one.
     pub batch_dims: u64,
     /// The op version: 5 (opsets 5 to 7), whose output folds the batch
-    /// dimensions into one and whose indices are in `[0, s)`, or 8, whose
-    /// output keeps them and whose negative indices count from the end.
+    /// dimensions into one, or 8, whose output keeps them. Both count
+    /// negative indices from the end: GatherND-8's spec says so, and for
+    /// GatherND-5, whose spec asks for `[0, s)`, OpenVINO's reference and
+    /// CPU plugin both do.
     pub version: u32,
 }
 
@@ -90,7 +92,7 @@ impl Operation for GatherNd {
             };
         // Known indices are checked now, as the kernel checks them.
         if let (Some(values), Some(data)) = (&indices.fact.value, data.fact.shape.to_static()) {
-            if let Err(kind) = check_tuples(values, &data, self.batch_dims, self.version >= 8) {
+            if let Err(kind) = check_tuples(values, &data, self.batch_dims, true) {
                 problems.layer(kind);
             }
         }
@@ -114,7 +116,7 @@ impl Operation for GatherNd {
                         }
                         _ => None,
                     };
-                ValueDomain::Indices { size: size.map(Size::Known), negative: self.version >= 8 }
+                ValueDomain::Indices { size: size.map(Size::Known), negative: true }
             }
             _ => ValueDomain::Any,
         }
@@ -321,12 +323,17 @@ mod tests {
         let indices = PortFact::known(Tensor::from_vec(&[2, 2], vec![1i64, -1, 0, 2]).unwrap());
         let inputs = [Input::new(&data), Input::new(&indices)];
         assert!((GatherNd { batch_dims: 0, version: 8 }).infer(&inputs).is_ok());
-        let err =
-            (GatherNd { batch_dims: 0, version: 5 }).infer(&inputs).unwrap_err().into_vec().remove(0).kind;
-        assert_eq!(
-            err.to_string(),
-            "GatherND index -1 at position [0, 1] of its indices is out of range: an index must lie between 0 and 2"
-        );
+        assert!((GatherNd { batch_dims: 0, version: 5 }).infer(&inputs).is_ok());
+        let indices = PortFact::known(Tensor::from_vec(&[2, 2], vec![1i64, -4, 0, 2]).unwrap());
+        let inputs = [Input::new(&data), Input::new(&indices)];
+        for version in [5, 8] {
+            let err =
+                (GatherNd { batch_dims: 0, version }).infer(&inputs).unwrap_err().into_vec().remove(0).kind;
+            assert_eq!(
+                err.to_string(),
+                "GatherND index -4 at position [0, 1] of its indices is out of range: an index must lie between -3 and 2"
+            );
+        }
     }
 
     #[test]
