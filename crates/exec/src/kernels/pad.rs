@@ -55,37 +55,41 @@ fn source(mode: PadMode, n: i64, begin: i64, i: i64) -> Option<i64> {
 fn axis_runs(mode: PadMode, n: usize, begin: i64, size: usize) -> Result<AxisRuns, KernelError> {
     let overflow = KernelError::Internal { op: OP, what: "a pad overflows" };
     let n = i64::try_from(n).map_err(|_| overflow.clone())?;
+    let size = i64::try_from(size).map_err(|_| overflow.clone())?;
     let mut runs = AxisRuns::new();
-    for i in 0..size {
-        let i = i64::try_from(i).map_err(|_| overflow.clone())?;
-        let at = source(mode, n, begin, i);
-        if at.is_some_and(|a| !(0..n).contains(&a)) {
-            return Err(KernelError::Internal { op: OP, what: "a pad reads outside its axis" });
+    // The axis is three regions, before the data, the data and after it,
+    // each one run: a fill, or data indices a fixed step apart (mirrored
+    // ones step back). A region is worked out from its ends, not index by
+    // index, so that a pad of any length costs the same.
+    let data_end = begin.checked_add(n).ok_or(overflow.clone())?;
+    let cuts = [0, begin.clamp(0, size), data_end.clamp(0, size), size];
+    for w in cuts.windows(2) {
+        let (a, b) = (w[0], w[1].max(w[0]));
+        if a == b {
+            continue;
         }
-        let at = at.map(|a| a as isize);
-        let grown = match (runs.last_mut(), at) {
-            (Some(Run::Fill { count }), None) => {
-                *count += 1;
-                true
-            }
-            (Some(Run::Data { count, start, step }), Some(a)) => {
-                if *count == 1 {
-                    *step = a - *start;
-                }
-                let next = *start + *step * (*count as isize);
-                if next == a {
-                    *count += 1;
-                }
-                next == a
-            }
-            _ => false,
+        let first = source(mode, n, begin, a);
+        let step = match (first, source(mode, n, begin, a + 1)) {
+            (Some(x), Some(y)) if b - a > 1 => y - x,
+            _ => 1,
         };
-        if !grown {
-            runs.push(match at {
-                Some(a) => Run::Data { count: 1, start: a, step: 1 },
-                None => Run::Fill { count: 1 },
-            });
-        }
+        let last = source(mode, n, begin, b - 1);
+        let run = match first {
+            None if last.is_none() => {
+                Run::Fill { count: usize::try_from(b - a).map_err(|_| overflow.clone())? }
+            }
+            Some(x) if last == step.checked_mul(b - 1 - a).and_then(|d| x.checked_add(d)) => {
+                if !(0..n).contains(&x) || last.is_none_or(|l| !(0..n).contains(&l)) {
+                    return Err(KernelError::Internal { op: OP, what: "a pad reads outside its axis" });
+                }
+                let count = usize::try_from(b - a).map_err(|_| overflow.clone())?;
+                let start = isize::try_from(x).map_err(|_| overflow.clone())?;
+                let step = isize::try_from(step).map_err(|_| overflow.clone())?;
+                Run::Data { count, start, step }
+            }
+            _ => return Err(KernelError::Internal { op: OP, what: "a pad region is not one run" }),
+        };
+        runs.push(run);
     }
     Ok(runs)
 }
@@ -433,5 +437,32 @@ mod tests {
             .unwrap();
             assert_eq!(out.to_vec::<i16>().unwrap(), want);
         }
+    }
+
+    #[test]
+    fn pads_of_any_length_are_worked_out_at_once() {
+        // Each axis is at most three runs, worked out from their ends: a
+        // pad of 10^18 elements is refused at once (the output overflows),
+        // not walked index by index.
+        let data = Tensor::from_vec(&[2, 2], vec![1i32, 2, 3, 4]).unwrap();
+        let begins = Tensor::from_vec(&[2], vec![1_676_976_733_972_070_401i64, 95_325]).unwrap();
+        let ends = Tensor::from_vec(&[2], vec![3i64, 4]).unwrap();
+        for mode in [PadMode::Constant, PadMode::Edge] {
+            assert!(pad(&data, &begins, &ends, None, mode).is_err(), "{mode:?}");
+        }
+        let runs = axis_runs(PadMode::Edge, 3, 1 << 40, (1 << 41) + 3).unwrap();
+        let want: AxisRuns = smallvec::smallvec![
+            Run::Data { count: 1 << 40, start: 0, step: 0 },
+            Run::Data { count: 3, start: 0, step: 1 },
+            Run::Data { count: 1 << 40, start: 2, step: 0 },
+        ];
+        assert_eq!(runs, want);
+        let runs = axis_runs(PadMode::Reflect, 4, 3, 9).unwrap();
+        let want: AxisRuns = smallvec::smallvec![
+            Run::Data { count: 3, start: 3, step: -1 },
+            Run::Data { count: 4, start: 0, step: 1 },
+            Run::Data { count: 2, start: 2, step: -1 },
+        ];
+        assert_eq!(runs, want);
     }
 }
