@@ -872,24 +872,36 @@ fn ctrl_c_on_a_terminal_ends_the_progress_line() {
     let dir = Scratch::new("tty");
     let (pid_file, typescript) = (dir.join("pid"), dir.join("typescript"));
     let model = sample("rseq_b1_s0_4x4", "model.xml");
-    // The shell writes its pid and becomes ovir, so that the signal goes
-    // to ovir itself.
-    let inner = format!(
+    // `script` hands the command to `$SHELL -c`. That one shell writes its
+    // pid and becomes ovir, so that the signal goes to ovir itself; with
+    // no shell nested inside it, `$$` cannot name a parent that merely
+    // waits for ovir.
+    let command = format!(
         "echo $$ > '{}'; exec '{}' bench '{model}' --iterations 10000000 --warmup 1",
         pid_file.display(),
         env!("CARGO_BIN_EXE_ovir")
     );
-    let command = format!("sh -c \"{inner}\"");
     for wait in [1, 3, 8] {
+        let _ = std::fs::remove_file(&pid_file);
         let mut child = Command::new("script")
             .args(["-qfec", &command, &typescript.display().to_string()])
+            .env("SHELL", "/bin/sh")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();
+        // The pid is there once the shell has started; give ovir `wait`
+        // seconds more to draw its bar.
+        let mut pid = String::new();
+        for _ in 0..300 {
+            pid = std::fs::read_to_string(&pid_file).unwrap_or_default();
+            if pid.ends_with('\n') {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
         std::thread::sleep(Duration::from_secs(wait));
-        let pid = std::fs::read_to_string(&pid_file).unwrap();
         assert!(Command::new("kill").args(["-INT", pid.trim()]).status().unwrap().success());
         let status = child.wait().unwrap();
         if status.code() != Some(130) {
