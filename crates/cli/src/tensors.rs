@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use ovir::ir::OutputRef;
 use ovir::npy::file_stem;
-use ovir::{CompileOptions, ElementType, InferRequest, Model, Tensor};
+use ovir::{CompileOptions, InferRequest, Model, Tensor};
 
 use crate::io::make_folder;
 
@@ -43,10 +43,8 @@ pub fn dump_stems(ir: &ovir::ir::Model) -> anyhow::Result<Vec<(OutputRef, String
 
 /// Runs `model` again with every tensor [`dump_stems`] names made an
 /// output, on the inputs `given` holds, and writes each to
-/// `dir/<stem>.npy`, packed and 8-bit float types as their codes, as `-o`
-/// writes them. A `bf16` tensor, which NumPy has no dtype for, is left
-/// out with a note on standard error. Either every file is written or
-/// none is.
+/// `dir/<stem>.npy`, packed, 8-bit float and `bf16` types as their codes,
+/// as `-o` writes them. Either every file is written or none is.
 pub fn dump(
     model: &Model,
     options: CompileOptions,
@@ -72,12 +70,6 @@ pub fn dump(
         };
         let tensor = ovir::packed::try_to_exchange(request.output(index)?)
             .with_context(|| format!("cannot unpack the tensor of {stem}.npy"))?;
-        // One tensor NumPy cannot hold (bf16) leaves the rest to be
-        // written, as a dump is for looking at what can be seen.
-        if tensor.element_type() == ElementType::Bf16 {
-            eprintln!("note: {stem}.npy not written: NumPy has no dtype for {}", tensor.element_type());
-            continue;
-        }
         tensors.push((tensor, dir.join(format!("{stem}.npy"))));
     }
     write_all(&tensors, dir)

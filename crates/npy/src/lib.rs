@@ -14,7 +14,8 @@
 //! of [`Tensor`]. Fixed-width unicode elements lose their trailing NUL
 //! padding, as they do in NumPy, so a string that itself ends in NUL
 //! characters does not survive a round trip. `bf16`, the 8-bit floats and
-//! the packed sub-byte types have no NumPy dtype and cannot be written.
+//! the packed sub-byte types have no NumPy dtype and cannot be written;
+//! [`ovir_tensor::packed::to_exchange`] turns them into the codes that can.
 //!
 //! Headers are parsed, never evaluated, and every length in a file is
 //! checked against the bytes really present before memory is set aside for

@@ -1,5 +1,5 @@
 //! Packed and 8-bit float tensors in their exchange form of one code per
-//! byte, and back.
+//! byte, `bf16` tensors as their 16-bit patterns, and back.
 
 use crate::element::ElementType;
 use crate::packing::{
@@ -9,8 +9,8 @@ use crate::tensor::Tensor;
 
 /// A tensor in its exchange form: packed types become one `u8` code per
 /// element (`i8` for `i4`, sign-extended), the 8-bit floats become their
-/// `u8` bit patterns, and every other tensor is returned as it is (a clone
-/// sharing its storage).
+/// `u8` bit patterns, `bf16` its `u16` ones, and every other tensor is
+/// returned as it is (a clone sharing its storage).
 ///
 /// ```
 /// use ovir_tensor::packed::{pack, to_exchange};
@@ -68,6 +68,10 @@ pub fn from_exchange(tensor: &Tensor, ty: ElementType) -> Result<Tensor, PackErr
         return Err(PackError::ExchangeType { ty, expected, found });
     }
     let bytes = tensor.bytes().ok_or(PackError::ExchangeType { ty, expected, found })?;
+    // Every 16-bit pattern is a `bf16`: its bytes are its value.
+    if expected.byte_width() == ty.byte_width() {
+        return Ok(Tensor::from_bytes(ty, tensor.shape(), bytes)?);
+    }
     let signed = expected == ElementType::I8;
     if let Some((index, value)) = bytes
         .iter()
@@ -111,5 +115,18 @@ mod tests {
         let f8 = Tensor::from_vec(&[2], vec![0x7fu8, 0x80]).unwrap_or_else(|e| unreachable!("{e}"));
         let t = from_exchange(&f8, ElementType::F8e4m3).unwrap_or_else(|e| unreachable!("{e}"));
         assert_eq!((t.element_type(), t.bytes()), (ElementType::F8e4m3, Some(&[0x7f, 0x80][..])));
+    }
+
+    #[test]
+    fn bf16_is_exchanged_as_its_bit_patterns() {
+        // 1.0, -2.0 and a quiet NaN in bf16 (ml_dtypes' `view(np.uint16)`).
+        let codes =
+            Tensor::from_vec(&[3], vec![0x3f80u16, 0xc000, 0x7fc1]).unwrap_or_else(|e| unreachable!("{e}"));
+        let t = from_exchange(&codes, ElementType::Bf16).unwrap_or_else(|e| unreachable!("{e}"));
+        assert_eq!(t.element_type(), ElementType::Bf16);
+        assert_eq!(t.bytes(), Some(&[0x80, 0x3f, 0x00, 0xc0, 0xc1, 0x7f][..]));
+        assert_eq!(try_to_exchange(&t), Ok(codes));
+        let wrong = Tensor::from_vec(&[1], vec![1u8]).unwrap_or_else(|e| unreachable!("{e}"));
+        assert!(matches!(from_exchange(&wrong, ElementType::Bf16), Err(PackError::ExchangeType { .. })));
     }
 }

@@ -73,7 +73,9 @@ pub const fn is_packed(ty: ElementType) -> bool {
 
 /// The element type a tensor of `ty` is exchanged as in `.npy` files and on
 /// the command line: `i8` for `i4`, `u8` for the other packed types and the
-/// 8-bit floats; `None` for types that NumPy holds as they are.
+/// 8-bit floats, `u16` for `bf16` (its bit patterns, as ml_dtypes'
+/// `view(np.uint16)` gives them); `None` for types that NumPy holds as
+/// they are.
 pub const fn exchange_type(ty: ElementType) -> Option<ElementType> {
     match ty {
         ElementType::I4 => Some(ElementType::I8),
@@ -87,12 +89,14 @@ pub const fn exchange_type(ty: ElementType) -> Option<ElementType> {
         | ElementType::F8e4m3
         | ElementType::F8e5m2
         | ElementType::F8e8m0 => Some(ElementType::U8),
+        ElementType::Bf16 => Some(ElementType::U16),
         _ => None,
     }
 }
 
-/// The values an exchanged element of `ty` may hold: `0..=2^bits - 1`, and
-/// `-8..=7` for `i4`; `None` for types without an exchange form.
+/// The values an exchanged element of `ty` may hold: `0..=2^bits - 1`
+/// (every `u16` for `bf16`), and `-8..=7` for `i4`; `None` for types
+/// without an exchange form.
 pub fn exchange_range(ty: ElementType) -> Option<RangeInclusive<i64>> {
     exchange_type(ty)?;
     if ty == ElementType::I4 {
