@@ -47,9 +47,10 @@ def to_tensor(arr: np.ndarray, et: ov.Type) -> ov.Tensor:
         raw = np.frombuffer(pack_codes(arr, name), np.uint8)
         t.data.reshape(-1).view(np.uint8)[: raw.size] = raw
         return t
-    if name in F8_TYPES:
+    if name in F8_TYPES or (name == "bf16" and arr.dtype == np.uint16):
+        # Bit patterns: one u8 per 8-bit float, one u16 per bf16.
         t = ov.Tensor(et, ov.Shape(list(arr.shape)))
-        t.data.reshape(-1).view(np.uint8)[:] = arr.reshape(-1).view(np.uint8)
+        t.data.reshape(-1).view(np.uint8)[:] = np.ascontiguousarray(arr).reshape(-1).view(np.uint8)
         return t
     if arr.dtype.kind == "U":
         return ov.Tensor(arr)
@@ -69,6 +70,8 @@ def from_tensor(t: ov.Tensor) -> np.ndarray:
         return unpack_codes(raw, name, count).reshape(shape)
     if name in F8_TYPES:
         return np.array(t.data).reshape(-1).view(np.uint8).reshape(shape).copy()
+    if name == "bf16":
+        return np.array(t.data).reshape(-1).view(np.uint16).reshape(shape).copy()
     return np.array(t.data)
 
 

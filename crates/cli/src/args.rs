@@ -59,6 +59,9 @@ pub enum Command {
     Convert(crate::convert::ConvertArgs),
     /// Run every conformance case folder below a directory.
     Conformance(ConformanceArgs),
+    /// Write layers of a model as conformance cases of their own, one
+    /// layer each, fed with what a run of the whole model gave them.
+    Extract(crate::extract::ExtractArgs),
     /// Time repeated inferences and compare them with a memcpy of the same
     /// bytes.
     Bench(BenchArgs),
@@ -144,7 +147,8 @@ Packed types (u1, u2, u3, u4, u6, i4, nf4, f4e2m1) and the 8-bit floats (f8e4m3,
 f8e8m0) have no NumPy type, so they are exchanged unpacked: one element per u8 (per i8 for \
 i4), holding its code: the integer, the nf4 index, or the float's bit pattern. Such an input \
 takes a u8 (i8) array and packs it, refusing any value outside the type's range (0..=1 for \
-u1, 0..=15 for u4, -8..=7 for i4, …); such an output is written as a u8 (i8) array.")]
+u1, 0..=15 for u4, -8..=7 for i4, …); such an output is written as a u8 (i8) array. \
+bf16 travels the same way, as its bit patterns, one u16 per element.")]
 pub struct RunArgs {
     /// The model.
     #[command(flatten)]

@@ -1,5 +1,5 @@
-//! The `ovir` command line: `check`, `info`, `run`, `convert`, `conformance`
-//! and `bench`, with `completions` and `man` to print shell completions and
+//! The `ovir` command line: `check`, `info`, `run`, `convert`, `conformance`,
+//! `extract` and `bench`, with `completions` and `man` to print shell completions and
 //! the man page.
 //!
 //! The binary is a thin wrapper over [`main_with_args`]; the commands live
@@ -19,6 +19,7 @@ pub mod bench;
 pub mod check;
 pub mod conformance;
 pub mod convert;
+pub mod extract;
 pub mod info;
 pub mod io;
 pub mod run;
@@ -126,6 +127,7 @@ where
         Command::Run(a) => run::run(a, &mut out),
         Command::Convert(a) => convert::run(a, &mut out),
         Command::Conformance(a) => conformance::run(a, &mut out),
+        Command::Extract(a) => extract::run(a, &mut out),
         Command::Bench(a) => bench::run(a, &mut out),
         Command::Completions(a) => completions(a.shell, &mut out),
         Command::Man => man_page(&mut out),

@@ -52,9 +52,28 @@ pub fn dump(
     dir: &Path,
 ) -> anyhow::Result<Vec<PathBuf>> {
     let stems = dump_stems(model.ir())?;
-    let mut all = model.clone();
     let ports: Vec<OutputRef> = stems.iter().map(|(at, _)| *at).collect();
-    all.add_outputs_at(&ports)?;
+    let values = port_values(model, options, given, &ports)?;
+    let mut tensors = Vec::with_capacity(stems.len());
+    for ((_, stem), value) in stems.iter().zip(values) {
+        let tensor = ovir::packed::try_to_exchange(&value)
+            .with_context(|| format!("cannot unpack the tensor of {stem}.npy"))?;
+        tensors.push((tensor, dir.join(format!("{stem}.npy"))));
+    }
+    write_all(&tensors, dir)
+}
+
+/// The values `ports` take when `model` runs on the inputs `given`
+/// holds, in the order of `ports`: the model runs once more with each
+/// made an output, as [`Model::add_outputs_at`] makes one.
+pub fn port_values(
+    model: &Model,
+    options: CompileOptions,
+    given: &InferRequest,
+    ports: &[OutputRef],
+) -> anyhow::Result<Vec<Tensor>> {
+    let mut all = model.clone();
+    all.add_outputs_at(ports)?;
     let compiled = all.compile_with(options)?;
     let mut request = compiled.infer_request();
     for i in 0..given.model().inputs().len() {
@@ -63,16 +82,14 @@ pub fn dump(
     request.infer()?;
     let results: Vec<OutputRef> =
         all.ir().results().filter_map(|r| all.ir().sources.get(r.0)?.first().copied()).collect();
-    let mut tensors = Vec::with_capacity(stems.len());
-    for (at, stem) in &stems {
+    let mut values = Vec::with_capacity(ports.len());
+    for at in ports {
         let Some(index) = results.iter().position(|r| r == at) else {
-            bail!("the tensor dumped to {stem}.npy was not made an output");
+            bail!("layer {} output {} was not made an output", at.layer.0, at.port);
         };
-        let tensor = ovir::packed::try_to_exchange(request.output(index)?)
-            .with_context(|| format!("cannot unpack the tensor of {stem}.npy"))?;
-        tensors.push((tensor, dir.join(format!("{stem}.npy"))));
+        values.push(request.output(index)?.clone());
     }
-    write_all(&tensors, dir)
+    Ok(values)
 }
 
 /// Writes each input of `request` to `dir/<name>.npy`, named as `-o`

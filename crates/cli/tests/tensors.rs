@@ -5,29 +5,14 @@ mod common;
 
 use std::path::Path;
 
-use common::{listing, ovir, samples, text, Scratch};
+use common::{listing, ovir, samples, split_flip_join, text, Scratch};
 use ovir::ops::ReverseMode;
 use ovir::{ElementType, ModelBuilder, PartialShape, Tensor};
 
-/// data [2,3] -> Split on axis 1 into 3 ("split") -> part 1 reversed on
-/// axis 0 ("x/y") -> Concat with part 2 on axis 1 ("x_y", tensor "out").
-/// "x/y" and "x_y" clean to one file name.
+/// The Split, Reverse and Concat model, whose layers "x/y" and "x_y"
+/// clean to one file name.
 fn write_model(dir: &Path) -> String {
-    let mut b = ModelBuilder::new("parts");
-    let data = b.parameter("data", ElementType::I32, PartialShape::from_static(&[2, 3])).unwrap();
-    let axis = b.constant_slice(&[], &[1i64]).unwrap();
-    let parts = b.split(data, axis, 3).unwrap();
-    b.set_layer_name(parts[0], "split").unwrap();
-    let axes = b.constant_slice(&[1], &[0i64]).unwrap();
-    let flipped = b.reverse(parts[1], axes, ReverseMode::Index).unwrap();
-    b.set_layer_name(flipped, "x/y").unwrap();
-    let out = b.concat(&[flipped, parts[2]], 1).unwrap();
-    b.set_layer_name(out, "x_y").unwrap();
-    b.set_names(out, &["out"]).unwrap();
-    b.result(out).unwrap();
-    let path = dir.join("model.xml");
-    b.build().unwrap().save(&path).unwrap();
-    path.display().to_string()
+    split_flip_join(dir, "x/y", &[], "x_y")
 }
 
 fn read(path: &Path) -> (Vec<usize>, Vec<i32>) {

@@ -6,6 +6,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use ovir::ops::ReverseMode;
+use ovir::{ElementType, ModelBuilder, PartialShape};
+
 /// The repository's `ir-samples/` folder.
 pub fn samples() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../ir-samples")
@@ -51,4 +54,29 @@ pub fn listing(dir: &Path) -> Vec<String> {
         .collect();
     names.sort();
     names
+}
+
+/// Writes `dir/model.xml`: data [2,3] i32 -> Split on axis 1 into 3
+/// ("split") -> part 1 reversed on axis 0 (layer `flip`, with tensor
+/// names `flipped`) -> Concat with part 2 on axis 1 (layer `join`,
+/// tensor "out"); returns its path.
+pub fn split_flip_join(dir: &Path, flip: &str, flipped: &[&str], join: &str) -> String {
+    let mut b = ModelBuilder::new("parts");
+    let data = b.parameter("data", ElementType::I32, PartialShape::from_static(&[2, 3])).unwrap();
+    let axis = b.constant_slice(&[], &[1i64]).unwrap();
+    let parts = b.split(data, axis, 3).unwrap();
+    b.set_layer_name(parts[0], "split").unwrap();
+    let axes = b.constant_slice(&[1], &[0i64]).unwrap();
+    let reversed = b.reverse(parts[1], axes, ReverseMode::Index).unwrap();
+    b.set_layer_name(reversed, flip).unwrap();
+    if !flipped.is_empty() {
+        b.set_names(reversed, flipped).unwrap();
+    }
+    let out = b.concat(&[reversed, parts[2]], 1).unwrap();
+    b.set_layer_name(out, join).unwrap();
+    b.set_names(out, &["out"]).unwrap();
+    b.result(out).unwrap();
+    let path = dir.join("model.xml");
+    b.build().unwrap().save(&path).unwrap();
+    path.display().to_string()
 }
