@@ -648,3 +648,20 @@ fn gathers_by_index_allocate_nothing_after_the_first_inference() {
         ]
     });
 }
+
+#[test]
+fn gather_tree_allocates_nothing_after_the_first_inference() {
+    // Every input given at run time: the example inputs keep the parents
+    // among the beams and the lengths within the steps.
+    let mut net = Net::default();
+    let steps = net.parameter("i32", &[6, 2, 3]);
+    let parents = net.parameter("i32", &[6, 2, 3]);
+    let lengths = net.parameter("i32", &[2]);
+    let end = net.parameter("i32", &[]);
+    let tree = net.op("GatherTree", "opset1", "", &[steps, parents, lengths, end]);
+    net.result(tree);
+    assert_steady(&net.compile(), |inputs| {
+        let [steps, parents, lengths, end] = inputs else { panic!("four inputs") };
+        vec![kernels::gather_tree(steps, parents, lengths, end).unwrap()]
+    });
+}

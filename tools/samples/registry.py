@@ -45,6 +45,7 @@ GENERATORS = [
     "squeeze",
     "gather_elements",
     "gather_nd",
+    "gather_tree",
 ]
 
 

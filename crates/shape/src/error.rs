@@ -1042,6 +1042,34 @@ pub enum ShapeErrorKind {
         /// The indices shape.
         indices: PartialShape,
     },
+    /// GatherTree's inputs are of a type it does not run.
+    #[error("GatherTree takes integers of 8 to 64 bits, f16, bf16, f32 or f64, but its inputs are {found}")]
+    GatherTreeType {
+        /// The inputs' element type.
+        found: ElementType,
+    },
+    /// A parent index GatherTree follows names no beam.
+    #[error(
+        "GatherTree parent index {value} at position {} of parent_idx is out of range: {}",
+        position_text(position),
+        index_range(*beam_width, false)
+    )]
+    GatherTreeParent {
+        /// Where the parent index is in parent_idx.
+        position: Vec<usize>,
+        /// The value as it is written, a real included.
+        value: String,
+        /// The number of beams.
+        beam_width: u64,
+    },
+    /// A sequence length of GatherTree is negative or not a number.
+    #[error("GatherTree max_seq_len {value} at position {batch} is not a length: it must be 0 or more")]
+    GatherTreeLength {
+        /// The batch the length is for.
+        batch: usize,
+        /// The value as it is written.
+        value: String,
+    },
     /// An attribute that counts something is negative.
     #[error("{op}'s {name} must be 0 or more, but it is {value}")]
     NegativeAttribute {

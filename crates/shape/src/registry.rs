@@ -354,6 +354,7 @@ mod tests {
         ("GatherElements", 6, 6..=16, true),
         ("GatherND", 5, 5..=7, true),
         ("GatherND", 8, 8..=16, true),
+        ("GatherTree", 1, 1..=16, true),
     ];
 
     /// The opsets that list a version of `spec`'s op ovir implements.

@@ -44,6 +44,7 @@ pub mod depth_to_space;
 pub mod gather;
 pub mod gather_elements;
 pub mod gather_nd;
+pub mod gather_tree;
 pub mod pad;
 pub mod reshape;
 mod reverse;
@@ -77,6 +78,7 @@ pub use gather_elements::{
     gather_elements, gather_elements_into, gather_elements_output_shape, GatherElementsScratch,
 };
 pub use gather_nd::{gather_nd, gather_nd_into, gather_nd_output_shape, GatherNdScratch};
+pub use gather_tree::{gather_tree, gather_tree_into, gather_tree_output_shape};
 pub use indexed::IndexScratch;
 pub use pad::{pad, pad_into, pad_output_shape, PadScratch};
 pub use reshape::{reshape, squeeze, unsqueeze};

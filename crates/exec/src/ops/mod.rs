@@ -49,6 +49,7 @@ mod fixed;
 mod gather;
 mod gather_elements;
 mod gather_nd;
+mod gather_tree;
 mod identity;
 mod indexed;
 mod pad;

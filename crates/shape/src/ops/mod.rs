@@ -16,6 +16,7 @@ pub mod depth_to_space;
 pub mod gather;
 pub mod gather_elements;
 pub mod gather_nd;
+pub mod gather_tree;
 pub mod identity;
 pub mod pad;
 pub mod parameter;
@@ -47,6 +48,7 @@ pub use depth_to_space::{BlockMode, DepthToSpace};
 pub use gather::Gather;
 pub use gather_elements::GatherElements;
 pub use gather_nd::GatherNd;
+pub use gather_tree::GatherTree;
 pub use identity::Identity;
 pub use pad::{Pad, PadMode};
 pub use parameter::Parameter;
@@ -119,6 +121,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::Identity,
             $crate::ops::GatherElements,
             $crate::ops::GatherNd,
+            $crate::ops::GatherTree,
             $crate::ops::ReverseSubsequences,
         }
     };
