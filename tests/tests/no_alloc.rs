@@ -665,3 +665,20 @@ fn gather_tree_allocates_nothing_after_the_first_inference() {
         vec![kernels::gather_tree(steps, parents, lengths, end).unwrap()]
     });
 }
+
+#[test]
+fn scatters_allocate_nothing_after_the_first_inference() {
+    // ScatterUpdate with its axis given at run time: the layout is worked
+    // out on the first run and kept in the step's scratch.
+    let mut net = Net::default();
+    let data = net.parameter("f32", &[4, 3]);
+    let indices = net.parameter("i32", &[2]);
+    let updates = net.parameter("f32", &[2, 3]);
+    let axis = net.parameter("i64", &[]);
+    let scattered = net.op("ScatterUpdate", "opset3", "", &[data, indices, updates, axis]);
+    net.result(scattered);
+    assert_steady(&net.compile(), |inputs| {
+        let [data, indices, updates, axis] = inputs else { panic!("four inputs") };
+        vec![kernels::scatter_update(data, indices, updates, axis).unwrap()]
+    });
+}

@@ -46,6 +46,7 @@ GENERATORS = [
     "gather_elements",
     "gather_nd",
     "gather_tree",
+    "scatter",
 ]
 
 

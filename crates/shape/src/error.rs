@@ -1080,6 +1080,37 @@ pub enum ShapeErrorKind {
         /// Its value.
         value: i64,
     },
+    /// A scatter's updates do not have the shape its data and indices
+    /// give them.
+    #[error("{op} needs updates of shape {expected} (from its data and indices), but they are {updates}")]
+    ScatterUpdates {
+        /// The operation.
+        op: &'static str,
+        /// The shape the updates must have, as far as it is known.
+        expected: PartialShape,
+        /// The updates' shape.
+        updates: PartialShape,
+    },
+    /// ScatterNDUpdate's index tuples are longer than the data's rank.
+    #[error(
+        "ScatterNDUpdate's indices hold tuples of {length}, but the data has only {data_rank} dimensions"
+    )]
+    ScatterNdTupleLength {
+        /// The last dimension of the indices.
+        length: u64,
+        /// The data's rank.
+        data_rank: usize,
+    },
+    /// A `reduction` attribute names no reduction the op has.
+    #[error("`{value}` is not a reduction of {op}; expected one of {expected}")]
+    InvalidReduction {
+        /// The operation.
+        op: &'static str,
+        /// The attribute's value.
+        value: String,
+        /// The reductions the op has, in words.
+        expected: &'static str,
+    },
     /// An index lies outside the axis it picks from.
     #[error(
         "{op} index {index} at position {} of its indices is out of range: {}",

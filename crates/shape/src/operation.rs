@@ -183,8 +183,7 @@ pub enum ValueDomain {
     /// Indices into a dimension of `size` elements: each in `[0, size)`,
     /// or in `[-size, size)` when `negative`. Gather's indices (negative
     /// from Gather-8), GatherElements' indices, StridedSlice's begins when
-    /// it shrinks an axis (the size not known: 0); to come: ScatterUpdate's
-    /// indices.
+    /// it shrinks an axis (the size not known: 0), ScatterUpdate's indices.
     Indices {
         /// The size of the dimension indexed, when known.
         size: Option<Size>,

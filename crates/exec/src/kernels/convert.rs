@@ -167,7 +167,7 @@ macro_rules! with_type {
 }
 
 mod coded;
-mod small_float;
+pub(super) mod small_float;
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 #[allow(unsafe_code)]
 mod x86;

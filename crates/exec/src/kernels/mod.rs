@@ -46,11 +46,13 @@ pub mod gather_elements;
 pub mod gather_nd;
 pub mod gather_tree;
 pub mod pad;
+pub mod reduce;
 pub mod reshape;
 mod reverse;
 mod reverse_sequence;
 mod reverse_subsequences;
 pub mod roll;
+pub mod scatter;
 pub mod shape_of;
 pub mod shuffle_channels;
 pub mod slice;
@@ -81,6 +83,7 @@ pub use gather_nd::{gather_nd, gather_nd_into, gather_nd_output_shape, GatherNdS
 pub use gather_tree::{gather_tree, gather_tree_into, gather_tree_output_shape};
 pub use indexed::IndexScratch;
 pub use pad::{pad, pad_into, pad_output_shape, PadScratch};
+pub use reduce::Reduction;
 pub use reshape::{reshape, squeeze, unsqueeze};
 pub use reverse::{reverse, reverse_into, ReverseScratch};
 pub use reverse_sequence::{
@@ -92,6 +95,7 @@ pub use reverse_subsequences::{
     subsequence_lengths_shape, CheckedSubsequenceLengths, ReverseSubsequencesScratch, MAX_SUBSEQUENCE_RANK,
 };
 pub use roll::{roll, roll_into, RollScratch};
+pub use scatter::{scatter_update, scatter_update_into, scatter_update_output_shape, ScatterScratch};
 pub use shape_of::{shape_of, shape_of_into};
 pub use shuffle_channels::{
     shuffle_channels, shuffle_channels_into, shuffle_channels_output_shape, ShuffleChannelsScratch,

@@ -60,6 +60,7 @@ mod reverse;
 mod reverse_sequence;
 mod reverse_subsequences;
 mod roll;
+mod scatter;
 mod shape_of;
 mod shuffle_channels;
 mod slice;

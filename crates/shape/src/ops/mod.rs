@@ -26,6 +26,7 @@ pub mod reverse;
 pub mod reverse_sequence;
 pub mod reverse_subsequences;
 pub mod roll;
+pub mod scatter_update;
 pub mod shape_of;
 pub mod shuffle_channels;
 pub mod slice;
@@ -58,6 +59,7 @@ pub use reverse::{Reverse, ReverseMode};
 pub use reverse_sequence::ReverseSequence;
 pub use reverse_subsequences::ReverseSubsequences;
 pub use roll::Roll;
+pub use scatter_update::ScatterUpdate;
 pub use shape_of::ShapeOf;
 pub use shuffle_channels::ShuffleChannels;
 pub use slice::Slice;
@@ -122,6 +124,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::GatherElements,
             $crate::ops::GatherNd,
             $crate::ops::GatherTree,
+            $crate::ops::ScatterUpdate,
             $crate::ops::ReverseSubsequences,
         }
     };

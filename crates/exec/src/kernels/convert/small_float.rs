@@ -24,11 +24,11 @@ macro_rules! table {
 
 /// Decoding: every code of each format as the bits of its exact `f32`
 /// value, indexed by code.
-pub(super) static F8E4M3: [u32; 256] = table!(e4m3_value);
+pub(in crate::kernels) static F8E4M3: [u32; 256] = table!(e4m3_value);
 /// See [`F8E4M3`]; NaN payloads are kept, as `f16` widening keeps them.
-pub(super) static F8E5M2: [u32; 256] = table!(e5m2_value);
+pub(in crate::kernels) static F8E5M2: [u32; 256] = table!(e5m2_value);
 /// See [`F8E4M3`].
-pub(super) static F8E8M0: [u32; 256] = table!(e8m0_value);
+pub(in crate::kernels) static F8E8M0: [u32; 256] = table!(e8m0_value);
 /// See [`F8E4M3`]; only the first 16 entries are codes.
 pub(super) static F4E2M1: [u32; 256] = table!(f4e2m1_value);
 /// See [`F8E4M3`]; only the first 16 entries are codes.
@@ -140,7 +140,7 @@ fn rne_shift(v: u32, s: u32) -> u32 {
 /// nearest even, overflow to infinity. A NaN keeps the top ten bits of its
 /// payload (or gets payload 1 when they are all zero), as OpenVINO's
 /// software `float16(float)` does.
-pub(super) fn f16_bits(x: f32) -> u16 {
+pub(in crate::kernels) fn f16_bits(x: f32) -> u16 {
     if x.is_nan() {
         let bits = x.to_bits();
         let payload = ((bits >> 13) & 0x3FF) as u16;
@@ -151,7 +151,7 @@ pub(super) fn f16_bits(x: f32) -> u16 {
 
 /// The `f8e4m3` code of the `f16` with bits `h`: nearest even; infinity,
 /// NaN and magnitudes above 464 give NaN with the sign kept.
-pub(super) fn e4m3_from_f16(h: u16) -> u8 {
+pub(in crate::kernels) fn e4m3_from_f16(h: u16) -> u8 {
     let sign = ((h >> 8) & 0x80) as u8;
     let abs = u32::from(h & 0x7FFF);
     if abs >= 0x7C00 {
@@ -174,7 +174,7 @@ pub(super) fn e4m3_from_f16(h: u16) -> u8 {
 /// The `f8e5m2` code of the `f16` with bits `h`: its high byte, rounded to
 /// nearest even, with overflow to infinity; infinity and NaN keep their
 /// high byte, so a NaN whose payload lies in the low byte becomes infinity.
-pub(super) fn e5m2_from_f16(h: u16) -> u8 {
+pub(in crate::kernels) fn e5m2_from_f16(h: u16) -> u8 {
     let sign = ((h >> 8) & 0x80) as u8;
     if h & 0x7C00 == 0x7C00 {
         return (h >> 8) as u8;
@@ -185,7 +185,7 @@ pub(super) fn e5m2_from_f16(h: u16) -> u8 {
 /// The `f8e8m0` code of `x`: the nearest power of two, with ties (1.5 ·
 /// 2^e) going to the even exponent field. Zero and negative values give
 /// 0x00 (2^-127), +inf saturates to 0xFE (2^127), NaN gives 0xFF.
-pub(super) fn e8m0_from_f32(x: f32) -> u8 {
+pub(in crate::kernels) fn e8m0_from_f32(x: f32) -> u8 {
     let bits = x.to_bits();
     if bits >> 31 == 1 {
         return 0;

@@ -1,0 +1,338 @@
+//! The arithmetic of the scatters that combine an update with the element
+//! it lands on (ScatterNDUpdate-15's `reduction`; ScatterElementsUpdate-12
+//! will use it too): one element of the output and one of the updates
+//! give the new output element, as OpenVINO's reference computes it.
+//!
+//! - Integers wrap, as C++ arithmetic on the type does.
+//! - `f16` and `bf16` compute in `f32` and round back after every update,
+//!   as the reference's types do; the 8-bit floats decode to `f32` and
+//!   encode back (through `f16`, as OpenVINO converts them).
+//! - `min` is `a < b ? a : b` and `max` is `a > b ? a : b` with `a` the
+//!   element already there, as the reference's Minimum and Maximum: a NaN
+//!   in the update wins, one already there is replaced.
+//! - Booleans: `sum` is OR, `sub` XOR, `prod` AND, `min` AND and `max` OR
+//!   (the spec names the first three; OpenVINO's reference does all five
+//!   so).
+
+use half::{bf16, f16};
+use ovir_tensor::ElementType;
+
+use super::convert::small_float::{
+    e4m3_from_f16, e5m2_from_f16, e8m0_from_f32, f16_bits, F8E4M3, F8E5M2, F8E8M0,
+};
+use super::KernelError;
+
+/// How an update combines with the element it lands on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reduction {
+    /// `a + b`.
+    Sum,
+    /// `a - b`.
+    Sub,
+    /// `a * b`.
+    Prod,
+    /// The smaller of the two.
+    Min,
+    /// The larger of the two.
+    Max,
+}
+
+/// Whether [`combine`] takes elements of `ty`: every whole-byte number
+/// type, boolean and the 8-bit floats.
+pub(crate) fn reduces(ty: ElementType) -> bool {
+    use ElementType as E;
+    matches!(
+        ty,
+        E::Boolean
+            | E::I8
+            | E::U8
+            | E::I16
+            | E::U16
+            | E::I32
+            | E::U32
+            | E::I64
+            | E::U64
+            | E::F16
+            | E::Bf16
+            | E::F32
+            | E::F64
+            | E::F8e4m3
+            | E::F8e5m2
+            | E::F8e8m0
+    )
+}
+
+/// Combines every element of `dst` (elements of `ty`, as bytes) with the
+/// element of `src` at the same place: `dst[i] = reduction(dst[i],
+/// src[i])`. The two must have the same length.
+pub(crate) fn combine(
+    op: &'static str,
+    ty: ElementType,
+    reduction: Reduction,
+    dst: &mut [u8],
+    src: &[u8],
+) -> Result<(), KernelError> {
+    use ElementType as E;
+    if dst.len() != src.len() {
+        return Err(KernelError::Internal { op, what: "a reduction was given slices of two lengths" });
+    }
+    match ty {
+        E::Boolean => each::<u8>(dst, src, |a, b| u8::from(boolean(reduction, a != 0, b != 0))),
+        E::I8 => each::<i8>(dst, src, |a, b| integer(reduction, a, b)),
+        E::U8 => each::<u8>(dst, src, |a, b| integer(reduction, a, b)),
+        E::I16 => each::<i16>(dst, src, |a, b| integer(reduction, a, b)),
+        E::U16 => each::<u16>(dst, src, |a, b| integer(reduction, a, b)),
+        E::I32 => each::<i32>(dst, src, |a, b| integer(reduction, a, b)),
+        E::U32 => each::<u32>(dst, src, |a, b| integer(reduction, a, b)),
+        E::I64 => each::<i64>(dst, src, |a, b| integer(reduction, a, b)),
+        E::U64 => each::<u64>(dst, src, |a, b| integer(reduction, a, b)),
+        E::F32 => each::<f32>(dst, src, |a, b| real(reduction, a, b)),
+        E::F64 => each::<f64>(dst, src, |a, b| real(reduction, a, b)),
+        E::F16 => each::<u16>(dst, src, |a, b| {
+            let (a, b) = (f16::from_bits(a).to_f32(), f16::from_bits(b).to_f32());
+            f16_bits(real(reduction, a, b))
+        }),
+        E::Bf16 => each::<u16>(dst, src, |a, b| {
+            let (a, b) = (bf16::from_bits(a).to_f32(), bf16::from_bits(b).to_f32());
+            bf16::from_f32(real(reduction, a, b)).to_bits()
+        }),
+        E::F8e4m3 => coded(dst, src, &F8E4M3, |x| e4m3_from_f16(f16_bits(x)), reduction),
+        E::F8e5m2 => coded(dst, src, &F8E5M2, |x| e5m2_from_f16(f16_bits(x)), reduction),
+        E::F8e8m0 => coded(dst, src, &F8E8M0, e8m0_from_f32, reduction),
+        _ => return Err(KernelError::UnsupportedType { op, ty }),
+    }
+    Ok(())
+}
+
+/// A number type [`each`] reads from and writes to little-endian bytes.
+trait Bytes: Copy {
+    const N: usize;
+    fn get(b: &[u8]) -> Self;
+    fn put(self, b: &mut [u8]);
+}
+
+macro_rules! bytes {
+    ($($t:ty),*) => {$(
+        impl Bytes for $t {
+            const N: usize = std::mem::size_of::<$t>();
+            fn get(b: &[u8]) -> Self {
+                let mut a = [0u8; std::mem::size_of::<$t>()];
+                a.copy_from_slice(&b[..Self::N]);
+                <$t>::from_le_bytes(a)
+            }
+            fn put(self, b: &mut [u8]) {
+                b[..Self::N].copy_from_slice(&self.to_le_bytes());
+            }
+        }
+    )*};
+}
+bytes!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
+
+fn each<T: Bytes>(dst: &mut [u8], src: &[u8], f: impl Fn(T, T) -> T) {
+    for (d, s) in dst.chunks_exact_mut(T::N).zip(src.chunks_exact(T::N)) {
+        f(T::get(d), T::get(s)).put(d);
+    }
+}
+
+/// An 8-bit float: decoded by `table`, combined in `f32`, encoded back.
+fn coded(dst: &mut [u8], src: &[u8], table: &[u32; 256], encode: impl Fn(f32) -> u8, reduction: Reduction) {
+    for (d, &s) in dst.iter_mut().zip(src) {
+        let (a, b) = (f32::from_bits(table[usize::from(*d)]), f32::from_bits(table[usize::from(s)]));
+        *d = encode(real(reduction, a, b));
+    }
+}
+
+fn boolean(reduction: Reduction, a: bool, b: bool) -> bool {
+    match reduction {
+        Reduction::Sum | Reduction::Max => a | b,
+        Reduction::Sub => a ^ b,
+        Reduction::Prod | Reduction::Min => a & b,
+    }
+}
+
+/// The integer types' arithmetic, wrapping.
+trait Wrapping: Copy + PartialOrd {
+    fn add(self, b: Self) -> Self;
+    fn sub(self, b: Self) -> Self;
+    fn mul(self, b: Self) -> Self;
+}
+
+macro_rules! wrapping {
+    ($($t:ty),*) => {$(
+        impl Wrapping for $t {
+            fn add(self, b: Self) -> Self { self.wrapping_add(b) }
+            fn sub(self, b: Self) -> Self { self.wrapping_sub(b) }
+            fn mul(self, b: Self) -> Self { self.wrapping_mul(b) }
+        }
+    )*};
+}
+wrapping!(u8, i8, u16, i16, u32, i32, u64, i64);
+
+fn integer<T: Wrapping>(reduction: Reduction, a: T, b: T) -> T {
+    match reduction {
+        Reduction::Sum => a.add(b),
+        Reduction::Sub => a.sub(b),
+        Reduction::Prod => a.mul(b),
+        Reduction::Min => pick_min(a, b),
+        Reduction::Max => pick_max(a, b),
+    }
+}
+
+fn real<
+    T: Copy + PartialOrd + std::ops::Add<Output = T> + std::ops::Sub<Output = T> + std::ops::Mul<Output = T>,
+>(
+    reduction: Reduction,
+    a: T,
+    b: T,
+) -> T {
+    match reduction {
+        Reduction::Sum => a + b,
+        Reduction::Sub => a - b,
+        Reduction::Prod => a * b,
+        Reduction::Min => pick_min(a, b),
+        Reduction::Max => pick_max(a, b),
+    }
+}
+
+fn pick_min<T: PartialOrd>(a: T, b: T) -> T {
+    if a < b {
+        a
+    } else {
+        b
+    }
+}
+
+fn pick_max<T: PartialOrd>(a: T, b: T) -> T {
+    if a > b {
+        a
+    } else {
+        b
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use ovir_tensor::Tensor;
+
+    use super::*;
+
+    const ALL: [Reduction; 5] =
+        [Reduction::Sum, Reduction::Sub, Reduction::Prod, Reduction::Min, Reduction::Max];
+
+    /// `a` combined with `b` element by element, for tensors of one type.
+    fn run(r: Reduction, a: &Tensor, b: &Tensor) -> Tensor {
+        let mut out = a.clone();
+        let src = b.bytes().unwrap().to_vec();
+        combine("test", a.element_type(), r, out.bytes_mut().unwrap(), &src).unwrap();
+        out
+    }
+
+    #[test]
+    fn integers_wrap() {
+        let a = Tensor::from_vec(&[4], vec![100i8, -100, 7, -3]).unwrap();
+        let b = Tensor::from_vec(&[4], vec![100i8, 100, -2, -3]).unwrap();
+        let want: [[i8; 4]; 5] = [
+            [-56, 0, 5, -6],   // 200 wraps to -56
+            [0, 56, 9, 0],     // -200 wraps to 56
+            [16, -16, -14, 9], // 10000 = 39*256 + 16
+            [100, -100, -2, -3],
+            [100, 100, 7, -3],
+        ];
+        for (r, want) in ALL.into_iter().zip(want) {
+            assert_eq!(run(r, &a, &b).to_vec::<i8>().unwrap(), want, "{r:?}");
+        }
+        let a = Tensor::from_vec(&[2], vec![3u32, u32::MAX]).unwrap();
+        let b = Tensor::from_vec(&[2], vec![5u32, 2]).unwrap();
+        assert_eq!(run(Reduction::Sub, &a, &b).to_vec::<u32>().unwrap(), [u32::MAX - 1, u32::MAX - 2]);
+        assert_eq!(run(Reduction::Sum, &a, &b).to_vec::<u32>().unwrap(), [8, 1]);
+        let a = Tensor::from_vec(&[1], vec![i64::MAX]).unwrap();
+        let b = Tensor::from_vec(&[1], vec![2i64]).unwrap();
+        assert_eq!(run(Reduction::Prod, &a, &b).to_vec::<i64>().unwrap(), [-2]);
+    }
+
+    #[test]
+    fn booleans_are_logic() {
+        let a = Tensor::from_vec(&[4], vec![false, false, true, true]).unwrap();
+        let b = Tensor::from_vec(&[4], vec![false, true, false, true]).unwrap();
+        let want = [
+            [false, true, true, true],   // sum: OR
+            [false, true, true, false],  // sub: XOR
+            [false, false, false, true], // prod: AND
+            [false, false, false, true], // min: AND
+            [false, true, true, true],   // max: OR
+        ];
+        for (r, want) in ALL.into_iter().zip(want) {
+            assert_eq!(run(r, &a, &b).to_vec::<bool>().unwrap(), want, "{r:?}");
+        }
+    }
+
+    #[test]
+    fn halves_round_after_every_update() {
+        // 2048 + 1 is not an f16 (the spacing there is 2): ties to even
+        // gives 2048 each time, where adding 1 + 1 first would give 2050.
+        let mut acc = Tensor::from_vec(&[1], vec![f16::from_f32(2048.0)]).unwrap();
+        let one = Tensor::from_vec(&[1], vec![f16::from_f32(1.0)]).unwrap();
+        for _ in 0..2 {
+            acc = run(Reduction::Sum, &acc, &one);
+        }
+        assert_eq!(acc.to_vec::<f16>().unwrap(), [f16::from_f32(2048.0)]);
+        // bf16: 256 + 1 rounds back to 256; 3 * 1.5 is exact.
+        let a = Tensor::from_vec(&[2], vec![bf16::from_f32(256.0), bf16::from_f32(3.0)]).unwrap();
+        let b = Tensor::from_vec(&[2], vec![bf16::from_f32(1.0), bf16::from_f32(1.5)]).unwrap();
+        let sum = run(Reduction::Sum, &a, &b).to_vec::<bf16>().unwrap();
+        assert_eq!(sum, [bf16::from_f32(256.0), bf16::from_f32(4.5)]);
+        let prod = run(Reduction::Prod, &a, &b).to_vec::<bf16>().unwrap();
+        assert_eq!(prod, [bf16::from_f32(256.0), bf16::from_f32(4.5)]);
+    }
+
+    #[test]
+    fn nan_follows_the_references_comparisons() {
+        let a = Tensor::from_vec(&[3], vec![f32::NAN, 1.0, 2.0]).unwrap();
+        let b = Tensor::from_vec(&[3], vec![1.0f32, f32::NAN, -0.5]).unwrap();
+        let min = run(Reduction::Min, &a, &b).to_vec::<f32>().unwrap();
+        assert_eq!(min[0], 1.0);
+        assert!(min[1].is_nan());
+        assert_eq!(min[2], -0.5);
+        let max = run(Reduction::Max, &a, &b).to_vec::<f32>().unwrap();
+        assert_eq!(max[0], 1.0);
+        assert!(max[1].is_nan());
+        assert_eq!(max[2], 2.0);
+        let a = Tensor::from_vec(&[2], vec![0.1f64, 1e308]).unwrap();
+        let b = Tensor::from_vec(&[2], vec![0.2f64, 10.0]).unwrap();
+        let sum = run(Reduction::Sum, &a, &b).to_vec::<f64>().unwrap();
+        assert_eq!(sum[0], 0.1 + 0.2);
+        assert_eq!(run(Reduction::Prod, &a, &b).to_vec::<f64>().unwrap()[1], f64::INFINITY);
+    }
+
+    #[test]
+    fn eight_bit_floats_round_through_their_codes() {
+        // f8e4m3: 0x38 is 1.0, 0x40 is 2.0, 0x44 is 3.0, 0x48 is 4.0;
+        // 1.0 + 2.0 = 3.0, 2.0 * 2.0 = 4.0, 448 (0x7E) * 2 is NaN (0x7F).
+        let mut dst = [0x38u8, 0x40, 0x7E];
+        combine("test", ElementType::F8e4m3, Reduction::Sum, &mut dst[..1], &[0x40]).unwrap();
+        combine("test", ElementType::F8e4m3, Reduction::Prod, &mut dst[1..], &[0x40, 0x40]).unwrap();
+        assert_eq!(dst, [0x44, 0x48, 0x7F]);
+        // f8e5m2: 0x3C is 1.0, 0x40 is 2.0; 1 - 2 = -1 (0xBC).
+        let mut dst = [0x3Cu8];
+        combine("test", ElementType::F8e5m2, Reduction::Sub, &mut dst, &[0x40]).unwrap();
+        assert_eq!(dst, [0xBC]);
+        // f8e8m0: 0x7F is 1.0, 0x80 is 2.0. Their product is 2.0; their
+        // sum 3.0 = 1.5 * 2^1 lies halfway between 2 and 4 and goes to the
+        // even exponent field, 0x80.
+        let mut dst = [0x7Fu8, 0x7F];
+        combine("test", ElementType::F8e8m0, Reduction::Prod, &mut dst[..1], &[0x80]).unwrap();
+        combine("test", ElementType::F8e8m0, Reduction::Sum, &mut dst[1..], &[0x80]).unwrap();
+        assert_eq!(dst, [0x80, 0x80]);
+    }
+
+    #[test]
+    fn other_types_are_refused() {
+        for ty in [ElementType::String, ElementType::U4, ElementType::I4, ElementType::U1, ElementType::Nf4] {
+            assert!(!reduces(ty));
+            assert_eq!(
+                combine("op", ty, Reduction::Sum, &mut [0], &[0]),
+                Err(KernelError::UnsupportedType { op: "op", ty })
+            );
+        }
+    }
+}

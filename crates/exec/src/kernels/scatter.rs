@@ -1,0 +1,582 @@
+//! ScatterUpdate and ScatterNDUpdate: a copy of the data in which units of
+//! consecutive elements, one per index (ScatterUpdate) or per tuple of
+//! indices (ScatterNDUpdate), are replaced by (or, with a reduction,
+//! combined with) units of the updates.
+//!
+//! The data is copied into the output by the moves player (a dense view,
+//! worked out once per data shape), then the updates are written unit by
+//! unit in index order: where indices repeat, which the specs leave
+//! undefined, the last update wins, and a reduction combines them in that
+//! order. An index out of range is an error naming it and its position,
+//! found before anything is written.
+
+use ovir_shape::ops::gather_elements::index_in;
+use ovir_shape::ops::scatter_update::{check_updates, scatter_update_axis};
+use ovir_shape::ShapeErrorKind;
+use ovir_tensor::packed::{code_at, is_packed, set_code};
+use ovir_tensor::{ElementType, PartialShape, Tensor};
+use smallvec::SmallVec;
+
+use super::integers::{read_ints, Wide};
+use super::moves::{Step, View};
+use super::reduce::{combine, Reduction};
+use super::{ExecOptions, KernelError};
+
+const UPDATE: &str = "ScatterUpdate";
+
+/// How a scatter runs on inputs of given shapes: the copy of the data and
+/// where each unit of the updates lands. A plan whose shapes are static
+/// works it out when the model compiles; the indices are read on every
+/// run.
+#[derive(Clone, Debug)]
+pub(crate) struct Layout {
+    op: &'static str,
+    /// ScatterUpdate's axis as given (0 for ScatterNDUpdate): with the
+    /// shapes, what the layout was made for.
+    key: i64,
+    data_shape: Vec<usize>,
+    indices_shape: Vec<usize>,
+    updates_shape: Vec<usize>,
+    /// Blocks of the data the units land in one by one: the data's
+    /// dimensions before ScatterUpdate's axis (1 for ScatterNDUpdate).
+    outer: usize,
+    /// Elements of each such block.
+    outer_stride: usize,
+    /// Units of updates per block: one per index, or per tuple.
+    count: usize,
+    /// Elements of each unit.
+    unit: usize,
+    /// For each index of a tuple (one for ScatterUpdate), the size of the
+    /// data dimension it picks from and that dimension's stride.
+    picks: SmallVec<[(u64, usize); 8]>,
+    /// Negative indices count from the end.
+    negative: bool,
+    /// The data copied whole into the output.
+    copy: View,
+}
+
+fn internal(op: &'static str) -> KernelError {
+    KernelError::Internal { op, what: "a scatter's sizes do not agree" }
+}
+
+fn count(op: &'static str, s: Option<&[usize]>) -> Result<usize, KernelError> {
+    s.and_then(ovir_tensor::element_count).ok_or_else(|| internal(op))
+}
+
+/// The dense copy of data of shape `shape` into an output of that shape.
+fn whole(op: &'static str, shape: &[usize]) -> Result<View, KernelError> {
+    let n = count(op, Some(shape))?;
+    View::new(op, shape, shape.to_vec(), 0, &[(n, Step::Stride(1))])
+}
+
+/// The [`Layout`] of a ScatterUpdate of data of shape `data` by indices of
+/// type `indices_type` and shape `indices`, with updates of shape
+/// `updates`, along `axis`.
+pub(crate) fn update_layout(
+    data: &[usize],
+    indices_type: ElementType,
+    indices: &[usize],
+    updates: &[usize],
+    axis: i64,
+) -> Result<Layout, KernelError> {
+    let op = UPDATE;
+    if !indices_type.is_integral() {
+        return Err(ShapeErrorKind::IntegerInput { op, input: "indices", found: indices_type }.into());
+    }
+    let d = PartialShape::from_static(data);
+    let axis_at = scatter_update_axis(&d, Some(axis))?.ok_or_else(|| internal(op))?;
+    check_updates(
+        &d,
+        &PartialShape::from_static(indices),
+        &PartialShape::from_static(updates),
+        Some(axis_at),
+    )?;
+    let size = data.get(axis_at).copied().ok_or_else(|| internal(op))?;
+    let unit = count(op, data.get(axis_at + 1..))?;
+    Ok(Layout {
+        op,
+        key: axis,
+        outer: count(op, data.get(..axis_at))?,
+        outer_stride: size.checked_mul(unit).ok_or_else(|| internal(op))?,
+        count: count(op, Some(indices))?,
+        unit,
+        picks: smallvec::smallvec![(size as u64, unit)],
+        negative: false,
+        copy: whole(op, data)?,
+        data_shape: data.to_vec(),
+        indices_shape: indices.to_vec(),
+        updates_shape: updates.to_vec(),
+    })
+}
+
+impl Layout {
+    /// The output shape: the data's.
+    pub(crate) fn shape(&self) -> &[usize] {
+        &self.data_shape
+    }
+
+    /// Whether this layout was made for inputs of these shapes and this
+    /// key (ScatterUpdate's axis).
+    pub(crate) fn fits(&self, data: &Tensor, indices: &Tensor, updates: &Tensor, key: i64) -> bool {
+        key == self.key
+            && data.shape() == self.data_shape.as_slice()
+            && indices.shape() == self.indices_shape.as_slice()
+            && updates.shape() == self.updates_shape.as_slice()
+    }
+
+    /// Reads `indices` into `offsets` (emptied first): the element of its
+    /// block each unit lands on, in index order. An index out of range is
+    /// an error naming it.
+    fn offsets(&self, indices: &Tensor, offsets: &mut Vec<usize>) -> Result<(), KernelError> {
+        let op = self.op;
+        offsets.clear();
+        super::error::try_reserve(offsets, self.count, op, "indices")?;
+        if self.picks.is_empty() {
+            offsets.resize(self.count, 0);
+            return Ok(());
+        }
+        let (mut k, mut offset, mut flat) = (0usize, 0usize, 0usize);
+        let read = ovir_shape::try_for_each_integer(indices, |i| {
+            let &(size, stride) = self.picks.get(k).ok_or_else(|| internal(op))?;
+            let at = index_in(op, i, size, self.negative, flat, indices.shape())?;
+            let step = usize::try_from(at).ok().and_then(|a| a.checked_mul(stride));
+            offset = step.and_then(|s| offset.checked_add(s)).ok_or_else(|| internal(op))?;
+            flat += 1;
+            k += 1;
+            if k == self.picks.len() {
+                offsets.push(offset);
+                (k, offset) = (0, 0);
+            }
+            Ok::<(), KernelError>(())
+        });
+        read.ok_or(ShapeErrorKind::IntegerInput { op, input: "indices", found: indices.element_type() })??;
+        if offsets.len() != self.count {
+            return Err(internal(op));
+        }
+        Ok(())
+    }
+
+    /// Scatters `updates` into a copy of `data` at the places `indices`
+    /// give, combining them with `reduction` when there is one, into
+    /// `out`; the inputs must fit this layout. `offsets` is working memory
+    /// kept between runs.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run(
+        &self,
+        data: &Tensor,
+        indices: &Tensor,
+        updates: &Tensor,
+        reduction: Option<Reduction>,
+        out: &mut Tensor,
+        options: &ExecOptions,
+        offsets: &mut Vec<usize>,
+    ) -> Result<(), KernelError> {
+        let op = self.op;
+        let ty = data.element_type();
+        super::checks::check_output(op, ty, &self.data_shape, out)?;
+        if updates.element_type() != ty {
+            return Err(ShapeErrorKind::InputTypes {
+                op,
+                input: 2,
+                found: updates.element_type(),
+                expected: ty,
+            }
+            .into());
+        }
+        if let (Some(_), false) = (reduction, super::reduce::reduces(ty)) {
+            return Err(KernelError::UnsupportedType { op, ty });
+        }
+        // Every index is read and checked before anything is written.
+        self.offsets(indices, offsets)?;
+        self.copy.run(data, out, options)?;
+        let units = self.outer.checked_mul(self.count).and_then(|n| n.checked_mul(self.unit));
+        if units != Some(updates.len()) || out.len() != self.outer.saturating_mul(self.outer_stride) {
+            return Err(internal(op));
+        }
+        let places = (0..self.outer).flat_map(|o| {
+            offsets
+                .iter()
+                .enumerate()
+                .map(move |(j, &at)| (o * self.outer_stride + at, (o * self.count + j) * self.unit))
+        });
+        write_units(op, ty, self.unit, places, updates, out, reduction)
+    }
+}
+
+/// Writes (or combines) the unit of `unit` elements of `updates` starting
+/// at each source element into `out` at each destination element, in
+/// order.
+fn write_units(
+    op: &'static str,
+    ty: ElementType,
+    unit: usize,
+    places: impl Iterator<Item = (usize, usize)>,
+    updates: &Tensor,
+    out: &mut Tensor,
+    reduction: Option<Reduction>,
+) -> Result<(), KernelError> {
+    let bad = || KernelError::Internal { op, what: "a unit of updates lands outside the output" };
+    if unit == 0 {
+        return Ok(());
+    }
+    if ty == ElementType::String {
+        let src = updates.strings().ok_or_else(bad)?;
+        let dst = out.strings_mut().ok_or_else(bad)?;
+        for (d, s) in places {
+            let to = dst.get_mut(d..d.checked_add(unit).ok_or_else(bad)?).ok_or_else(bad)?;
+            let from = src.get(s..s.checked_add(unit).ok_or_else(bad)?).ok_or_else(bad)?;
+            for (t, f) in to.iter_mut().zip(from) {
+                t.clone_from(f);
+            }
+        }
+        return Ok(());
+    }
+    let src = updates.bytes().ok_or(KernelError::UnsupportedType { op, ty })?;
+    let dst = out.bytes_mut().ok_or_else(bad)?;
+    if is_packed(ty) {
+        for (d, s) in places {
+            for e in 0..unit {
+                let code = code_at(src, ty, s + e).ok_or_else(bad)?;
+                set_code(dst, ty, d + e, code).ok_or_else(bad)?;
+            }
+        }
+        return Ok(());
+    }
+    let w = ty.byte_width().ok_or(KernelError::UnsupportedType { op, ty })?;
+    let len = unit.checked_mul(w).ok_or_else(bad)?;
+    for (d, s) in places {
+        let range = |e: usize| e.checked_mul(w).and_then(|b| Some(b..b.checked_add(len)?));
+        let to = range(d).and_then(|r| dst.get_mut(r)).ok_or_else(bad)?;
+        let from = range(s).and_then(|r| src.get(r)).ok_or_else(bad)?;
+        match reduction {
+            None => to.copy_from_slice(from),
+            Some(r) => combine(op, ty, r, to, from)?,
+        }
+    }
+    Ok(())
+}
+
+/// What a scatter keeps between runs: the offsets its indices give, and
+/// the layout worked out for the last shapes when the plan could not work
+/// it out at compile time, so that running it again on inputs of the
+/// same shapes allocates nothing.
+#[derive(Clone, Debug, Default)]
+pub struct ScatterScratch {
+    offsets: Vec<usize>,
+    layout: Option<Layout>,
+}
+
+impl ScatterScratch {
+    /// An empty scratch; it allocates on first use and then keeps its
+    /// memory.
+    pub fn new() -> ScatterScratch {
+        ScatterScratch::default()
+    }
+
+    /// The offsets' memory.
+    pub(crate) fn offsets(&mut self) -> &mut Vec<usize> {
+        &mut self.offsets
+    }
+
+    /// Runs a scatter on inputs whose layout `make` works out, keeping the
+    /// layout for the next run on the same shapes and `key`.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn run(
+        &mut self,
+        data: &Tensor,
+        indices: &Tensor,
+        updates: &Tensor,
+        key: i64,
+        reduction: Option<Reduction>,
+        out: &mut Tensor,
+        options: &ExecOptions,
+        make: impl FnOnce() -> Result<Layout, KernelError>,
+    ) -> Result<(), KernelError> {
+        let kept = self.layout.as_ref().is_some_and(|l| l.fits(data, indices, updates, key));
+        if !kept {
+            self.layout = None;
+            self.layout = Some(make()?);
+        }
+        let ScatterScratch { offsets, layout } = self;
+        let layout = layout.as_ref().ok_or_else(|| internal("scatter"))?;
+        layout.run(data, indices, updates, reduction, out, options, offsets)
+    }
+}
+
+/// ScatterUpdate's axis input: one integer.
+pub(crate) fn read_axis(axis: &Tensor) -> Result<i64, KernelError> {
+    match read_ints(axis, Wide::Saturate).as_deref() {
+        Some(&[a]) => Ok(a),
+        Some(_) => {
+            Err(super::checks::input_shape_error(UPDATE, "axis", "a scalar or a tensor of one element", axis))
+        }
+        None => {
+            Err(ShapeErrorKind::IntegerInput { op: UPDATE, input: "axis", found: axis.element_type() }.into())
+        }
+    }
+}
+
+/// The output shape of [`scatter_update`] for these inputs (the data's),
+/// once they are checked to fit one another.
+pub fn scatter_update_output_shape(
+    data: &Tensor,
+    indices: &Tensor,
+    updates: &Tensor,
+    axis: &Tensor,
+) -> Result<Vec<usize>, KernelError> {
+    let axis = read_axis(axis)?;
+    Ok(update_layout(data.shape(), indices.element_type(), indices.shape(), updates.shape(), axis)?
+        .data_shape)
+}
+
+/// ScatterUpdate-3: a copy of `data` in which the slice at `indices[i...]`
+/// along `axis` (a scalar or one-element integer tensor, negative counting
+/// from the end) is replaced by the slice of `updates` at `i...`, for every
+/// position `i...` of `indices`. `updates` has shape `data[:axis] +
+/// indices + data[axis+1:]`. Indices are of any integer type and must lie
+/// in `[0, s)`: a negative one or one past the end is an error naming it
+/// and its position. Where indices repeat, the last update wins.
+///
+/// ```
+/// use ovir_exec::kernels::scatter_update;
+/// use ovir_tensor::Tensor;
+/// let data = Tensor::from_vec(&[3, 2], vec![0i32; 6])?;
+/// let indices = Tensor::from_vec(&[2], vec![2i64, 0])?;
+/// let updates = Tensor::from_vec(&[2, 2], vec![1i32, 2, 3, 4])?;
+/// let axis = Tensor::from_vec(&[], vec![0i64])?;
+/// let out = scatter_update(&data, &indices, &updates, &axis)?;
+/// assert_eq!(out.to_vec::<i32>()?, vec![3, 4, 0, 0, 1, 2]);
+/// let negative = Tensor::from_vec(&[2], vec![-1i64, 0])?;
+/// assert!(scatter_update(&data, &negative, &updates, &axis).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn scatter_update(
+    data: &Tensor,
+    indices: &Tensor,
+    updates: &Tensor,
+    axis: &Tensor,
+) -> Result<Tensor, KernelError> {
+    let shape = scatter_update_output_shape(data, indices, updates, axis)?;
+    let mut out = Tensor::zeros(data.element_type(), &shape)?;
+    let options = ExecOptions::single_thread();
+    scatter_update_into(data, indices, updates, axis, &mut out, &options, &mut ScatterScratch::new())?;
+    Ok(out)
+}
+
+/// [`scatter_update`] into an output of the data's type and shape, keeping
+/// its working memory in `scratch`.
+pub fn scatter_update_into(
+    data: &Tensor,
+    indices: &Tensor,
+    updates: &Tensor,
+    axis: &Tensor,
+    out: &mut Tensor,
+    options: &ExecOptions,
+    scratch: &mut ScatterScratch,
+) -> Result<(), KernelError> {
+    let axis = read_axis(axis)?;
+    scratch.run(data, indices, updates, axis, None, out, options, || {
+        update_layout(data.shape(), indices.element_type(), indices.shape(), updates.shape(), axis)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn axis(a: i64) -> Tensor {
+        Tensor::from_vec(&[1], vec![a]).unwrap()
+    }
+
+    /// ScatterUpdate from its definition, element by element: for every
+    /// position of the updates, the data element it replaces.
+    fn naive(
+        data: &[i32],
+        dims: &[usize],
+        indices: &[i64],
+        ishape: &[usize],
+        updates: &[i32],
+        axis: usize,
+    ) -> Vec<i32> {
+        let mut out = data.to_vec();
+        let outer: usize = dims[..axis].iter().product();
+        let inner: usize = dims[axis + 1..].iter().product();
+        let n: usize = ishape.iter().product();
+        for o in 0..outer {
+            for (j, &i) in indices.iter().enumerate().take(n) {
+                for e in 0..inner {
+                    out[(o * dims[axis] + i as usize) * inner + e] = updates[(o * n + j) * inner + e];
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_axis_matches_the_definition() {
+        let dims = [3usize, 4, 5];
+        let data: Vec<i32> = (0..60).collect();
+        let t = Tensor::from_vec(&dims, data.clone()).unwrap();
+        for a in 0..3usize {
+            for ishape in [vec![], vec![2], vec![2, 2]] {
+                let n: usize = ishape.iter().product();
+                let indices: Vec<i64> = (0..n).map(|j| ((j * 3 + 1) % dims[a]) as i64).collect();
+                let mut ushape = dims[..a].to_vec();
+                ushape.extend(&ishape);
+                ushape.extend(&dims[a + 1..]);
+                let u: Vec<i32> = (0..ushape.iter().product::<usize>() as i32).map(|v| 1000 + v).collect();
+                let want = naive(&data, &dims, &indices, &ishape, &u, a);
+                let it = Tensor::from_vec(&ishape, indices).unwrap();
+                let ut = Tensor::from_vec(&ushape, u).unwrap();
+                for given in [a as i64, a as i64 - 3] {
+                    let got = scatter_update(&t, &it, &ut, &axis(given)).unwrap();
+                    assert_eq!(got.shape(), dims);
+                    assert_eq!(got.to_vec::<i32>().unwrap(), want, "axis {given} indices {ishape:?}");
+                }
+            }
+        }
+    }
+
+    /// The spec's example 2, and OpenVINO's op_reference values.
+    #[test]
+    fn the_specs_example() {
+        let data = Tensor::from_vec(
+            &[3, 5],
+            vec![-1.0f32, 1.0, -1.0, 3.0, 4.0, -1.0, 6.0, -1.0, 8.0, 9.0, -1.0, 11.0, 1.0, 13.0, 14.0],
+        )
+        .unwrap();
+        let indices = Tensor::from_vec(&[2], vec![0i32, 2]).unwrap();
+        let updates = Tensor::from_vec(&[3, 2], vec![1.0f32, 1.0, 1.0, 1.0, 1.0, 2.0]).unwrap();
+        let out = scatter_update(&data, &indices, &updates, &axis(1)).unwrap();
+        assert_eq!(
+            out.to_vec::<f32>().unwrap(),
+            [1.0, 1.0, 1.0, 3.0, 4.0, 1.0, 6.0, 1.0, 8.0, 9.0, 1.0, 11.0, 2.0, 13.0, 14.0]
+        );
+    }
+
+    /// Where indices repeat, the updates are written in index order: the
+    /// last one wins.
+    #[test]
+    fn the_last_of_repeated_indices_wins() {
+        let data = Tensor::from_vec(&[6, 4], vec![0f32; 24]).unwrap();
+        let indices = Tensor::from_vec(&[7], vec![2i64, 3, 2, 2, 5, 3, 2]).unwrap();
+        let updates = Tensor::from_vec(&[7, 4], (0..28).map(|v| v as f32).collect::<Vec<_>>()).unwrap();
+        let out = scatter_update(&data, &indices, &updates, &axis(0)).unwrap().to_vec::<f32>().unwrap();
+        let row = |r: usize| out[r * 4..r * 4 + 4].to_vec();
+        assert_eq!(row(2), [24.0, 25.0, 26.0, 27.0]);
+        assert_eq!(row(3), [20.0, 21.0, 22.0, 23.0]);
+        assert_eq!(row(5), [16.0, 17.0, 18.0, 19.0]);
+        assert_eq!(row(0), [0.0; 4]);
+    }
+
+    #[test]
+    fn negative_and_past_the_end_indices_name_themselves() {
+        let data = Tensor::from_vec(&[2, 3], vec![1u8; 6]).unwrap();
+        let updates = Tensor::from_vec(&[2, 2, 2], vec![0u8; 8]).unwrap();
+        for (idx, bad, at) in [([0i32, 1, 3, 2], 3, vec![1, 0]), ([0, -1, 2, 1], -1, vec![0, 1])] {
+            let indices = Tensor::from_vec(&[2, 2], idx.to_vec()).unwrap();
+            let err = scatter_update(&data, &indices, &updates, &axis(1)).unwrap_err();
+            let want = ShapeErrorKind::IndexOutOfRange {
+                op: UPDATE,
+                position: at,
+                index: bad,
+                size: 3,
+                negative: false,
+            };
+            assert_eq!(err, KernelError::Shape(want));
+            assert!(err.to_string().contains("between 0 and 2"), "{err}");
+        }
+        // The output is left as it was: nothing is written before the
+        // indices are checked.
+        let mut out = Tensor::from_vec(&[2, 3], vec![9u8; 6]).unwrap();
+        let indices = Tensor::from_vec(&[2, 2], vec![0i32, 1, 3, 2]).unwrap();
+        let options = ExecOptions::single_thread();
+        let mut scratch = ScatterScratch::new();
+        assert!(scatter_update_into(&data, &indices, &updates, &axis(1), &mut out, &options, &mut scratch)
+            .is_err());
+        assert_eq!(out.to_vec::<u8>().unwrap(), [9; 6]);
+    }
+
+    #[test]
+    fn every_integer_type_indexes_and_floats_are_refused() {
+        let data = Tensor::from_vec(&[3], vec![10i16, 11, 12]).unwrap();
+        let updates = Tensor::from_vec(&[2], vec![20i16, 21]).unwrap();
+        for ty in [
+            ElementType::I8,
+            ElementType::U8,
+            ElementType::I16,
+            ElementType::U16,
+            ElementType::I32,
+            ElementType::U32,
+            ElementType::I64,
+            ElementType::U64,
+            ElementType::U4,
+            ElementType::I4,
+        ] {
+            let indices = super::super::convert(&Tensor::from_vec(&[2], vec![2i64, 0]).unwrap(), ty).unwrap();
+            let out = scatter_update(&data, &indices, &updates, &axis(0)).unwrap();
+            assert_eq!(out.to_vec::<i16>().unwrap(), [21, 11, 20], "{ty}");
+        }
+        let floats = Tensor::from_vec(&[2], vec![0f32, 1.0]).unwrap();
+        assert_eq!(
+            scatter_update(&data, &floats, &updates, &axis(0)).unwrap_err(),
+            KernelError::Shape(ShapeErrorKind::IntegerInput {
+                op: UPDATE,
+                input: "indices",
+                found: ElementType::F32
+            })
+        );
+        let two = Tensor::from_vec(&[2], vec![0i64, 0]).unwrap();
+        let indices = Tensor::from_vec(&[2], vec![0i64, 1]).unwrap();
+        assert!(scatter_update(&data, &indices, &updates, &two).is_err());
+        assert!(scatter_update(&data, &indices, &updates, &axis(1)).is_err());
+    }
+
+    #[test]
+    fn strings_and_packed_types_move_element_by_element() {
+        let words =
+            Tensor::from_strings(&[3, 2], ["a", "bc", "", "d", "e", "f"].map(String::from).to_vec()).unwrap();
+        let indices = Tensor::from_vec(&[1], vec![1i32]).unwrap();
+        let new = Tensor::from_strings(&[1, 2], ["xyz", ""].map(String::from).to_vec()).unwrap();
+        let out = scatter_update(&words, &indices, &new, &axis(0)).unwrap();
+        assert_eq!(out.strings().unwrap(), ["a", "bc", "xyz", "", "e", "f"]);
+        let values = Tensor::from_vec(&[2, 3], vec![1i64, 2, 3, 4, 5, 15]).unwrap();
+        let codes = super::super::convert(&values, ElementType::U4).unwrap();
+        let new = super::super::convert(&Tensor::from_vec(&[2, 1], vec![7i64, 9]).unwrap(), ElementType::U4)
+            .unwrap();
+        let indices = Tensor::from_vec(&[1], vec![0i32]).unwrap();
+        let out = scatter_update(&codes, &indices, &new, &axis(-1)).unwrap();
+        let back = super::super::convert(&out, ElementType::I64).unwrap();
+        assert_eq!(back.to_vec::<i64>().unwrap(), [7, 2, 3, 9, 5, 15]);
+    }
+
+    #[test]
+    fn empty_inputs_give_the_data() {
+        let data = Tensor::from_vec(&[2, 3], vec![1f32, 2.0, 3.0, 4.0, 5.0, 6.0]).unwrap();
+        let none = Tensor::from_vec(&[0], Vec::<i64>::new()).unwrap();
+        let updates = Tensor::from_vec(&[2, 0], Vec::<f32>::new()).unwrap();
+        let out = scatter_update(&data, &none, &updates, &axis(1)).unwrap();
+        assert_eq!(out.to_vec::<f32>().unwrap(), [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let data = Tensor::from_vec(&[0, 3], Vec::<f32>::new()).unwrap();
+        let indices = Tensor::from_vec(&[2], vec![2i64, 0]).unwrap();
+        let updates = Tensor::from_vec(&[0, 2], Vec::<f32>::new()).unwrap();
+        assert_eq!(scatter_update(&data, &indices, &updates, &axis(1)).unwrap().shape(), [0, 3]);
+    }
+
+    #[test]
+    fn a_scratch_keeps_its_layout_for_the_same_shapes() {
+        let data = Tensor::from_vec(&[4], vec![0i32; 4]).unwrap();
+        let updates = Tensor::from_vec(&[1], vec![5i32]).unwrap();
+        let mut scratch = ScatterScratch::new();
+        let options = ExecOptions::single_thread();
+        let mut out = Tensor::from_vec(&[4], vec![0i32; 4]).unwrap();
+        for k in 0..4i64 {
+            let indices = Tensor::from_vec(&[1], vec![k]).unwrap();
+            scatter_update_into(&data, &indices, &updates, &axis(0), &mut out, &options, &mut scratch)
+                .unwrap();
+            let mut want = [0; 4];
+            want[k as usize] = 5;
+            assert_eq!(out.to_vec::<i32>().unwrap(), want);
+        }
+    }
+}
