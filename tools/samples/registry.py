@@ -47,6 +47,7 @@ GENERATORS = [
     "gather_nd",
     "gather_tree",
     "scatter",
+    "extract_image_patches",
 ]
 
 

@@ -33,10 +33,11 @@ use std::sync::Arc;
 use ovir_exec::ConstantEvaluator;
 use ovir_ir::{Edge, LayerIdx, OutputRef, Port, RtInfo, SourceFile, Span};
 use ovir_shape::ops::{
-    BatchToSpace, BlockMode, Broadcast, BroadcastMode, Concat, Const, Convert, DepthToSpace, Gather,
-    GatherElements, GatherNd, Identity, Pad, PadMode, Parameter, Reshape, ResultOp, Reverse, ReverseMode,
-    ReverseSequence, ReverseSubsequences, Roll, ShapeOf, ShuffleChannels, Slice, SpaceToBatch, SpaceToDepth,
-    Split, Squeeze, StridedSlice, Tile, Transpose, Unsqueeze, VariadicSplit,
+    BatchToSpace, BlockMode, Broadcast, BroadcastMode, Concat, Const, Convert, DepthToSpace,
+    ExtractImagePatches, Gather, GatherElements, GatherNd, Identity, Pad, PadMode, Parameter, PatchPadding,
+    Reshape, ResultOp, Reverse, ReverseMode, ReverseSequence, ReverseSubsequences, Roll, ShapeOf,
+    ShuffleChannels, Slice, SpaceToBatch, SpaceToDepth, Split, Squeeze, StridedSlice, Tile, Transpose,
+    Unsqueeze, VariadicSplit,
 };
 use ovir_shape::{BuiltinOp, IntoLayer, Op, OpLayer, OpRegistry, PortFact, Problem};
 use ovir_tensor::{Element, ElementType, PartialShape, Tensor, TensorError};
@@ -488,6 +489,20 @@ impl ModelBuilder {
     /// and read by columns.
     pub fn shuffle_channels(&mut self, data: Output, axis: i64, group: u64) -> Result<Output, BuildError> {
         self.add(ShuffleChannels { axis, group }, &[data])
+    }
+
+    /// `ExtractImagePatches`: the `sizes` patches of 4-D data, `strides`
+    /// apart and reading every `rates`-th element, stacked along the
+    /// channels.
+    pub fn extract_image_patches(
+        &mut self,
+        data: Output,
+        sizes: [u64; 2],
+        strides: [u64; 2],
+        rates: [u64; 2],
+        padding: PatchPadding,
+    ) -> Result<Output, BuildError> {
+        self.add(ExtractImagePatches { sizes, strides, rates, padding }, &[data])
     }
 
     /// `Split`: `data` cut into `num_splits` equal parts along `axis`, one

@@ -1111,6 +1111,42 @@ pub enum ShapeErrorKind {
         /// The reductions the op has, in words.
         expected: &'static str,
     },
+    /// An ExtractImagePatches attribute is not two integers.
+    #[error(
+        "attribute `{name}` of ExtractImagePatches must be two integers, `rows,cols`, but it is `{value}`"
+    )]
+    PatchPair {
+        /// `sizes`, `strides` or `rates`.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// An ExtractImagePatches attribute holds a value below its least.
+    #[error(
+        "attribute `{name}` of ExtractImagePatches must hold values of {min} or more, but it holds {value}"
+    )]
+    PatchValue {
+        /// `sizes`, `strides` or `rates`.
+        name: &'static str,
+        /// The value.
+        value: i64,
+        /// The least value allowed.
+        min: i64,
+    },
+    /// ExtractImagePatches' data is not 4-D.
+    #[error(
+        "ExtractImagePatches needs 4-D data [batch, channels, rows, columns], but the data shape is {shape}"
+    )]
+    PatchRank {
+        /// The data shape.
+        shape: PartialShape,
+    },
+    /// The `auto_pad` of ExtractImagePatches is not one it takes.
+    #[error("`{value}` is not an ExtractImagePatches padding; expected valid, same_upper or same_lower")]
+    InvalidPatchPadding {
+        /// The attribute's value.
+        value: String,
+    },
     /// An index lies outside the axis it picks from.
     #[error(
         "{op} index {index} at position {} of its indices is out of range: {}",

@@ -356,6 +356,7 @@ mod tests {
         ("GatherND", 8, 8..=16, true),
         ("GatherTree", 1, 1..=16, true),
         ("ScatterUpdate", 3, 3..=16, true),
+        ("ExtractImagePatches", 3, 3..=16, true),
     ];
 
     /// The opsets that list a version of `spec`'s op ovir implements.

@@ -41,6 +41,7 @@ pub mod broadcast;
 pub mod concat;
 mod convert;
 pub mod depth_to_space;
+pub mod extract_image_patches;
 pub mod gather;
 pub mod gather_elements;
 pub mod gather_nd;
@@ -74,6 +75,10 @@ pub use convert::{convert, convert_into};
 pub use depth_to_space::{
     depth_to_space, depth_to_space_into, depth_to_space_output_shape, space_to_depth, space_to_depth_into,
     space_to_depth_output_shape, DepthToSpaceScratch,
+};
+pub use extract_image_patches::{
+    extract_image_patches, extract_image_patches_into, extract_image_patches_output_shape,
+    ExtractImagePatchesScratch,
 };
 pub use gather::{gather, gather_into, gather_output_shape, GatherScratch};
 pub use gather_elements::{

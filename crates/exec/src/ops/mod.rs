@@ -45,6 +45,7 @@ mod constant;
 mod convert;
 mod custom;
 mod depth_to_space;
+mod extract_image_patches;
 mod fixed;
 mod gather;
 mod gather_elements;

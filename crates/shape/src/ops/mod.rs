@@ -13,6 +13,7 @@ pub mod concat;
 pub mod constant;
 pub mod convert;
 pub mod depth_to_space;
+pub mod extract_image_patches;
 pub mod gather;
 pub mod gather_elements;
 pub mod gather_nd;
@@ -46,6 +47,7 @@ pub use concat::Concat;
 pub use constant::Const;
 pub use convert::Convert;
 pub use depth_to_space::{BlockMode, DepthToSpace};
+pub use extract_image_patches::{ExtractImagePatches, PatchPadding};
 pub use gather::Gather;
 pub use gather_elements::GatherElements;
 pub use gather_nd::GatherNd;
@@ -125,6 +127,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::GatherNd,
             $crate::ops::GatherTree,
             $crate::ops::ScatterUpdate,
+            $crate::ops::ExtractImagePatches,
             $crate::ops::ReverseSubsequences,
         }
     };
