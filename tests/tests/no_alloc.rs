@@ -677,8 +677,21 @@ fn scatters_allocate_nothing_after_the_first_inference() {
     let axis = net.parameter("i64", &[]);
     let scattered = net.op("ScatterUpdate", "opset3", "", &[data, indices, updates, axis]);
     net.result(scattered);
+    // ScatterNDUpdate-15 summing f16, which reduces in f32 in the step's
+    // scratch, and ScatterNDUpdate-3.
+    let halves = net.parameter("f16", &[4, 3]);
+    let tuples = net.parameter("i64", &[2, 1]);
+    let rows = net.parameter("f16", &[2, 3]);
+    let summed = net.op("ScatterNDUpdate", "opset15", r#"reduction="sum""#, &[halves, tuples, rows]);
+    net.result(summed);
+    let replaced = net.op("ScatterNDUpdate", "opset4", "", &[halves, tuples, rows]);
+    net.result(replaced);
     assert_steady(&net.compile(), |inputs| {
-        let [data, indices, updates, axis] = inputs else { panic!("four inputs") };
-        vec![kernels::scatter_update(data, indices, updates, axis).unwrap()]
+        let [data, indices, updates, axis, halves, tuples, rows] = inputs else { panic!("seven inputs") };
+        vec![
+            kernels::scatter_update(data, indices, updates, axis).unwrap(),
+            kernels::scatter_nd_update(halves, tuples, rows, Some(kernels::Reduction::Sum)).unwrap(),
+            kernels::scatter_nd_update(halves, tuples, rows, None).unwrap(),
+        ]
     });
 }

@@ -100,7 +100,10 @@ pub use reverse_subsequences::{
     subsequence_lengths_shape, CheckedSubsequenceLengths, ReverseSubsequencesScratch, MAX_SUBSEQUENCE_RANK,
 };
 pub use roll::{roll, roll_into, RollScratch};
-pub use scatter::{scatter_update, scatter_update_into, scatter_update_output_shape, ScatterScratch};
+pub use scatter::{
+    scatter_nd_update, scatter_nd_update_into, scatter_nd_update_output_shape, scatter_update,
+    scatter_update_into, scatter_update_output_shape, ScatterScratch,
+};
 pub use shape_of::{shape_of, shape_of_into};
 pub use shuffle_channels::{
     shuffle_channels, shuffle_channels_into, shuffle_channels_output_shape, ShuffleChannelsScratch,

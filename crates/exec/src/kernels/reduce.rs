@@ -4,9 +4,12 @@
 //! give the new output element, as OpenVINO's reference computes it.
 //!
 //! - Integers wrap, as C++ arithmetic on the type does.
-//! - `f16` and `bf16` compute in `f32` and round back after every update,
-//!   as the reference's types do; the 8-bit floats decode to `f32` and
-//!   encode back (through `f16`, as OpenVINO converts them).
+//! - `f32` and `f64` compute in their type.
+//! - `f16`, `bf16` and the 8-bit floats compute in `f32`, and the output
+//!   is rounded back to its type once, after every update: OpenVINO's
+//!   reference widens `f16` and `bf16` so (four updates of 1 into 2048 in
+//!   `f16` give 2052, where rounding after each would keep 2048). It has
+//!   no 8-bit floats, which follow the other narrow floats here.
 //! - `min` is `a < b ? a : b` and `max` is `a > b ? a : b` with `a` the
 //!   element already there, as the reference's Minimum and Maximum: a NaN
 //!   in the update wins, one already there is replaced.
@@ -64,7 +67,8 @@ pub(crate) fn reduces(ty: ElementType) -> bool {
 
 /// Combines every element of `dst` (elements of `ty`, as bytes) with the
 /// element of `src` at the same place: `dst[i] = reduction(dst[i],
-/// src[i])`. The two must have the same length.
+/// src[i])`. The two must have the same length. The narrow floats, which
+/// combine in `f32` ([`widens`]), go through [`combine_wide`] instead.
 pub(crate) fn combine(
     op: &'static str,
     ty: ElementType,
@@ -88,18 +92,102 @@ pub(crate) fn combine(
         E::U64 => each::<u64>(dst, src, |a, b| integer(reduction, a, b)),
         E::F32 => each::<f32>(dst, src, |a, b| real(reduction, a, b)),
         E::F64 => each::<f64>(dst, src, |a, b| real(reduction, a, b)),
-        E::F16 => each::<u16>(dst, src, |a, b| {
-            let (a, b) = (f16::from_bits(a).to_f32(), f16::from_bits(b).to_f32());
-            f16_bits(real(reduction, a, b))
-        }),
-        E::Bf16 => each::<u16>(dst, src, |a, b| {
-            let (a, b) = (bf16::from_bits(a).to_f32(), bf16::from_bits(b).to_f32());
-            bf16::from_f32(real(reduction, a, b)).to_bits()
-        }),
-        E::F8e4m3 => coded(dst, src, &F8E4M3, |x| e4m3_from_f16(f16_bits(x)), reduction),
-        E::F8e5m2 => coded(dst, src, &F8E5M2, |x| e5m2_from_f16(f16_bits(x)), reduction),
-        E::F8e8m0 => coded(dst, src, &F8E8M0, e8m0_from_f32, reduction),
         _ => return Err(KernelError::UnsupportedType { op, ty }),
+    }
+    Ok(())
+}
+
+/// Whether elements of `ty` combine in `f32`, the output widened before
+/// the updates ([`widen`]) and rounded back after them ([`narrow`]):
+/// `f16`, `bf16` and the 8-bit floats.
+pub(crate) fn widens(ty: ElementType) -> bool {
+    matches!(
+        ty,
+        ElementType::F16
+            | ElementType::Bf16
+            | ElementType::F8e4m3
+            | ElementType::F8e5m2
+            | ElementType::F8e8m0
+    )
+}
+
+/// The `f32` value of each element of `src` (elements of a type that
+/// [`widens`]) into `dst`, which has one place per element.
+pub(crate) fn widen(
+    op: &'static str,
+    ty: ElementType,
+    src: &[u8],
+    dst: &mut [f32],
+) -> Result<(), KernelError> {
+    match ty {
+        ElementType::F16 => widen_each::<2>(src, dst, |b| f16::from_le_bytes(b).to_f32()),
+        ElementType::Bf16 => widen_each::<2>(src, dst, |b| bf16::from_le_bytes(b).to_f32()),
+        ElementType::F8e4m3 => widen_each::<1>(src, dst, |[b]| f32::from_bits(F8E4M3[usize::from(b)])),
+        ElementType::F8e5m2 => widen_each::<1>(src, dst, |[b]| f32::from_bits(F8E5M2[usize::from(b)])),
+        ElementType::F8e8m0 => widen_each::<1>(src, dst, |[b]| f32::from_bits(F8E8M0[usize::from(b)])),
+        _ => Err(()),
+    }
+    .map_err(|()| KernelError::UnsupportedType { op, ty })
+}
+
+/// Each of `src` rounded to `ty` (a type that [`widens`]), as OpenVINO
+/// converts `f32` to it, into `dst`.
+pub(crate) fn narrow(
+    op: &'static str,
+    ty: ElementType,
+    src: &[f32],
+    dst: &mut [u8],
+) -> Result<(), KernelError> {
+    match ty {
+        ElementType::F16 => narrow_each::<2>(src, dst, |x| f16_bits(x).to_le_bytes()),
+        ElementType::Bf16 => narrow_each::<2>(src, dst, |x| bf16::from_f32(x).to_le_bytes()),
+        ElementType::F8e4m3 => narrow_each::<1>(src, dst, |x| [e4m3_from_f16(f16_bits(x))]),
+        ElementType::F8e5m2 => narrow_each::<1>(src, dst, |x| [e5m2_from_f16(f16_bits(x))]),
+        ElementType::F8e8m0 => narrow_each::<1>(src, dst, |x| [e8m0_from_f32(x)]),
+        _ => Err(()),
+    }
+    .map_err(|()| KernelError::UnsupportedType { op, ty })
+}
+
+/// [`combine`] for a type that [`widens`]: `dst` holds the output's
+/// elements widened to `f32`, `src` the updates' elements as bytes.
+pub(crate) fn combine_wide(
+    op: &'static str,
+    ty: ElementType,
+    reduction: Reduction,
+    dst: &mut [f32],
+    src: &[u8],
+) -> Result<(), KernelError> {
+    let width = ty.byte_width().ok_or(KernelError::UnsupportedType { op, ty })?;
+    if src.len() != dst.len().saturating_mul(width) {
+        return Err(KernelError::Internal { op, what: "a reduction was given slices of two lengths" });
+    }
+    for (d, s) in dst.iter_mut().zip(src.chunks_exact(width)) {
+        let mut b = [0f32; 1];
+        widen(op, ty, s, &mut b)?;
+        *d = real(reduction, *d, b[0]);
+    }
+    Ok(())
+}
+
+fn widen_each<const N: usize>(src: &[u8], dst: &mut [f32], f: impl Fn([u8; N]) -> f32) -> Result<(), ()> {
+    if src.len() != dst.len().saturating_mul(N) {
+        return Err(());
+    }
+    for (d, s) in dst.iter_mut().zip(src.chunks_exact(N)) {
+        let mut b = [0u8; N];
+        b.copy_from_slice(s);
+        *d = f(b);
+    }
+    Ok(())
+}
+
+fn narrow_each<const N: usize>(src: &[f32], dst: &mut [u8], f: impl Fn(f32) -> [u8; N]) -> Result<(), ()> {
+    if dst.len() != src.len().saturating_mul(N) {
+        return Err(());
+    }
+    for (d, &s) in dst.chunks_exact_mut(N).zip(src) {
+        d.copy_from_slice(&f(s));
     }
     Ok(())
 }
@@ -131,14 +219,6 @@ bytes!(u8, i8, u16, i16, u32, i32, u64, i64, f32, f64);
 fn each<T: Bytes>(dst: &mut [u8], src: &[u8], f: impl Fn(T, T) -> T) {
     for (d, s) in dst.chunks_exact_mut(T::N).zip(src.chunks_exact(T::N)) {
         f(T::get(d), T::get(s)).put(d);
-    }
-}
-
-/// An 8-bit float: decoded by `table`, combined in `f32`, encoded back.
-fn coded(dst: &mut [u8], src: &[u8], table: &[u32; 256], encode: impl Fn(f32) -> u8, reduction: Reduction) {
-    for (d, &s) in dst.iter_mut().zip(src) {
-        let (a, b) = (f32::from_bits(table[usize::from(*d)]), f32::from_bits(table[usize::from(s)]));
-        *d = encode(real(reduction, a, b));
     }
 }
 
@@ -266,23 +346,57 @@ mod tests {
         }
     }
 
-    #[test]
-    fn halves_round_after_every_update() {
-        // 2048 + 1 is not an f16 (the spacing there is 2): ties to even
-        // gives 2048 each time, where adding 1 + 1 first would give 2050.
-        let mut acc = Tensor::from_vec(&[1], vec![f16::from_f32(2048.0)]).unwrap();
-        let one = Tensor::from_vec(&[1], vec![f16::from_f32(1.0)]).unwrap();
-        for _ in 0..2 {
-            acc = run(Reduction::Sum, &acc, &one);
+    /// The bytes of `a` (elements of a type that widens) after each of
+    /// `updates` in turn, rounded back once.
+    fn wide(ty: ElementType, r: Reduction, a: &[u8], updates: &[&[u8]]) -> Vec<u8> {
+        let n = a.len() / ty.byte_width().unwrap();
+        let mut acc = vec![0f32; n];
+        widen("test", ty, a, &mut acc).unwrap();
+        for u in updates {
+            combine_wide("test", ty, r, &mut acc, u).unwrap();
         }
-        assert_eq!(acc.to_vec::<f16>().unwrap(), [f16::from_f32(2048.0)]);
-        // bf16: 256 + 1 rounds back to 256; 3 * 1.5 is exact.
-        let a = Tensor::from_vec(&[2], vec![bf16::from_f32(256.0), bf16::from_f32(3.0)]).unwrap();
-        let b = Tensor::from_vec(&[2], vec![bf16::from_f32(1.0), bf16::from_f32(1.5)]).unwrap();
-        let sum = run(Reduction::Sum, &a, &b).to_vec::<bf16>().unwrap();
-        assert_eq!(sum, [bf16::from_f32(256.0), bf16::from_f32(4.5)]);
-        let prod = run(Reduction::Prod, &a, &b).to_vec::<bf16>().unwrap();
-        assert_eq!(prod, [bf16::from_f32(256.0), bf16::from_f32(4.5)]);
+        let mut out = vec![0u8; a.len()];
+        narrow("test", ty, &acc, &mut out).unwrap();
+        out
+    }
+
+    #[test]
+    fn narrow_floats_round_once_after_all_updates() {
+        // f16: 2048 + 1, four times, is 2052, as OpenVINO's reference
+        // gives; rounding after each (the spacing there is 2, and 2049
+        // ties to 2048) would keep 2048.
+        let bytes = |v: f32| f16::from_f32(v).to_le_bytes();
+        let one = bytes(1.0);
+        let got = wide(ElementType::F16, Reduction::Sum, &bytes(2048.0), &[&one, &one, &one, &one]);
+        assert_eq!(got, bytes(2052.0));
+        // bf16: 256 + 1 four times is 260, as the reference gives.
+        let bytes = |v: f32| bf16::from_f32(v).to_le_bytes();
+        let one = bytes(1.0);
+        let got = wide(ElementType::Bf16, Reduction::Sum, &bytes(256.0), &[&one, &one, &one, &one]);
+        assert_eq!(got, bytes(260.0));
+        // 3 * 1.5 is exact; a product past the range is infinite.
+        let got = wide(ElementType::Bf16, Reduction::Prod, &bytes(3.0), &[&bytes(1.5)]);
+        assert_eq!(got, bytes(4.5));
+        let got = wide(
+            ElementType::F16,
+            Reduction::Prod,
+            &f16::from_f32(60000.0).to_le_bytes(),
+            &[&f16::from_f32(2.0).to_le_bytes()],
+        );
+        assert_eq!(got, f16::INFINITY.to_le_bytes());
+        // f8e4m3: 0x38 is 1.0, 0x40 2.0, 0x44 3.0, 0x48 4.0; 448 (0x7E)
+        // times 2 overflows to NaN (0x7F).
+        assert_eq!(wide(ElementType::F8e4m3, Reduction::Sum, &[0x38], &[&[0x40]]), [0x44]);
+        assert_eq!(wide(ElementType::F8e4m3, Reduction::Prod, &[0x40, 0x7E], &[&[0x40, 0x40]]), [0x48, 0x7F]);
+        // f8e5m2: 0x3C is 1.0, 0x40 2.0; 1 - 2 = -1 (0xBC).
+        assert_eq!(wide(ElementType::F8e5m2, Reduction::Sub, &[0x3C], &[&[0x40]]), [0xBC]);
+        // f8e8m0: 0x7F is 1.0, 0x80 2.0. Their product is 2.0; their sum
+        // 3.0 = 1.5 * 2^1 lies halfway between 2 and 4 and goes to the
+        // even exponent field, 0x80.
+        assert_eq!(wide(ElementType::F8e8m0, Reduction::Prod, &[0x7F], &[&[0x80]]), [0x80]);
+        assert_eq!(wide(ElementType::F8e8m0, Reduction::Sum, &[0x7F], &[&[0x80]]), [0x80]);
+        // Min and max compare the widened values.
+        assert_eq!(wide(ElementType::F8e4m3, Reduction::Max, &[0x38, 0x48], &[&[0x40, 0x40]]), [0x40, 0x48]);
     }
 
     #[test]
@@ -302,27 +416,6 @@ mod tests {
         let sum = run(Reduction::Sum, &a, &b).to_vec::<f64>().unwrap();
         assert_eq!(sum[0], 0.1 + 0.2);
         assert_eq!(run(Reduction::Prod, &a, &b).to_vec::<f64>().unwrap()[1], f64::INFINITY);
-    }
-
-    #[test]
-    fn eight_bit_floats_round_through_their_codes() {
-        // f8e4m3: 0x38 is 1.0, 0x40 is 2.0, 0x44 is 3.0, 0x48 is 4.0;
-        // 1.0 + 2.0 = 3.0, 2.0 * 2.0 = 4.0, 448 (0x7E) * 2 is NaN (0x7F).
-        let mut dst = [0x38u8, 0x40, 0x7E];
-        combine("test", ElementType::F8e4m3, Reduction::Sum, &mut dst[..1], &[0x40]).unwrap();
-        combine("test", ElementType::F8e4m3, Reduction::Prod, &mut dst[1..], &[0x40, 0x40]).unwrap();
-        assert_eq!(dst, [0x44, 0x48, 0x7F]);
-        // f8e5m2: 0x3C is 1.0, 0x40 is 2.0; 1 - 2 = -1 (0xBC).
-        let mut dst = [0x3Cu8];
-        combine("test", ElementType::F8e5m2, Reduction::Sub, &mut dst, &[0x40]).unwrap();
-        assert_eq!(dst, [0xBC]);
-        // f8e8m0: 0x7F is 1.0, 0x80 is 2.0. Their product is 2.0; their
-        // sum 3.0 = 1.5 * 2^1 lies halfway between 2 and 4 and goes to the
-        // even exponent field, 0x80.
-        let mut dst = [0x7Fu8, 0x7F];
-        combine("test", ElementType::F8e8m0, Reduction::Prod, &mut dst[..1], &[0x80]).unwrap();
-        combine("test", ElementType::F8e8m0, Reduction::Sum, &mut dst[1..], &[0x80]).unwrap();
-        assert_eq!(dst, [0x80, 0x80]);
     }
 
     #[test]

@@ -7,10 +7,13 @@
 //! worked out once per data shape), then the updates are written unit by
 //! unit in index order: where indices repeat, which the specs leave
 //! undefined, the last update wins, and a reduction combines them in that
-//! order. An index out of range is an error naming it and its position,
-//! found before anything is written.
+//! order. The narrow floats reduce in `f32`: the data is widened into the
+//! scratch, the updates combined there, and the result rounded into the
+//! output once (see [`reduce`](super::reduce)). An index out of range is
+//! an error naming it and its position, found before anything is written.
 
 use ovir_shape::ops::gather_elements::index_in;
+use ovir_shape::ops::scatter_nd_update::check_nd_updates;
 use ovir_shape::ops::scatter_update::{check_updates, scatter_update_axis};
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::packed::{code_at, is_packed, set_code};
@@ -19,10 +22,11 @@ use smallvec::SmallVec;
 
 use super::integers::{read_ints, Wide};
 use super::moves::{Step, View};
-use super::reduce::{combine, Reduction};
+use super::reduce::{combine, combine_wide, narrow, widen, widens, Reduction};
 use super::{ExecOptions, KernelError};
 
 const UPDATE: &str = "ScatterUpdate";
+const ND: &str = "ScatterNDUpdate";
 
 /// How a scatter runs on inputs of given shapes: the copy of the data and
 /// where each unit of the updates lands. A plan whose shapes are static
@@ -158,7 +162,7 @@ impl Layout {
 
     /// Scatters `updates` into a copy of `data` at the places `indices`
     /// give, combining them with `reduction` when there is one, into
-    /// `out`; the inputs must fit this layout. `offsets` is working memory
+    /// `out`; the inputs must fit this layout. `work` is working memory
     /// kept between runs.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
@@ -169,7 +173,7 @@ impl Layout {
         reduction: Option<Reduction>,
         out: &mut Tensor,
         options: &ExecOptions,
-        offsets: &mut Vec<usize>,
+        work: &mut Work,
     ) -> Result<(), KernelError> {
         let op = self.op;
         let ty = data.element_type();
@@ -187,10 +191,10 @@ impl Layout {
             return Err(KernelError::UnsupportedType { op, ty });
         }
         // Every index is read and checked before anything is written.
+        let Work { offsets, wide } = work;
         self.offsets(indices, offsets)?;
-        self.copy.run(data, out, options)?;
         let units = self.outer.checked_mul(self.count).and_then(|n| n.checked_mul(self.unit));
-        if units != Some(updates.len()) || out.len() != self.outer.saturating_mul(self.outer_stride) {
+        if units != Some(updates.len()) || data.len() != self.outer.saturating_mul(self.outer_stride) {
             return Err(internal(op));
         }
         let places = (0..self.outer).flat_map(|o| {
@@ -199,7 +203,30 @@ impl Layout {
                 .enumerate()
                 .map(move |(j, &at)| (o * self.outer_stride + at, (o * self.count + j) * self.unit))
         });
-        write_units(op, ty, self.unit, places, updates, out, reduction)
+        match reduction {
+            Some(r) if widens(ty) => {
+                let bytes = data.bytes().ok_or(KernelError::UnsupportedType { op, ty })?;
+                wide.clear();
+                super::error::try_reserve(wide, data.len(), op, "data")?;
+                wide.resize(data.len(), 0.0);
+                widen(op, ty, bytes, wide)?;
+                let src = updates.bytes().ok_or(KernelError::UnsupportedType { op, ty })?;
+                let w = ty.byte_width().ok_or(KernelError::UnsupportedType { op, ty })?;
+                let bad = || KernelError::Internal { op, what: "a unit of updates lands outside the output" };
+                for (d, s) in places {
+                    let to = wide.get_mut(d..d.checked_add(self.unit).ok_or_else(bad)?).ok_or_else(bad)?;
+                    let at = s.checked_mul(w).ok_or_else(bad)?;
+                    let from = src.get(at..at.checked_add(self.unit * w).ok_or_else(bad)?).ok_or_else(bad)?;
+                    combine_wide(op, ty, r, to, from)?;
+                }
+                let dst = out.bytes_mut().ok_or(KernelError::UnsupportedType { op, ty })?;
+                narrow(op, ty, wide, dst)
+            }
+            _ => {
+                self.copy.run(data, out, options)?;
+                write_units(op, ty, self.unit, places, updates, out, reduction)
+            }
+        }
     }
 }
 
@@ -262,8 +289,16 @@ fn write_units(
 /// same shapes allocates nothing.
 #[derive(Clone, Debug, Default)]
 pub struct ScatterScratch {
-    offsets: Vec<usize>,
+    work: Work,
     layout: Option<Layout>,
+}
+
+/// The memory a scatter works in: the offsets its indices give, and the
+/// output widened to `f32` for a reduction of narrow floats.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct Work {
+    offsets: Vec<usize>,
+    wide: Vec<f32>,
 }
 
 impl ScatterScratch {
@@ -273,9 +308,9 @@ impl ScatterScratch {
         ScatterScratch::default()
     }
 
-    /// The offsets' memory.
-    pub(crate) fn offsets(&mut self) -> &mut Vec<usize> {
-        &mut self.offsets
+    /// The working memory, for a layout kept elsewhere.
+    pub(crate) fn work(&mut self) -> &mut Work {
+        &mut self.work
     }
 
     /// Runs a scatter on inputs whose layout `make` works out, keeping the
@@ -297,9 +332,9 @@ impl ScatterScratch {
             self.layout = None;
             self.layout = Some(make()?);
         }
-        let ScatterScratch { offsets, layout } = self;
+        let ScatterScratch { work, layout } = self;
         let layout = layout.as_ref().ok_or_else(|| internal("scatter"))?;
-        layout.run(data, indices, updates, reduction, out, options, offsets)
+        layout.run(data, indices, updates, reduction, out, options, work)
     }
 }
 
@@ -377,6 +412,118 @@ pub fn scatter_update_into(
     let axis = read_axis(axis)?;
     scratch.run(data, indices, updates, axis, None, out, options, || {
         update_layout(data.shape(), indices.element_type(), indices.shape(), updates.shape(), axis)
+    })
+}
+
+/// The [`Layout`] of a ScatterNDUpdate of data of shape `data` by indices
+/// of type `indices_type` and shape `indices`, with updates of shape
+/// `updates`.
+pub(crate) fn nd_layout(
+    data: &[usize],
+    indices_type: ElementType,
+    indices: &[usize],
+    updates: &[usize],
+) -> Result<Layout, KernelError> {
+    let op = ND;
+    if !matches!(indices_type, ElementType::I32 | ElementType::I64) {
+        return Err(ShapeErrorKind::IndexType { op, input: "indices", found: indices_type }.into());
+    }
+    let (d, i) = (PartialShape::from_static(data), PartialShape::from_static(indices));
+    check_nd_updates(&d, &i, &PartialShape::from_static(updates))?;
+    let length = indices.last().copied().ok_or_else(|| internal(op))?;
+    let mut picks = SmallVec::new();
+    for k in 0..length {
+        let size = data.get(k).copied().ok_or_else(|| internal(op))?;
+        picks.push((size as u64, count(op, data.get(k + 1..))?));
+    }
+    Ok(Layout {
+        op,
+        key: 0,
+        outer: 1,
+        outer_stride: count(op, Some(data))?,
+        count: count(op, indices.get(..indices.len() - 1))?,
+        unit: count(op, data.get(length..))?,
+        picks,
+        negative: true,
+        copy: whole(op, data)?,
+        data_shape: data.to_vec(),
+        indices_shape: indices.to_vec(),
+        updates_shape: updates.to_vec(),
+    })
+}
+
+/// The output shape of [`scatter_nd_update`] for these inputs (the
+/// data's), once they are checked to fit one another.
+pub fn scatter_nd_update_output_shape(
+    data: &Tensor,
+    indices: &Tensor,
+    updates: &Tensor,
+) -> Result<Vec<usize>, KernelError> {
+    Ok(nd_layout(data.shape(), indices.element_type(), indices.shape(), updates.shape())?.data_shape)
+}
+
+/// ScatterNDUpdate-3 (`reduction` `None`) and ScatterNDUpdate-15: a copy
+/// of `data` in which, for each tuple along the last axis of `indices`
+/// (`i32` or `i64`), the element or slice it picks is replaced by the
+/// matching slice of `updates`, or combined with it by `reduction`
+/// (see [`Reduction`]). `updates` has shape `indices[:-1] +
+/// data[k:]`, `k` the length of the tuples (one element where that is a
+/// scalar). Indices lie in `[-s, s)`, negative ones counting from the end;
+/// one outside is an error naming it and its position. Tuples are applied
+/// in index order: where they repeat, the last update wins, or the
+/// reduction combines them in that order.
+///
+/// ```
+/// use ovir_exec::kernels::{scatter_nd_update, Reduction};
+/// use ovir_tensor::Tensor;
+/// // The spec's example: four single elements.
+/// let data = Tensor::from_vec(&[8], vec![1i32, 2, 3, 4, 5, 6, 7, 8])?;
+/// let indices = Tensor::from_vec(&[4, 1], vec![4i64, 3, 1, 7])?;
+/// let updates = Tensor::from_vec(&[4], vec![9i32, 10, 11, 12])?;
+/// let out = scatter_nd_update(&data, &indices, &updates, None)?;
+/// assert_eq!(out.to_vec::<i32>()?, vec![1, 11, 3, 10, 9, 6, 7, 12]);
+/// // Summed, with a negative index and a repeated one.
+/// let data = Tensor::from_vec(&[4], vec![1i32, 2, 3, 4])?;
+/// let indices = Tensor::from_vec(&[5, 1], vec![0i32, 2, -3, -3, 0])?;
+/// let updates = Tensor::from_vec(&[5], vec![10i32, 20, 30, 40, 50])?;
+/// let out = scatter_nd_update(&data, &indices, &updates, Some(Reduction::Sum))?;
+/// assert_eq!(out.to_vec::<i32>()?, vec![61, 72, 23, 4]);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn scatter_nd_update(
+    data: &Tensor,
+    indices: &Tensor,
+    updates: &Tensor,
+    reduction: Option<Reduction>,
+) -> Result<Tensor, KernelError> {
+    let shape = scatter_nd_update_output_shape(data, indices, updates)?;
+    let mut out = Tensor::zeros(data.element_type(), &shape)?;
+    let options = ExecOptions::single_thread();
+    scatter_nd_update_into(
+        data,
+        indices,
+        updates,
+        reduction,
+        &mut out,
+        &options,
+        &mut ScatterScratch::new(),
+    )?;
+    Ok(out)
+}
+
+/// [`scatter_nd_update`] into an output of the data's type and shape,
+/// keeping its working memory in `scratch`.
+pub fn scatter_nd_update_into(
+    data: &Tensor,
+    indices: &Tensor,
+    updates: &Tensor,
+    reduction: Option<Reduction>,
+    out: &mut Tensor,
+    options: &ExecOptions,
+    scratch: &mut ScatterScratch,
+) -> Result<(), KernelError> {
+    scratch.run(data, indices, updates, 0, reduction, out, options, || {
+        nd_layout(data.shape(), indices.element_type(), indices.shape(), updates.shape())
     })
 }
 
@@ -578,5 +725,162 @@ mod tests {
             want[k as usize] = 5;
             assert_eq!(out.to_vec::<i32>().unwrap(), want);
         }
+    }
+
+    /// ScatterNDUpdate from its definition: for each tuple in order, the
+    /// slice it picks combined with (or replaced by) its updates, element
+    /// by element.
+    fn naive_nd(
+        data: &[i32],
+        dims: &[usize],
+        indices: &[i64],
+        length: usize,
+        updates: &[i32],
+        reduction: Option<Reduction>,
+    ) -> Vec<i32> {
+        let mut out = data.to_vec();
+        let slice: usize = dims[length..].iter().product();
+        for (t, tuple) in indices.chunks(length.max(1)).enumerate() {
+            let mut at = 0usize;
+            for (k, &i) in tuple.iter().enumerate().take(length) {
+                let size = dims[k] as i64;
+                at = at * dims[k] + (if i < 0 { i + size } else { i }) as usize;
+            }
+            for e in 0..slice {
+                let (a, b) = (out[at * slice + e], updates[t * slice + e]);
+                out[at * slice + e] = match reduction {
+                    None => b,
+                    Some(Reduction::Sum) => a.wrapping_add(b),
+                    Some(Reduction::Sub) => a.wrapping_sub(b),
+                    Some(Reduction::Prod) => a.wrapping_mul(b),
+                    Some(Reduction::Min) => a.min(b),
+                    Some(Reduction::Max) => a.max(b),
+                };
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn every_tuple_length_and_reduction_matches_the_definition() {
+        let dims = [3usize, 4, 5];
+        let data: Vec<i32> = (0..60).collect();
+        let t = Tensor::from_vec(&dims, data.clone()).unwrap();
+        let reductions = [
+            None,
+            Some(Reduction::Sum),
+            Some(Reduction::Sub),
+            Some(Reduction::Prod),
+            Some(Reduction::Min),
+            Some(Reduction::Max),
+        ];
+        for length in 1..=3usize {
+            // Seven tuples, some repeated, some negative.
+            let indices: Vec<i64> = (0..7 * length)
+                .map(|i| {
+                    let size = dims[i % length] as i64;
+                    let v = (i as i64 * 5 / 3) % size;
+                    if i % 4 == 1 {
+                        v - size
+                    } else {
+                        v
+                    }
+                })
+                .collect();
+            let slice: usize = dims[length..].iter().product();
+            let updates: Vec<i32> = (0..(7 * slice) as i32).map(|v| 100 - 7 * v).collect();
+            let mut ushape = vec![7];
+            ushape.extend(&dims[length..]);
+            let it = Tensor::from_vec(&[7, length], indices.clone()).unwrap();
+            let ut = Tensor::from_vec(&ushape, updates.clone()).unwrap();
+            for r in reductions {
+                let want = naive_nd(&data, &dims, &indices, length, &updates, r);
+                let got = scatter_nd_update(&t, &it, &ut, r).unwrap();
+                assert_eq!(got.to_vec::<i32>().unwrap(), want, "length {length} {r:?}");
+            }
+        }
+    }
+
+    /// OpenVINO's op_reference values: repeated tuples, the last wins.
+    #[test]
+    fn repeated_tuples_apply_in_index_order() {
+        let data = Tensor::from_vec(&[8], vec![1i32, 2, 3, 4, 5, 6, 7, 8]).unwrap();
+        let indices = Tensor::from_vec(&[5, 1], vec![4i32, 3, 1, 7, 1]).unwrap();
+        let updates = Tensor::from_vec(&[5], vec![9i32, 10, 11, 12, 22]).unwrap();
+        let out = scatter_nd_update(&data, &indices, &updates, None).unwrap();
+        assert_eq!(out.to_vec::<i32>().unwrap(), [1, 22, 3, 10, 9, 6, 7, 12]);
+        // The spec's example 3 (sub) and, computed by hand, its example 4
+        // (prod), whose values in the spec do not follow from its inputs.
+        let data = Tensor::from_vec(&[4], vec![1i32, 2, 3, 4]).unwrap();
+        let indices = Tensor::from_vec(&[5, 1], vec![0i32, 2, -3, -3, 0]).unwrap();
+        let updates = Tensor::from_vec(&[5], vec![10i32, 20, 30, 40, 50]).unwrap();
+        let run = |r| scatter_nd_update(&data, &indices, &updates, r).unwrap().to_vec::<i32>().unwrap();
+        assert_eq!(run(Some(Reduction::Sub)), [-59, -68, -17, 4]);
+        assert_eq!(run(Some(Reduction::Prod)), [500, 2400, 60, 4]);
+        assert_eq!(run(None), [50, 40, 20, 4]);
+    }
+
+    #[test]
+    fn narrow_floats_reduce_in_f32_and_round_once() {
+        let data =
+            Tensor::from_vec(&[2], vec![half::f16::from_f32(2048.0), half::f16::from_f32(1.0)]).unwrap();
+        let indices = Tensor::from_vec(&[4, 1], vec![0i64; 4]).unwrap();
+        let updates = Tensor::from_vec(&[4], vec![half::f16::from_f32(1.0); 4]).unwrap();
+        let out = scatter_nd_update(&data, &indices, &updates, Some(Reduction::Sum)).unwrap();
+        assert_eq!(
+            out.to_vec::<half::f16>().unwrap(),
+            [half::f16::from_f32(2052.0), half::f16::from_f32(1.0)]
+        );
+        let data = Tensor::from_vec(&[1], vec![half::bf16::from_f32(256.0)]).unwrap();
+        let updates = Tensor::from_vec(&[4], vec![half::bf16::from_f32(1.0); 4]).unwrap();
+        let out = scatter_nd_update(&data, &indices, &updates, Some(Reduction::Sum)).unwrap();
+        assert_eq!(out.to_vec::<half::bf16>().unwrap(), [half::bf16::from_f32(260.0)]);
+    }
+
+    #[test]
+    fn nd_indices_out_of_range_and_of_other_types_are_refused() {
+        let data = Tensor::from_vec(&[2, 3], vec![1u8; 6]).unwrap();
+        let updates = Tensor::from_vec(&[2], vec![0u8; 2]).unwrap();
+        for (idx, bad, at, size) in [([0i32, 1, -3, 0], -3, vec![1, 0], 2), ([0, 3, 1, 1], 3, vec![0, 1], 3)]
+        {
+            let indices = Tensor::from_vec(&[2, 2], idx.to_vec()).unwrap();
+            let err = scatter_nd_update(&data, &indices, &updates, None).unwrap_err();
+            let want =
+                ShapeErrorKind::IndexOutOfRange { op: ND, position: at, index: bad, size, negative: true };
+            assert_eq!(err, KernelError::Shape(want));
+        }
+        let indices = Tensor::from_vec(&[2, 2], vec![0u8, 1, 1, 1]).unwrap();
+        assert_eq!(
+            scatter_nd_update(&data, &indices, &updates, None).unwrap_err(),
+            KernelError::Shape(ShapeErrorKind::IndexType {
+                op: ND,
+                input: "indices",
+                found: ElementType::U8
+            })
+        );
+        // Updates of the wrong shape, and a reduction on strings.
+        let indices = Tensor::from_vec(&[2, 2], vec![0i32, 1, 1, 1]).unwrap();
+        let three = Tensor::from_vec(&[3], vec![0u8; 3]).unwrap();
+        assert!(scatter_nd_update(&data, &indices, &three, None).is_err());
+        let words = Tensor::from_strings(&[2], ["a", "b"].map(String::from).to_vec()).unwrap();
+        let one = Tensor::from_vec(&[1, 1], vec![0i32]).unwrap();
+        let new = Tensor::from_strings(&[1], ["c"].map(String::from).to_vec()).unwrap();
+        assert_eq!(scatter_nd_update(&words, &one, &new, None).unwrap().strings().unwrap(), ["c", "b"]);
+        assert!(scatter_nd_update(&words, &one, &new, Some(Reduction::Sum)).is_err());
+    }
+
+    #[test]
+    fn tuples_of_no_index_take_the_whole_data_and_a_scalar_update_may_be_one_element() {
+        let data = Tensor::from_vec(&[2, 2], vec![1i32, 2, 3, 4]).unwrap();
+        let none = Tensor::from_vec(&[2, 0], Vec::<i64>::new()).unwrap();
+        let updates = Tensor::from_vec(&[2, 2, 2], vec![10i32, 20, 30, 40, 1, 1, 1, 1]).unwrap();
+        let out = scatter_nd_update(&data, &none, &updates, Some(Reduction::Sum)).unwrap();
+        assert_eq!(out.to_vec::<i32>().unwrap(), [12, 23, 34, 45]);
+        let pair = Tensor::from_vec(&[2], vec![1i64, 0]).unwrap();
+        let one = Tensor::from_vec(&[1], vec![9i32]).unwrap();
+        assert_eq!(
+            scatter_nd_update(&data, &pair, &one, None).unwrap().to_vec::<i32>().unwrap(),
+            [1, 2, 9, 4]
+        );
     }
 }

@@ -6,7 +6,8 @@
 
 use std::fmt;
 
-use ovir_shape::ops::ScatterUpdate;
+use ovir_shape::ops::scatter_nd_update::ScatterNdReduction;
+use ovir_shape::ops::{ScatterNdUpdate, ScatterUpdate};
 use ovir_tensor::{ElementType, Tensor};
 
 use crate::kernels::reduce::Reduction;
@@ -15,8 +16,13 @@ use crate::kernels::{KernelError, ScatterScratch};
 use crate::step::{exactly, fits, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
 planner!(ScatterUpdate, plan_update);
+planner!(ScatterNdUpdate, plan_nd);
 
 fn plan_update(op: &ScatterUpdate, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
+    plan(*op, cx)
+}
+
+fn plan_nd(op: &ScatterNdUpdate, cx: &PlanContext<'_>) -> Result<Planned, KernelError> {
     plan(*op, cx)
 }
 
@@ -76,6 +82,41 @@ impl ScatterOp for ScatterUpdate {
         key: i64,
     ) -> Result<Layout, KernelError> {
         scatter::update_layout(data, ty, indices, updates, key)
+    }
+}
+
+impl ScatterOp for ScatterNdUpdate {
+    const OP: &'static str = "ScatterNDUpdate";
+    const INPUTS: usize = 3;
+
+    fn key(&self, _inputs: &[&Tensor]) -> Result<i64, KernelError> {
+        Ok(0)
+    }
+
+    fn known_key(&self, _cx: &PlanContext<'_>) -> Option<i64> {
+        Some(0)
+    }
+
+    fn reduction(&self) -> Option<Reduction> {
+        match self.reduction {
+            ScatterNdReduction::None => None,
+            ScatterNdReduction::Sum => Some(Reduction::Sum),
+            ScatterNdReduction::Sub => Some(Reduction::Sub),
+            ScatterNdReduction::Prod => Some(Reduction::Prod),
+            ScatterNdReduction::Min => Some(Reduction::Min),
+            ScatterNdReduction::Max => Some(Reduction::Max),
+        }
+    }
+
+    fn layout(
+        &self,
+        data: &[usize],
+        ty: ElementType,
+        indices: &[usize],
+        updates: &[usize],
+        _key: i64,
+    ) -> Result<Layout, KernelError> {
+        scatter::nd_layout(data, ty, indices, updates)
     }
 }
 
@@ -168,8 +209,8 @@ impl<O: ScatterOp> Kernel for FixedLayout<O> {
         match self.fitting(inputs) {
             Some([data, indices, updates]) => {
                 let out = outputs.single()?;
-                let offsets = cx.state.scratch::<ScatterScratch>()?.offsets();
-                self.layout.run(data, indices, updates, self.general.0.reduction(), out, cx.options, offsets)
+                let work = cx.state.scratch::<ScatterScratch>()?.work();
+                self.layout.run(data, indices, updates, self.general.0.reduction(), out, cx.options, work)
             }
             None => self.general.run(inputs, outputs, cx),
         }

@@ -27,6 +27,7 @@ pub mod reverse;
 pub mod reverse_sequence;
 pub mod reverse_subsequences;
 pub mod roll;
+pub mod scatter_nd_update;
 pub mod scatter_update;
 pub mod shape_of;
 pub mod shuffle_channels;
@@ -61,6 +62,7 @@ pub use reverse::{Reverse, ReverseMode};
 pub use reverse_sequence::ReverseSequence;
 pub use reverse_subsequences::ReverseSubsequences;
 pub use roll::Roll;
+pub use scatter_nd_update::{ScatterNdReduction, ScatterNdUpdate};
 pub use scatter_update::ScatterUpdate;
 pub use shape_of::ShapeOf;
 pub use shuffle_channels::ShuffleChannels;
@@ -128,6 +130,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::GatherTree,
             $crate::ops::ScatterUpdate,
             $crate::ops::ExtractImagePatches,
+            $crate::ops::ScatterNdUpdate,
             $crate::ops::ReverseSubsequences,
         }
     };
