@@ -39,6 +39,8 @@ DOCUMENTED = {
     "strided_slice_upstream_0": "gives other elements and uninitialised memory for a shrunk index before a new axis",
     "strided_slice_runtime_stride_zero": "dies of a division by zero on a stride of 0 given at run time",
     "strided_slice_string_const": "aborts the process slicing strings",
+    "slice_scatter_upstream_1d_full_f32_i64_runtime": "dies of SIGFPE whenever the bounds are given at run time",
+    "slice_scatter_string_const": "aborts the process on strings",
     "gather_tree_length_zero": "leaves a beam of length 0 unwritten, where the reference fills it with end_token",
     "gather_tree_length_negative": "runs a negative length, leaving the beam unwritten",
 }

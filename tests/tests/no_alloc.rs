@@ -695,3 +695,36 @@ fn scatters_allocate_nothing_after_the_first_inference() {
         ]
     });
 }
+
+#[test]
+fn slice_scatter_allocates_nothing_after_the_first_inference() {
+    // Constant bounds (the region worked out when the model compiles) and
+    // bounds given at run time (the example inputs: steps not 0, updates
+    // of the slice's shape).
+    let mut net = Net::default();
+    let data = net.parameter("f32", &[4, 6]);
+    let updates = net.parameter("f32", &[4, 3]);
+    let (start, stop, step, axes) = (net.ints(&[-1]), net.ints(&[-100]), net.ints(&[-2]), net.ints(&[1]));
+    let fixed = net.op("SliceScatter", "opset15", "", &[data, updates, start, stop, step, axes]);
+    net.result(fixed);
+    // The example start and stop are 0: an empty slice of the first axis.
+    let none = net.parameter("f32", &[0, 6]);
+    let bounds = [net.parameter("i64", &[1]), net.parameter("i64", &[1]), net.parameter("i64", &[1])];
+    let runtime = net.op("SliceScatter", "opset15", "", &[data, none, bounds[0], bounds[1], bounds[2]]);
+    net.result(runtime);
+    assert_steady(&net.compile(), |inputs| {
+        let [data, updates, none, start, stop, step] = inputs else { panic!("six inputs") };
+        vec![
+            kernels::slice_scatter(
+                data,
+                updates,
+                &ints(&[-1]),
+                &ints(&[-100]),
+                &ints(&[-2]),
+                Some(&ints(&[1])),
+            )
+            .unwrap(),
+            kernels::slice_scatter(data, none, start, stop, step, None).unwrap(),
+        ]
+    });
+}

@@ -48,6 +48,7 @@ GENERATORS = [
     "gather_tree",
     "scatter",
     "extract_image_patches",
+    "slice_scatter",
 ]
 
 

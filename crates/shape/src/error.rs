@@ -564,13 +564,16 @@ pub enum ShapeErrorKind {
         /// The type of the inputs before it.
         expected: ElementType,
     },
-    /// Slice's start, stop, step and axes inputs differ in length.
+    /// Slice's (or SliceScatter's) start, stop, step and axes inputs
+    /// differ in length.
     #[error(
-        "the start, stop, step{} inputs of Slice must have one length, but they have {start}, {stop}, {step}{} elements",
+        "the start, stop, step{} inputs of {op} must have one length, but they have {start}, {stop}, {step}{} elements",
         if axes.is_some() { " and axes" } else { "" },
         axes.map(|n| format!(" and {n}")).unwrap_or_default()
     )]
     SliceLengths {
+        /// The operation.
+        op: &'static str,
         /// Elements in start.
         start: usize,
         /// Elements in stop.
@@ -582,23 +585,29 @@ pub enum ShapeErrorKind {
     },
     /// Slice lists more axes than the data has.
     #[error(
-        "Slice has {count} start values, but the data has rank {rank}; it can slice at most one per axis"
+        "{op} has {count} start values, but the data has rank {rank}; it can slice at most one per axis"
     )]
     SliceTooManyAxes {
+        /// The operation.
+        op: &'static str,
         /// The number of start (and stop, step, axes) values.
         count: usize,
         /// The data rank.
         rank: usize,
     },
     /// An axis appears twice in Slice's axes.
-    #[error("axis {axis} appears more than once in the axes input of Slice; each axis can be sliced once")]
+    #[error("axis {axis} appears more than once in the axes input of {op}; each axis can be sliced once")]
     SliceRepeatedAxis {
+        /// The operation.
+        op: &'static str,
         /// The axis, normalised.
         axis: usize,
     },
     /// A step of Slice is 0.
-    #[error("step {index} of Slice is 0; a step must be positive or negative")]
+    #[error("step {index} of {op} is 0; a step must be positive or negative")]
     SliceStepZero {
+        /// The operation.
+        op: &'static str,
         /// The position of the step.
         index: usize,
     },
@@ -1041,6 +1050,15 @@ pub enum ShapeErrorKind {
         data: PartialShape,
         /// The indices shape.
         indices: PartialShape,
+    },
+    /// SliceScatter's updates do not have the shape of the slice they
+    /// replace.
+    #[error("SliceScatter's updates have shape {updates}, but the slice they replace has shape {slice}")]
+    SliceScatterUpdates {
+        /// The updates' shape.
+        updates: PartialShape,
+        /// The slice's shape.
+        slice: PartialShape,
     },
     /// GatherTree's inputs are of a type it does not run.
     #[error("GatherTree takes integers of 8 to 64 bits, f16, bf16, f32 or f64, but its inputs are {found}")]

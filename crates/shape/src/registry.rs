@@ -359,6 +359,7 @@ mod tests {
         ("ExtractImagePatches", 3, 3..=16, true),
         ("ScatterNDUpdate", 3, 4..=14, true),
         ("ScatterNDUpdate", 15, 15..=16, true),
+        ("SliceScatter", 15, 15..=16, true),
     ];
 
     /// The opsets that list a version of `spec`'s op ovir implements.

@@ -57,6 +57,7 @@ pub mod scatter;
 pub mod shape_of;
 pub mod shuffle_channels;
 pub mod slice;
+pub mod slice_scatter;
 pub mod split;
 pub mod strided_slice;
 pub mod tile;
@@ -109,6 +110,9 @@ pub use shuffle_channels::{
     shuffle_channels, shuffle_channels_into, shuffle_channels_output_shape, ShuffleChannelsScratch,
 };
 pub use slice::{slice, slice_into, slice_output_shape};
+pub use slice_scatter::{
+    slice_scatter, slice_scatter_into, slice_scatter_output_shape, SliceRegion, SliceScatterScratch,
+};
 pub use split::{
     split, split_into, split_output_shapes, variadic_split, variadic_split_into,
     variadic_split_output_shapes, SplitScratch,

@@ -17,42 +17,43 @@ const OP: &str = "Slice";
 type PerAxis<T> = SmallVec<[T; 8]>;
 
 /// The values of a 1-D integer input of Slice.
-fn read(input: &'static str, t: &Tensor) -> Result<SmallInts, KernelError> {
+fn read(op: &'static str, input: &'static str, t: &Tensor) -> Result<SmallInts, KernelError> {
     let found = t.element_type();
     if !found.is_integral() {
-        return Err(ShapeErrorKind::IntegerInput { op: OP, input, found }.into());
+        return Err(ShapeErrorKind::IntegerInput { op, input, found }.into());
     }
     if t.rank() != 1 {
-        return Err(input_shape_error(OP, input, "a 1-D tensor", t));
+        return Err(input_shape_error(op, input, "a 1-D tensor", t));
     }
     read_ints(t, Wide::Saturate).ok_or(ShapeErrorKind::UnreadableValues { element_type: found }.into())
 }
 
-/// What one Slice takes from each data axis (every element, in order, for
-/// the axes it does not list).
-fn ranges(
+/// What one Slice (or SliceScatter, named `op` in errors) takes from each
+/// data axis (every element, in order, for the axes it does not list).
+pub(crate) fn ranges(
+    op: &'static str,
     shape: &[usize],
     start: &Tensor,
     stop: &Tensor,
     step: &Tensor,
     axes: Option<&Tensor>,
 ) -> Result<PerAxis<SliceRange>, KernelError> {
-    let start = read("start", start)?;
-    let stop = read("stop", stop)?;
-    let step = read("step", step)?;
-    let axes = axes.map(|a| read("axes", a)).transpose()?;
-    slice_lengths(start.len(), stop.len(), step.len(), axes.as_ref().map(SmallVec::len))?;
-    slice_steps(&step)?;
-    let listed = slice_axes(shape.len(), start.len(), axes.as_deref())?;
+    let start = read(op, "start", start)?;
+    let stop = read(op, "stop", stop)?;
+    let step = read(op, "step", step)?;
+    let axes = axes.map(|a| read(op, "axes", a)).transpose()?;
+    slice_lengths(op, start.len(), stop.len(), step.len(), axes.as_ref().map(SmallVec::len))?;
+    slice_steps(op, &step)?;
+    let listed = slice_axes(op, shape.len(), start.len(), axes.as_deref())?;
     let mut out: PerAxis<SliceRange> =
         shape.iter().map(|&d| SliceRange { first: 0, step: 1, len: d as u64 }).collect();
     for (((&axis, &b), &e), &s) in listed.iter().zip(&start).zip(&stop).zip(&step) {
         let dim = shape
             .get(axis)
             .copied()
-            .ok_or(KernelError::Internal { op: OP, what: "a sliced axis lies outside the data" })?;
+            .ok_or(KernelError::Internal { op, what: "a sliced axis lies outside the data" })?;
         let range = slice_range(dim as u64, b, e, s)
-            .ok_or(KernelError::Internal { op: OP, what: "a step of 0 reached the copy" })?;
+            .ok_or(KernelError::Internal { op, what: "a step of 0 reached the copy" })?;
         if let Some(r) = out.get_mut(axis) {
             *r = range;
         }
@@ -61,7 +62,7 @@ fn ranges(
 }
 
 /// The output shape for these ranges.
-fn shape_of(ranges: &[SliceRange]) -> Result<Vec<usize>, KernelError> {
+pub(crate) fn shape_of(ranges: &[SliceRange]) -> Result<Vec<usize>, KernelError> {
     ranges
         .iter()
         .map(|r| {
@@ -136,7 +137,7 @@ pub(crate) fn fixed(
     step: &Tensor,
     axes: Option<&Tensor>,
 ) -> Result<Fixed, KernelError> {
-    let ranges = ranges(shape, start, stop, step, axes)?;
+    let ranges = ranges(OP, shape, start, stop, step, axes)?;
     if let Some(flags) = reversal(shape, &ranges) {
         return Ok(Fixed::Reverse(flags));
     }
@@ -157,7 +158,7 @@ pub fn slice_output_shape(
     step: &Tensor,
     axes: Option<&Tensor>,
 ) -> Result<Vec<usize>, KernelError> {
-    shape_of(&ranges(data.shape(), start, stop, step, axes)?)
+    shape_of(&ranges(OP, data.shape(), start, stop, step, axes)?)
 }
 
 /// Slice-8: along each axis in `axes` (by default the first ones, one per
@@ -184,7 +185,7 @@ pub fn slice(
     step: &Tensor,
     axes: Option<&Tensor>,
 ) -> Result<Tensor, KernelError> {
-    let ranges = ranges(data.shape(), start, stop, step, axes)?;
+    let ranges = ranges(OP, data.shape(), start, stop, step, axes)?;
     if let Some(flags) = reversal(data.shape(), &ranges) {
         return super::reverse(data, &flags);
     }
@@ -205,7 +206,7 @@ pub fn slice_into(
     out: &mut Tensor,
     options: &ExecOptions,
 ) -> Result<(), KernelError> {
-    let ranges = ranges(data.shape(), start, stop, step, axes)?;
+    let ranges = ranges(OP, data.shape(), start, stop, step, axes)?;
     super::checks::check_output(OP, data.element_type(), &shape_of(&ranges)?, out)?;
     if let Some(flags) = reversal(data.shape(), &ranges) {
         return super::reverse_into(data, &flags, out, options, &mut super::ReverseScratch::new());

@@ -65,6 +65,7 @@ mod scatter;
 mod shape_of;
 mod shuffle_channels;
 mod slice;
+mod slice_scatter;
 mod split;
 mod squeeze;
 mod strided_slice;

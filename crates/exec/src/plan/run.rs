@@ -161,9 +161,10 @@ impl Plan {
 }
 
 /// A step's inputs, gathered on the stack for steps with few of them (all
-/// but a wide Concat), so that running a plan allocates nothing for them.
+/// but a wide Concat; SliceScatter with its axes has six), so that running
+/// a plan allocates nothing for them.
 enum Args<'v> {
-    Inline([&'v Tensor; 5], usize),
+    Inline([&'v Tensor; 8], usize),
     Spilled(Vec<&'v Tensor>),
 }
 
@@ -192,7 +193,7 @@ impl<'v> Args<'v> {
         };
         let n = inputs.len();
         let data = arg(0)?;
-        let mut inline = [data; 5];
+        let mut inline = [data; 8];
         if n <= inline.len() {
             for (i, slot) in inline.iter_mut().enumerate().take(n).skip(1) {
                 *slot = arg(i)?;

@@ -32,6 +32,7 @@ pub mod scatter_update;
 pub mod shape_of;
 pub mod shuffle_channels;
 pub mod slice;
+pub mod slice_scatter;
 pub mod space_to_batch;
 pub mod space_to_depth;
 pub mod split;
@@ -67,6 +68,7 @@ pub use scatter_update::ScatterUpdate;
 pub use shape_of::ShapeOf;
 pub use shuffle_channels::ShuffleChannels;
 pub use slice::Slice;
+pub use slice_scatter::SliceScatter;
 pub use space_to_batch::SpaceToBatch;
 pub use space_to_depth::SpaceToDepth;
 pub use split::Split;
@@ -131,6 +133,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::ScatterUpdate,
             $crate::ops::ExtractImagePatches,
             $crate::ops::ScatterNdUpdate,
+            $crate::ops::SliceScatter,
             $crate::ops::ReverseSubsequences,
         }
     };

@@ -57,7 +57,7 @@ impl Operation for Slice {
                 found: inputs.len(),
             }));
         };
-        infer_slice(data, [start, stop, step], rest.first())
+        infer_slice(SPEC.name, data, [start, stop, step], rest.first())
     }
 
     fn input_values(&self, input: usize, _inputs: &[&PortFact]) -> ValueDomain {
@@ -80,7 +80,11 @@ impl Operation for Slice {
     }
 }
 
-fn infer_slice(
+/// Slice's shape inference, shared with SliceScatter (whose updates have
+/// the shape a Slice would give): the output fact of a Slice of `data` by
+/// `bounds` (start, stop, step) along `axes`, with errors naming `op`.
+pub(crate) fn infer_slice(
+    op: &'static str,
     data: &Input<'_>,
     bounds: [&Input<'_>; 3],
     axes: Option<&Input<'_>>,
@@ -90,8 +94,8 @@ fn infer_slice(
     let mut values: [Option<Vec<i64>>; 3] = [None, None, None];
     let mut lengths: [Option<usize>; 3] = [None, None, None];
     for (k, (input, name)) in bounds.iter().zip(names).enumerate() {
-        let ok = integer_input(&mut problems, "Slice", name, input.fact)
-            & input_rank(&mut problems, "Slice", name, input.fact, &[1], "a 1-D tensor");
+        let ok = integer_input(&mut problems, op, name, input.fact)
+            & input_rank(&mut problems, op, name, input.fact, &[1], "a 1-D tensor");
         if let (Some(v), Some(l)) = (values.get_mut(k), lengths.get_mut(k)) {
             *v = if ok { input.fact.value.as_ref().and_then(saturated_ints) } else { None };
             *l = if ok { vector_len(input.fact) } else { None };
@@ -99,8 +103,8 @@ fn infer_slice(
     }
     let (axes_values, axes_len) = match axes {
         Some(a) => {
-            let ok = integer_input(&mut problems, "Slice", "axes", a.fact)
-                & input_rank(&mut problems, "Slice", "axes", a.fact, &[1], "a 1-D tensor");
+            let ok = integer_input(&mut problems, op, "axes", a.fact)
+                & input_rank(&mut problems, op, "axes", a.fact, &[1], "a 1-D tensor");
             let v = if ok { a.fact.value.as_ref().and_then(saturated_ints) } else { None };
             (v, if ok { vector_len(a.fact) } else { None })
         }
@@ -108,13 +112,13 @@ fn infer_slice(
     };
     if let [Some(start), Some(stop), Some(step)] = lengths {
         if axes.is_none() || axes_len.is_some() {
-            if let Err(kind) = slice_lengths(start, stop, step, axes_len) {
+            if let Err(kind) = slice_lengths(op, start, stop, step, axes_len) {
                 problems.layer(kind);
             }
         }
     }
     let [start, stop, step] = values;
-    if let Some(Err(kind)) = step.as_deref().map(slice_steps) {
+    if let Some(Err(kind)) = step.as_deref().map(|s| slice_steps(op, s)) {
         problems.layer(kind);
     }
     if !problems.is_empty() {
@@ -127,10 +131,10 @@ fn infer_slice(
     let rank = dims.len();
     let count = lengths.iter().chain([&axes_len]).find_map(|&n| n);
     let listed = match (axes, axes_values, count) {
-        (Some(_), Some(v), _) => slice_axes(rank, v.len(), Some(&v)).map(Some),
-        (None, _, Some(n)) => slice_axes(rank, n, None).map(Some),
+        (Some(_), Some(v), _) => slice_axes(op, rank, v.len(), Some(&v)).map(Some),
+        (None, _, Some(n)) => slice_axes(op, rank, n, None).map(Some),
         // The axes are not known yet; their number can still be checked.
-        (_, _, Some(n)) => slice_axes(rank, n, None).map(|_| None),
+        (_, _, Some(n)) => slice_axes(op, rank, n, None).map(|_| None),
         (_, _, None) => Ok(None),
     };
     let listed = match listed {
@@ -223,9 +227,14 @@ pub fn slice_range(dim: u64, start: i64, stop: i64, step: i64) -> Option<SliceRa
 /// The data axes a Slice applies its `count` start/stop/step values to,
 /// normalised: `axes` (negative ones counting from the end, each at most
 /// once), or the first `count` axes when there is no axes input.
-pub fn slice_axes(rank: usize, count: usize, axes: Option<&[i64]>) -> Result<Vec<usize>, ShapeErrorKind> {
+pub fn slice_axes(
+    op: &'static str,
+    rank: usize,
+    count: usize,
+    axes: Option<&[i64]>,
+) -> Result<Vec<usize>, ShapeErrorKind> {
     if count > rank {
-        return Err(ShapeErrorKind::SliceTooManyAxes { count, rank });
+        return Err(ShapeErrorKind::SliceTooManyAxes { op, count, rank });
     }
     let Some(axes) = axes else {
         return Ok((0..count).collect());
@@ -234,13 +243,13 @@ pub fn slice_axes(rank: usize, count: usize, axes: Option<&[i64]>) -> Result<Vec
     let mut out = Vec::with_capacity(axes.len());
     for &a in axes {
         let n = normalize_axis(a, rank).ok_or(ShapeErrorKind::OpAxisOutOfRange {
-            op: "Slice",
+            op,
             what: "axes value",
             axis: a,
             rank,
         })?;
         if !seen.insert(n) {
-            return Err(ShapeErrorKind::SliceRepeatedAxis { axis: n });
+            return Err(ShapeErrorKind::SliceRepeatedAxis { op, axis: n });
         }
         out.push(n);
     }
@@ -250,21 +259,22 @@ pub fn slice_axes(rank: usize, count: usize, axes: Option<&[i64]>) -> Result<Vec
 /// Checks that Slice's start, stop, step and (when given) axes inputs
 /// have one length.
 pub fn slice_lengths(
+    op: &'static str,
     start: usize,
     stop: usize,
     step: usize,
     axes: Option<usize>,
 ) -> Result<(), ShapeErrorKind> {
     if [Some(stop), Some(step), axes].iter().flatten().any(|&n| n != start) {
-        return Err(ShapeErrorKind::SliceLengths { start, stop, step, axes });
+        return Err(ShapeErrorKind::SliceLengths { op, start, stop, step, axes });
     }
     Ok(())
 }
 
 /// Checks that no step of a Slice is 0.
-pub fn slice_steps(steps: &[i64]) -> Result<(), ShapeErrorKind> {
+pub fn slice_steps(op: &'static str, steps: &[i64]) -> Result<(), ShapeErrorKind> {
     match steps.iter().position(|&s| s == 0) {
-        Some(index) => Err(ShapeErrorKind::SliceStepZero { index }),
+        Some(index) => Err(ShapeErrorKind::SliceStepZero { op, index }),
         None => Ok(()),
     }
 }
