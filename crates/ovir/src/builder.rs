@@ -35,9 +35,9 @@ use ovir_ir::{Edge, LayerIdx, OutputRef, Port, RtInfo, SourceFile, Span};
 use ovir_shape::ops::{
     BatchToSpace, BlockMode, Broadcast, BroadcastMode, Concat, Const, Convert, DepthToSpace,
     ExtractImagePatches, Gather, GatherElements, GatherNd, Identity, Pad, PadMode, Parameter, PatchPadding,
-    Reshape, ResultOp, Reverse, ReverseMode, ReverseSequence, ReverseSubsequences, Roll, ShapeOf,
-    ShuffleChannels, Slice, SpaceToBatch, SpaceToDepth, Split, Squeeze, StridedSlice, Tile, Transpose,
-    Unsqueeze, VariadicSplit,
+    Reshape, ResultOp, Reverse, ReverseMode, ReverseSequence, ReverseSubsequences, Roll, ScatterNdReduction,
+    ScatterNdUpdate, ScatterUpdate, ShapeOf, ShuffleChannels, Slice, SpaceToBatch, SpaceToDepth, Split,
+    Squeeze, StridedSlice, Tile, Transpose, Unsqueeze, VariadicSplit,
 };
 use ovir_shape::{BuiltinOp, IntoLayer, Op, OpLayer, OpRegistry, PortFact, Problem};
 use ovir_tensor::{Element, ElementType, PartialShape, Tensor, TensorError};
@@ -323,6 +323,35 @@ impl ModelBuilder {
         batch_dims: u64,
     ) -> Result<Output, BuildError> {
         self.add(GatherNd { batch_dims, version: 8 }, &[data, indices])
+    }
+
+    /// `ScatterUpdate-3`: a copy of `data` in which the slice at each of
+    /// `indices` (any integer type, in `[0, s)`) along `axis` (a scalar or
+    /// one-element integer, negative counting from the end) is replaced by
+    /// the matching slice of `updates`, of shape `data[:axis] + indices +
+    /// data[axis+1:]`; where indices repeat, the last update wins.
+    pub fn scatter_update(
+        &mut self,
+        data: Output,
+        indices: Output,
+        updates: Output,
+        axis: Output,
+    ) -> Result<Output, BuildError> {
+        self.add(ScatterUpdate, &[data, indices, updates, axis])
+    }
+
+    /// `ScatterNDUpdate-15`: a copy of `data` in which the element or slice
+    /// each tuple along the last axis of `indices` (i32 or i64; negative
+    /// indices count from the end) picks is replaced by, or combined by
+    /// `reduction` with, the matching slice of `updates`, in index order.
+    pub fn scatter_nd_update(
+        &mut self,
+        data: Output,
+        indices: Output,
+        updates: Output,
+        reduction: ScatterNdReduction,
+    ) -> Result<Output, BuildError> {
+        self.add(ScatterNdUpdate { reduction, version: 15 }, &[data, indices, updates])
     }
 
     /// `Broadcast`: `data` broadcast to `target_shape`; `axes_mapping` is

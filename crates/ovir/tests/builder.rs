@@ -470,3 +470,25 @@ fn gather_nd_builds_with_its_own_function() {
     });
     assert_eq!(got[0], (vec![2], vec![12, 13]));
 }
+
+/// ScatterUpdate and ScatterNDUpdate-15 through their own builder
+/// functions, on values worked out by hand.
+#[test]
+fn scatters_build_with_their_own_functions() {
+    let x = || Tensor::from_vec(&[2, 3], vec![10i32, 11, 12, 13, 14, 15]).unwrap();
+    // Columns 2 and then 0 replaced, row by row (axis -1).
+    let got = run_built(x(), |b, d| {
+        let indices = b.constant_slice(&[2], &[2i64, 0]).unwrap();
+        let updates = b.constant_slice(&[2, 2], &[1i32, 2, 3, 4]).unwrap();
+        let axis = b.constant_slice(&[1], &[-1i64]).unwrap();
+        vec![b.scatter_update(d, indices, updates, axis).unwrap()]
+    });
+    assert_eq!(got[0], (vec![2, 3], vec![2, 11, 1, 4, 14, 3]));
+    // Rows summed into: row 1 twice, and row -2 (row 0) once.
+    let got = run_built(x(), |b, d| {
+        let rows = b.constant_slice(&[3, 1], &[1i32, -2, 1]).unwrap();
+        let updates = b.constant_slice(&[3, 3], &[1i32, 1, 1, 2, 2, 2, 3, 3, 3]).unwrap();
+        vec![b.scatter_nd_update(d, rows, updates, ops::ScatterNdReduction::Sum).unwrap()]
+    });
+    assert_eq!(got[0], (vec![2, 3], vec![12, 13, 14, 17, 18, 19]));
+}
