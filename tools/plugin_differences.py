@@ -43,6 +43,8 @@ DOCUMENTED = {
     "slice_scatter_string_const": "aborts the process on strings",
     "gather_tree_length_zero": "leaves a beam of length 0 unwritten, where the reference fills it with end_token",
     "gather_tree_length_negative": "runs a negative length, leaving the beam unwritten",
+    "string_pack_end_past_symbols": "reads past the end of the symbols for a string that ends beyond them",
+    "string_pack_backwards": "fails inside its string copy for a range that ends before it begins",
 }
 
 

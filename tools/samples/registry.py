@@ -49,6 +49,7 @@ GENERATORS = [
     "scatter",
     "extract_image_patches",
     "slice_scatter",
+    "string_tensor",
 ]
 
 

@@ -157,6 +157,18 @@ impl<'r> Outputs<'r> {
         })
     }
 
+    /// The buffers of the first three outputs at once, for a kernel that
+    /// writes them together.
+    pub(crate) fn three(&mut self) -> Result<[&mut Tensor; 3], KernelError> {
+        let missing =
+            KernelError::Internal { op: "plan", what: "a kernel asked for outputs that have no buffer" };
+        let [a, b, c] = self.slots.get_disjoint_mut([0, 1, 2]).map_err(|_| missing.clone())?;
+        match (a.as_mut(), b.as_mut(), c.as_mut()) {
+            (Some(a), Some(b), Some(c)) => Ok([a, b, c]),
+            _ => Err(missing),
+        }
+    }
+
     /// The buffer of the only output; the usual call of a single-output
     /// kernel.
     pub(crate) fn single(&mut self) -> Result<&mut Tensor, KernelError> {

@@ -37,7 +37,7 @@ use ovir_shape::ops::{
     ExtractImagePatches, Gather, GatherElements, GatherNd, Identity, Pad, PadMode, Parameter, PatchPadding,
     Reshape, ResultOp, Reverse, ReverseMode, ReverseSequence, ReverseSubsequences, Roll, ScatterNdReduction,
     ScatterNdUpdate, ScatterUpdate, ShapeOf, ShuffleChannels, Slice, SpaceToBatch, SpaceToDepth, Split,
-    Squeeze, StridedSlice, Tile, Transpose, Unsqueeze, VariadicSplit,
+    Squeeze, StridedSlice, StringTensorPack, StringTensorUnpack, Tile, Transpose, Unsqueeze, VariadicSplit,
 };
 use ovir_shape::{BuiltinOp, IntoLayer, Op, OpLayer, OpRegistry, PortFact, Problem};
 use ovir_tensor::{Element, ElementType, PartialShape, Tensor, TensorError};
@@ -532,6 +532,23 @@ impl ModelBuilder {
         padding: PatchPadding,
     ) -> Result<Output, BuildError> {
         self.add(ExtractImagePatches { sizes, strides, rates, padding }, &[data])
+    }
+
+    /// `StringTensorUnpack`: string `data` as `[begins, ends, symbols]`,
+    /// i32 offsets into its UTF-8 bytes one after another.
+    pub fn string_tensor_unpack(&mut self, data: Output) -> Result<Vec<Output>, BuildError> {
+        self.add_layer(StringTensorUnpack, &[data])
+    }
+
+    /// `StringTensorPack`: the strings `symbols[begins[i]..ends[i]]`, of
+    /// the shape of `begins` and `ends` (i32 or i64).
+    pub fn string_tensor_pack(
+        &mut self,
+        begins: Output,
+        ends: Output,
+        symbols: Output,
+    ) -> Result<Output, BuildError> {
+        self.add(StringTensorPack, &[begins, ends, symbols])
     }
 
     /// `Split`: `data` cut into `num_splits` equal parts along `axis`, one

@@ -1129,6 +1129,74 @@ pub enum ShapeErrorKind {
         /// The reductions the op has, in words.
         expected: &'static str,
     },
+    /// An input has an element type its op does not take.
+    #[error("the {input} input of {op} must be {expected}, but it is {found}")]
+    InputType {
+        /// The operation.
+        op: &'static str,
+        /// The input's role.
+        input: &'static str,
+        /// What is accepted, in words.
+        expected: &'static str,
+        /// The input's element type.
+        found: ElementType,
+    },
+    /// StringTensorUnpack's strings hold more bytes than its i32 offsets
+    /// count.
+    #[error(
+        "StringTensorUnpack's strings hold {} bytes, more than its i32 begins and ends can count (2147483647)",
+        bytes.map_or("2^64 or more".to_string(), |b| b.to_string())
+    )]
+    StringsTooLong {
+        /// The bytes, `None` past `u64`.
+        bytes: Option<u64>,
+    },
+    /// StringTensorPack's constant begins or ends break a rule of
+    /// OpenVINO's shape inference.
+    #[error("the {input} of StringTensorPack {problem}")]
+    StringIndices {
+        /// `begins` or `ends`.
+        input: &'static str,
+        /// The rule broken, in words.
+        problem: &'static str,
+    },
+    /// StringTensorPack's begins and ends differ in shape.
+    #[error("the begins {begins} and ends {ends} of StringTensorPack must have one shape")]
+    StringPackShapes {
+        /// The begins' shape.
+        begins: PartialShape,
+        /// The ends' shape.
+        ends: PartialShape,
+    },
+    /// A string StringTensorPack packs lies outside its symbols, or ends
+    /// before it begins.
+    #[error(
+        "string {} of StringTensorPack spans [{begin}, {end}), which is not a range of its {symbols} symbols",
+        position_text(position)
+    )]
+    StringSpan {
+        /// Where the string is in begins and ends.
+        position: Vec<usize>,
+        /// Its begin.
+        begin: i64,
+        /// Its end.
+        end: i64,
+        /// The symbols' length.
+        symbols: u64,
+    },
+    /// A string StringTensorPack packs is not UTF-8.
+    #[error(
+        "string {} of StringTensorPack, symbols [{begin}, {end}), is not valid UTF-8; ovir's strings are UTF-8 text",
+        position_text(position)
+    )]
+    StringUtf8 {
+        /// Where the string is in begins and ends.
+        position: Vec<usize>,
+        /// Its begin.
+        begin: i64,
+        /// Its end.
+        end: i64,
+    },
     /// An ExtractImagePatches attribute is not two integers.
     #[error(
         "attribute `{name}` of ExtractImagePatches must be two integers, `rows,cols`, but it is `{value}`"

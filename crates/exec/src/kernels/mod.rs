@@ -60,6 +60,7 @@ pub mod slice;
 pub mod slice_scatter;
 pub mod split;
 pub mod strided_slice;
+pub mod string_tensor;
 pub mod tile;
 pub mod transpose;
 
@@ -118,5 +119,9 @@ pub use split::{
     variadic_split_output_shapes, SplitScratch,
 };
 pub use strided_slice::{strided_slice, strided_slice_into, strided_slice_output_shape, StridedSliceScratch};
+pub use string_tensor::{
+    string_tensor_pack, string_tensor_pack_into, string_tensor_pack_output_shape, string_tensor_unpack,
+    string_tensor_unpack_into, string_tensor_unpack_symbols,
+};
 pub use tile::{tile, tile_into, tile_output_shape, TileScratch};
 pub use transpose::{transpose, transpose_into, transpose_output_shape, TransposeScratch};

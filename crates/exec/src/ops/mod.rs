@@ -69,6 +69,7 @@ mod slice_scatter;
 mod split;
 mod squeeze;
 mod strided_slice;
+mod string_tensor;
 mod tile;
 mod transpose;
 mod unsqueeze;

@@ -38,6 +38,7 @@ pub mod space_to_depth;
 pub mod split;
 pub mod squeeze;
 pub mod strided_slice;
+pub mod string_tensor;
 pub mod tile;
 pub mod transpose;
 pub mod unsqueeze;
@@ -74,6 +75,7 @@ pub use space_to_depth::SpaceToDepth;
 pub use split::Split;
 pub use squeeze::Squeeze;
 pub use strided_slice::StridedSlice;
+pub use string_tensor::{StringTensorPack, StringTensorUnpack};
 pub use tile::Tile;
 pub use transpose::Transpose;
 pub use unsqueeze::Unsqueeze;
@@ -134,6 +136,8 @@ macro_rules! for_each_builtin_op {
             $crate::ops::ExtractImagePatches,
             $crate::ops::ScatterNdUpdate,
             $crate::ops::SliceScatter,
+            $crate::ops::StringTensorUnpack,
+            $crate::ops::StringTensorPack,
             $crate::ops::ReverseSubsequences,
         }
     };
