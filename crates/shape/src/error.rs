@@ -1119,6 +1119,17 @@ pub enum ShapeErrorKind {
         /// The data's rank.
         data_rank: usize,
     },
+    /// A reduction asked of elements it cannot combine (strings, the
+    /// packed types).
+    #[error("{op}'s reduction {reduction} takes numbers and booleans, but the data is {found}")]
+    ReductionType {
+        /// The operation.
+        op: &'static str,
+        /// The `reduction` attribute.
+        reduction: &'static str,
+        /// The data's element type.
+        found: ElementType,
+    },
     /// A `reduction` attribute names no reduction the op has.
     #[error("`{value}` is not a reduction of {op}; expected one of {expected}")]
     InvalidReduction {

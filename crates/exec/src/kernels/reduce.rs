@@ -40,29 +40,10 @@ pub enum Reduction {
     Max,
 }
 
-/// Whether [`combine`] takes elements of `ty`: every whole-byte number
-/// type, boolean and the 8-bit floats.
+/// Whether [`combine`] (or, for the narrow floats, [`combine_wide`])
+/// takes elements of `ty`: every whole-byte number type and boolean.
 pub(crate) fn reduces(ty: ElementType) -> bool {
-    use ElementType as E;
-    matches!(
-        ty,
-        E::Boolean
-            | E::I8
-            | E::U8
-            | E::I16
-            | E::U16
-            | E::I32
-            | E::U32
-            | E::I64
-            | E::U64
-            | E::F16
-            | E::Bf16
-            | E::F32
-            | E::F64
-            | E::F8e4m3
-            | E::F8e5m2
-            | E::F8e8m0
-    )
+    ovir_shape::ops::scatter_nd_update::reduces(ty)
 }
 
 /// Combines every element of `dst` (elements of `ty`, as bytes) with the

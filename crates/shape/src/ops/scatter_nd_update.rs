@@ -141,6 +141,13 @@ impl Operation for ScatterNdUpdate {
             problems.layer(ShapeErrorKind::IndexType { op: OP, input: "indices", found: ity });
         }
         let ty = same_type(&mut problems, OP, data.fact, updates.fact);
+        if self.reduction != ScatterNdReduction::None && ty.is_static() && !reduces(ty) {
+            problems.layer(ShapeErrorKind::ReductionType {
+                op: OP,
+                reduction: self.reduction.as_str(),
+                found: ty,
+            });
+        }
         if let Err(kind) = check_nd_updates(&data.fact.shape, &indices.fact.shape, &updates.fact.shape) {
             problems.layer(kind);
             return Err(problems);
@@ -188,6 +195,31 @@ impl Operation for ScatterNdUpdate {
             _ => None,
         }
     }
+}
+
+/// Whether a scatter's reduction combines elements of `ty`: every number
+/// type of whole bytes and boolean, what the executor's reductions take.
+pub fn reduces(ty: ElementType) -> bool {
+    use ElementType as E;
+    matches!(
+        ty,
+        E::Boolean
+            | E::I8
+            | E::U8
+            | E::I16
+            | E::U16
+            | E::I32
+            | E::U32
+            | E::I64
+            | E::U64
+            | E::F16
+            | E::Bf16
+            | E::F32
+            | E::F64
+            | E::F8e4m3
+            | E::F8e5m2
+            | E::F8e8m0
+    )
 }
 
 /// The shape ScatterNDUpdate's updates must have, `indices[:-1] +
@@ -342,6 +374,32 @@ mod tests {
                 let inputs = [Input::new(&data), Input::new(&indices), Input::new(&updates)];
                 let got = op.infer(&inputs).map_err(|p| p.into_vec().remove(0).kind.to_string());
                 assert_eq!(got.err().as_deref(), error);
+            }
+        }
+    }
+
+    #[test]
+    fn reductions_of_strings_and_packed_types_are_refused() {
+        for (ty, reduction, refused) in [
+            (ElementType::String, ScatterNdReduction::Sum, true),
+            (ElementType::U4, ScatterNdReduction::Max, true),
+            (ElementType::String, ScatterNdReduction::None, false),
+            (ElementType::U4, ScatterNdReduction::None, false),
+            (ElementType::Boolean, ScatterNdReduction::Sub, false),
+            (ElementType::F8e4m3, ScatterNdReduction::Prod, false),
+        ] {
+            let facts = [
+                PortFact::of(ty, "[3]".parse().unwrap()),
+                PortFact::of(ElementType::I32, "[2,1]".parse().unwrap()),
+                PortFact::of(ty, "[2]".parse().unwrap()),
+            ];
+            let inputs: Vec<Input<'_>> = facts.iter().map(Input::new).collect();
+            let got = ScatterNdUpdate { reduction, version: 15 }.infer(&inputs);
+            let want = ShapeErrorKind::ReductionType { op: OP, reduction: reduction.as_str(), found: ty };
+            match got {
+                Err(p) if refused => assert_eq!(p.into_vec().remove(0).kind, want),
+                Ok(_) if !refused => {}
+                other => panic!("{ty} {reduction:?}: {other:?}"),
             }
         }
     }
