@@ -697,6 +697,34 @@ fn scatters_allocate_nothing_after_the_first_inference() {
 }
 
 #[test]
+fn scatter_elements_allocates_nothing_after_the_first_inference() {
+    // ScatterElementsUpdate-12 averaging f16 (widened to f32 in the step's
+    // scratch, with counts) and ScatterElementsUpdate-3.
+    let mut net = Net::default();
+    let data = net.parameter("f16", &[4, 3]);
+    let indices = net.parameter("i64", &[2, 3]);
+    let updates = net.parameter("f16", &[2, 3]);
+    let axis = net.parameter("i64", &[]);
+    let mean = net.op(
+        "ScatterElementsUpdate",
+        "opset12",
+        r#"reduction="mean" use_init_val="false""#,
+        &[data, indices, updates, axis],
+    );
+    net.result(mean);
+    let replaced = net.op("ScatterElementsUpdate", "opset3", "", &[data, indices, updates, axis]);
+    net.result(replaced);
+    assert_steady(&net.compile(), |inputs| {
+        let [data, indices, updates, axis] = inputs else { panic!("four inputs") };
+        use ovir::shape::ops::ScatterElementsReduction as R;
+        vec![
+            kernels::scatter_elements_update(data, indices, updates, axis, R::Mean, false).unwrap(),
+            kernels::scatter_elements_update(data, indices, updates, axis, R::None, true).unwrap(),
+        ]
+    });
+}
+
+#[test]
 fn slice_scatter_allocates_nothing_after_the_first_inference() {
     // Constant bounds (the region worked out when the model compiles) and
     // bounds given at run time (the example inputs: steps not 0, updates

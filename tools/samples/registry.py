@@ -47,6 +47,7 @@ GENERATORS = [
     "gather_nd",
     "gather_tree",
     "scatter",
+    "scatter_elements",
     "extract_image_patches",
     "slice_scatter",
     "string_tensor",

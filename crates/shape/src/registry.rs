@@ -360,6 +360,8 @@ mod tests {
         ("ScatterNDUpdate", 3, 4..=14, true),
         ("ScatterNDUpdate", 15, 15..=16, true),
         ("SliceScatter", 15, 15..=16, true),
+        ("ScatterElementsUpdate", 3, 3..=11, true),
+        ("ScatterElementsUpdate", 12, 12..=16, true),
         ("StringTensorUnpack", 15, 15..=16, true),
         ("StringTensorPack", 15, 15..=16, true),
     ];

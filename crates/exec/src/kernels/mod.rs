@@ -54,6 +54,7 @@ mod reverse_sequence;
 mod reverse_subsequences;
 pub mod roll;
 pub mod scatter;
+pub mod scatter_elements;
 pub mod shape_of;
 pub mod shuffle_channels;
 pub mod slice;
@@ -105,6 +106,10 @@ pub use roll::{roll, roll_into, RollScratch};
 pub use scatter::{
     scatter_nd_update, scatter_nd_update_into, scatter_nd_update_output_shape, scatter_update,
     scatter_update_into, scatter_update_output_shape, ScatterScratch,
+};
+pub use scatter_elements::{
+    scatter_elements_update, scatter_elements_update_into, scatter_elements_update_output_shape,
+    ScatterElementsScratch,
 };
 pub use shape_of::{shape_of, shape_of_into};
 pub use shuffle_channels::{

@@ -62,6 +62,7 @@ mod reverse_sequence;
 mod reverse_subsequences;
 mod roll;
 mod scatter;
+mod scatter_elements_update;
 mod shape_of;
 mod shuffle_channels;
 mod slice;

@@ -27,6 +27,7 @@ pub mod reverse;
 pub mod reverse_sequence;
 pub mod reverse_subsequences;
 pub mod roll;
+pub mod scatter_elements_update;
 pub mod scatter_nd_update;
 pub mod scatter_update;
 pub mod shape_of;
@@ -64,6 +65,7 @@ pub use reverse::{Reverse, ReverseMode};
 pub use reverse_sequence::ReverseSequence;
 pub use reverse_subsequences::ReverseSubsequences;
 pub use roll::Roll;
+pub use scatter_elements_update::{ScatterElementsReduction, ScatterElementsUpdate};
 pub use scatter_nd_update::{ScatterNdReduction, ScatterNdUpdate};
 pub use scatter_update::ScatterUpdate;
 pub use shape_of::ShapeOf;
@@ -136,6 +138,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::ExtractImagePatches,
             $crate::ops::ScatterNdUpdate,
             $crate::ops::SliceScatter,
+            $crate::ops::ScatterElementsUpdate,
             $crate::ops::StringTensorUnpack,
             $crate::ops::StringTensorPack,
             $crate::ops::ReverseSubsequences,

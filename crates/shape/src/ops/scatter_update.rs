@@ -61,20 +61,7 @@ impl Operation for ScatterUpdate {
         integer_input(&mut problems, OP, "indices", indices.fact);
         let axis_ok = integer_input(&mut problems, OP, "axis", axis.fact);
         let ty = same_type(&mut problems, OP, data.fact, updates.fact);
-        let axis_shape_ok = match axis.fact.shape.dims() {
-            Some([]) | None => true,
-            Some([n]) if n.compatible(Dim::fixed(1)) => true,
-            Some(_) => {
-                problems.layer(ShapeErrorKind::InputShape {
-                    op: OP,
-                    input: "axis",
-                    expected: "a scalar or a tensor of one element",
-                    shape: axis.fact.shape.clone(),
-                });
-                false
-            }
-        };
-        let axis_value = checked_ints(axis_ok && axis_shape_ok, axis.fact).and_then(|v| v.first().copied());
+        let axis_value = axis_value(&mut problems, OP, axis_ok, axis.fact);
         let axis = match scatter_update_axis(&data.fact.shape, axis_value) {
             Ok(a) => a,
             Err(kind) => {
@@ -173,12 +160,46 @@ pub(crate) fn same_type(
     }
 }
 
+/// The value of a scatter's axis input (integer when `integer`), when it
+/// is known; an axis of more than one element is a problem.
+pub(crate) fn axis_value(
+    problems: &mut Problems,
+    op: &'static str,
+    integer: bool,
+    axis: &PortFact,
+) -> Option<i64> {
+    let shape_ok = match axis.shape.dims() {
+        Some([]) | None => true,
+        Some([n]) if n.compatible(Dim::fixed(1)) => true,
+        Some(_) => {
+            problems.layer(ShapeErrorKind::InputShape {
+                op,
+                input: "axis",
+                expected: "a scalar or a tensor of one element",
+                shape: axis.shape.clone(),
+            });
+            false
+        }
+    };
+    checked_ints(integer && shape_ok, axis).and_then(|v| v.first().copied())
+}
+
 /// ScatterUpdate's axis in `[0, rank)`, when the axis and the data rank are
 /// known; an axis outside `[-rank, rank)` is an error.
 pub fn scatter_update_axis(data: &PartialShape, axis: Option<i64>) -> Result<Option<usize>, ShapeErrorKind> {
+    op_axis(OP, data, axis)
+}
+
+/// A scatter's axis in `[0, rank)`, when the axis and the data rank are
+/// known; an axis outside `[-rank, rank)` is an error naming `op`.
+pub(crate) fn op_axis(
+    op: &'static str,
+    data: &PartialShape,
+    axis: Option<i64>,
+) -> Result<Option<usize>, ShapeErrorKind> {
     match (axis, data.rank()) {
         (Some(a), Some(r)) => normalize_axis(a, r).map(Some).ok_or(ShapeErrorKind::OpAxisOutOfRange {
-            op: OP,
+            op,
             what: "axis",
             axis: a,
             rank: r,
