@@ -18,7 +18,7 @@
 //! take no reduction.
 
 use ovir_shape::ops::gather_elements::index_in;
-use ovir_shape::ops::scatter_elements_update::{check_elements_updates, elements_axis};
+use ovir_shape::ops::scatter_elements_update::check_elements_updates;
 use ovir_shape::ops::ScatterElementsReduction;
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::packed::{code_at, is_packed, set_code};
@@ -26,7 +26,6 @@ use ovir_tensor::{ElementType, PartialShape, Tensor};
 use smallvec::SmallVec;
 
 use super::reduce::{combine, combine_wide, narrow, reduces, widen, Reduction};
-use super::scatter::read_axis;
 use super::{ExecOptions, KernelError};
 
 const OP: &str = "ScatterElementsUpdate";
@@ -55,7 +54,7 @@ fn internal() -> KernelError {
 }
 
 /// Checks the inputs' shapes and types against one another and gives the
-/// axis, normalised.
+/// axis, normalised. Allocates nothing unless they do not fit.
 fn checked_axis(
     data: &Tensor,
     indices: &Tensor,
@@ -70,15 +69,40 @@ fn checked_axis(
     if ty != uty {
         return Err(ShapeErrorKind::InputTypes { op: OP, input: 2, found: uty, expected: ty }.into());
     }
-    let d = PartialShape::from_static(data.shape());
-    let axis = elements_axis(&d, Some(read_axis(axis)?))?.ok_or_else(internal)?;
-    check_elements_updates(
-        &d,
-        &PartialShape::from_static(indices.shape()),
-        &PartialShape::from_static(updates.shape()),
-        Some(axis),
-    )?;
-    Ok(axis)
+    if axis.len() != 1 {
+        return Err(super::checks::input_shape_error(
+            OP,
+            "axis",
+            "a scalar or a tensor of one element",
+            axis,
+        ));
+    }
+    let mut value = 0i128;
+    ovir_shape::try_for_each_integer(axis, |a| {
+        value = a;
+        Ok::<(), ()>(())
+    })
+    .ok_or(ShapeErrorKind::IntegerInput { op: OP, input: "axis", found: axis.element_type() })?
+    .map_err(|()| internal())?;
+    let (d, i) = (data.shape(), indices.shape());
+    let rank = d.len();
+    let a = i64::try_from(value).unwrap_or(i64::MIN);
+    let at = ovir_tensor::normalize_axis(a, rank).ok_or(ShapeErrorKind::OpAxisOutOfRange {
+        op: OP,
+        what: "axis",
+        axis: a,
+        rank,
+    })?;
+    let fits = i.len() == rank
+        && updates.shape() == i
+        && d.iter().zip(i).enumerate().all(|(k, (&x, &y))| k == at || y <= x);
+    if !fits {
+        // Only now are the shapes written out, for the error.
+        let shape = PartialShape::from_static;
+        check_elements_updates(&shape(d), &shape(i), &shape(updates.shape()), Some(at))?;
+        return Err(internal());
+    }
+    Ok(at)
 }
 
 /// The output shape of [`scatter_elements_update`] for these inputs (the
