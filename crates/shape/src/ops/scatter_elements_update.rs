@@ -21,7 +21,7 @@
 //!   AND.
 
 use ovir_ir::Layer;
-use ovir_tensor::{normalize_axis, ElementType, PartialShape};
+use ovir_tensor::{ElementType, PartialShape};
 
 use crate::attrs;
 use crate::dims::integer_input;
@@ -31,7 +31,7 @@ use crate::operation::{
     exactly, BuiltinOp, Input, OpLayer, OpSpec, Operation, Problems, ShapeRule, Size, ValueDomain, Versions,
 };
 use crate::ops::gather_elements::check_indices;
-use crate::ops::scatter_update::{axis_value, op_axis, same_type};
+use crate::ops::scatter_update::{axis_scatter_values, axis_value, op_axis, same_type};
 
 const OP: &str = "ScatterElementsUpdate";
 
@@ -209,14 +209,7 @@ impl Operation for ScatterElementsUpdate {
     }
 
     fn input_values(&self, input: usize, inputs: &[&PortFact]) -> ValueDomain {
-        match input {
-            1 => ValueDomain::Indices {
-                size: known_axis(inputs).map(|axis| Size::DimOf { input: 0, axis }),
-                negative: true,
-            },
-            3 => ValueDomain::Axes { rank: Some(Size::RankOf { input: 0 }), first: 0, distinct: false },
-            _ => ValueDomain::Any,
-        }
+        axis_scatter_values(input, inputs, true)
     }
 
     fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
@@ -227,14 +220,6 @@ impl Operation for ScatterElementsUpdate {
             _ => None,
         }
     }
-}
-
-/// The axis of a ScatterElementsUpdate, normalised, when the data rank and
-/// the axis value are known.
-fn known_axis(inputs: &[&PortFact]) -> Option<usize> {
-    let rank = inputs.first()?.shape.rank()?;
-    let axis = inputs.get(3).and_then(|a| crate::dims::ints_of(a)).and_then(|v| v.first().copied())?;
-    normalize_axis(axis, rank)
 }
 
 /// ScatterElementsUpdate's axis in `[0, rank)`, when the axis and the data

@@ -99,14 +99,7 @@ impl Operation for ScatterUpdate {
     }
 
     fn input_values(&self, input: usize, inputs: &[&PortFact]) -> ValueDomain {
-        match input {
-            1 => ValueDomain::Indices {
-                size: known_axis(inputs).map(|axis| Size::DimOf { input: 0, axis }),
-                negative: false,
-            },
-            3 => ValueDomain::Axes { rank: Some(Size::RankOf { input: 0 }), first: 0, distinct: false },
-            _ => ValueDomain::Any,
-        }
+        axis_scatter_values(input, inputs, false)
     }
 
     fn input_shape(&self, input: usize, inputs: &[&PortFact]) -> Option<ShapeRule> {
@@ -135,7 +128,24 @@ impl Operation for ScatterUpdate {
 
 /// The axis of a ScatterUpdate, normalised, when the data rank and the
 /// axis value are known.
-fn known_axis(inputs: &[&PortFact]) -> Option<usize> {
+/// The values a scatter along an axis (ScatterUpdate,
+/// ScatterElementsUpdate: data, indices, updates, axis) takes: indices
+/// into the data's axis, negative ones too when `negative`, and an axis
+/// of the data.
+pub(crate) fn axis_scatter_values(input: usize, inputs: &[&PortFact], negative: bool) -> ValueDomain {
+    match input {
+        1 => ValueDomain::Indices {
+            size: known_axis(inputs).map(|axis| Size::DimOf { input: 0, axis }),
+            negative,
+        },
+        3 => ValueDomain::Axes { rank: Some(Size::RankOf { input: 0 }), first: 0, distinct: false },
+        _ => ValueDomain::Any,
+    }
+}
+
+/// The axis of a scatter along one, in `[0, rank)`, when its value and
+/// the data's rank are known.
+pub(crate) fn known_axis(inputs: &[&PortFact]) -> Option<usize> {
     let rank = inputs.first()?.shape.rank()?;
     let axis = inputs.get(3).and_then(|a| ints_of(a)).and_then(|v| v.first().copied())?;
     normalize_axis(axis, rank)
