@@ -148,6 +148,10 @@ fn sweep(dir: &std::path::Path) -> Result<Sweep, String> {
     // ones may break a rule the case's inputs keep (pads that a Split
     // cuts from one vector, where no rule of the Pad reaches them).
     let ports = compiled.inputs();
+    // Each input is also held here, as a caller running a model many times
+    // on the same inputs holds them: a scatter into a model input then
+    // copies it rather than taking it over (which `handed_over_cache` checks).
+    let mut held = Vec::new();
     for (i, example) in inputs.into_iter().enumerate() {
         let recorded = ports.get(i).and_then(|port| {
             let stem = ovir::npy::file_stem(port.names.first()?);
@@ -157,6 +161,7 @@ fn sweep(dir: &std::path::Path) -> Result<Sweep, String> {
             .then_some(t)
         });
         let t = recorded.unwrap_or(example);
+        held.push(t.clone());
         if let Err(e) = request.set_input(i, t) {
             return fail(format!("input {i} refused: {e}"));
         }
@@ -755,4 +760,41 @@ fn slice_scatter_allocates_nothing_after_the_first_inference() {
             kernels::slice_scatter(data, none, start, stop, step, None).unwrap(),
         ]
     });
+}
+
+#[test]
+fn handed_over_cache_is_updated_in_place_with_nothing_allocated() {
+    // A KV cache as a model input: ScatterUpdate writes one row into it.
+    // Handed over and taken back on every step, the cache keeps its
+    // buffer, and the steps after the first allocate nothing.
+    let mut net = Net::default();
+    let cache = net.parameter("f32", &[64, 16]);
+    let row = net.parameter("i64", &[1]);
+    let update = net.parameter("f32", &[1, 16]);
+    let axis = net.ints(&[0]);
+    let updated = net.op("ScatterUpdate", "opset3", "", &[cache, row, update, axis]);
+    net.result(updated);
+    let compiled = net.compile();
+    let mut request = compiled.infer_request();
+    let values: Vec<f32> = (0..64 * 16).map(|v| v as f32).collect();
+    let cache = Tensor::from_vec(&[64, 16], values.clone()).unwrap();
+    let start = cache.bytes().unwrap().as_ptr();
+    request.set_input(1, ints(&[5])).unwrap();
+    request.set_input(2, Tensor::from_vec(&[1, 16], vec![-1f32; 16]).unwrap()).unwrap();
+    request.set_input(0, cache).unwrap();
+    request.infer().unwrap();
+    let mut held = Some(request.take_output(0).unwrap());
+    let count = allocations_in(|| {
+        for _ in 0..10 {
+            request.set_input(0, held.take().unwrap()).unwrap();
+            request.infer().unwrap();
+            held = Some(request.take_output(0).unwrap());
+        }
+    });
+    let cache = held.unwrap();
+    assert_eq!(count, 0, "allocations in 10 steps after the first");
+    assert_eq!(cache.bytes().unwrap().as_ptr(), start, "the cache moved to another buffer");
+    let mut want = values;
+    want[5 * 16..6 * 16].fill(-1.0);
+    assert_eq!(cache.to_vec::<f32>().unwrap(), want);
 }

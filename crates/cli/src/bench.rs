@@ -12,7 +12,7 @@ use ovir::{CompileOptions, ElementType, Model, Tensor};
 use serde::Serialize;
 
 use crate::args::BenchArgs;
-use crate::io::set_inputs;
+use crate::io::{hold_inputs, set_inputs};
 use crate::{CliError, Outcome};
 
 /// Latency statistics of one series of timings, in milliseconds.
@@ -183,6 +183,9 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
     let compiled = model.compile_with(options)?;
     let mut request = compiled.infer_request();
     set_inputs(&mut request, &args.inputs, &args.shapes)?;
+    // Every inference runs on the same inputs, as benchmark_app's do: a
+    // scatter into a model input copies it each time.
+    let _held = hold_inputs(&request);
 
     // Ctrl-C from here on stops the run between two inferences, with the
     // statistics of those done.

@@ -5,6 +5,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context};
 use ovir::{CompiledModel, InferRequest, PartialShape, Tensor};
 
+/// Clones of the inputs set on `request`, for the caller to hold while it
+/// runs: a request given the only reference to an input may hand it to a
+/// scatter that updates it in place, after which it holds no value. The
+/// commands that run a model more than once, or read its inputs again
+/// after a run, keep them this way, so the scatter copies.
+pub fn hold_inputs(request: &InferRequest) -> Vec<Tensor> {
+    (0..request.model().inputs().len()).filter_map(|i| request.input(i).ok().cloned()).collect()
+}
+
 /// Sets the inputs named by `-i` arguments, and fills every input they
 /// leave out with the valid example data a run without `-i` gets. When
 /// some inputs were given, each generated one is noted on standard error

@@ -9,7 +9,7 @@ use crate::args::RunArgs;
 use ovir::conformance::{check_outputs, read_arrays, OutputProblem};
 use ovir::npy::output_file_stems;
 
-use crate::io::{element_text, set_inputs, write_outputs};
+use crate::io::{element_text, hold_inputs, set_inputs, write_outputs};
 use crate::tensors::{dump, save_inputs};
 use crate::{CliError, Outcome};
 
@@ -43,6 +43,8 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
     let compiled = model.compile_with(options)?;
     let mut request = compiled.infer_request();
     set_inputs(&mut request, &args.inputs, &args.shapes)?;
+    // `--dump` runs the model again on the inputs.
+    let _held = hold_inputs(&request);
     let io = |e: std::io::Error| CliError::Other(e.into());
     // Saved before the run, so that a run that fails can be repeated too.
     if let Some(dir) = &args.save_inputs {

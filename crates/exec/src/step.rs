@@ -348,8 +348,23 @@ pub(crate) trait Kernel: fmt::Debug + Send + Sync {
     /// `None` by default. The plan grants it only where that input dies
     /// at this step; the kernel then learns on each run from
     /// [`Outputs::in_place`] whether it got that buffer.
+    ///
+    /// The plan also grants a model input that this step reads last, so
+    /// that a caller who hands over the only reference to it (a KV cache
+    /// updated by a scatter) has it updated in place. Should the kernel
+    /// fail, the buffer goes back to that input: a kernel that reuses an
+    /// input checks everything before it writes.
     fn reuses_input(&self, port: usize) -> Option<usize> {
         let _ = port;
+        None
+    }
+
+    /// The bytes the step moves when output `port` took over its input's
+    /// buffer ([`Kernel::reuses_input`]), when that is less than the
+    /// output: a scatter writes only its updates. `None` (the default)
+    /// counts the whole output.
+    fn moved_in_place(&self, inputs: &[&Tensor], port: usize) -> Option<usize> {
+        let _ = (inputs, port);
         None
     }
 
@@ -391,6 +406,10 @@ pub(crate) struct Reuse {
     pub(crate) port: usize,
     /// The input whose buffer it may take.
     pub(crate) input: usize,
+    /// When that input is a model input, its index among the plan's
+    /// inputs: taking its buffer leaves the input unset until the caller
+    /// sets it again.
+    pub(crate) model_input: Option<usize>,
 }
 
 /// What [`prepare`] found.
@@ -447,16 +466,17 @@ pub(crate) fn prepare(
             }
             _ => 0,
         };
-        *moved += written.max(read);
         let takes_over = reuse.iter().filter(|r| r.port == port && port < 64).any(|r| {
             inputs
                 .get(r.input)
                 .is_some_and(|t| t.element_type() == ty && t.shape() == &*shape && t.is_exclusive())
         });
         if takes_over {
+            *moved += kernel.moved_in_place(inputs, port).unwrap_or(written);
             prepared.reused |= 1 << port;
             continue;
         }
+        *moved += written.max(read);
         // The output's size is known before anything is allocated.
         ovir_tensor::check_memory(ty, &shape, limit).map_err(StepError::OverLimit)?;
         *slot = Some(take_buffer(pool, ty, &shape)?);

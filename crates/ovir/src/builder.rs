@@ -35,9 +35,10 @@ use ovir_ir::{Edge, LayerIdx, OutputRef, Port, RtInfo, SourceFile, Span};
 use ovir_shape::ops::{
     BatchToSpace, BlockMode, Broadcast, BroadcastMode, Concat, Const, Convert, DepthToSpace,
     ExtractImagePatches, Gather, GatherElements, GatherNd, Identity, Pad, PadMode, Parameter, PatchPadding,
-    Reshape, ResultOp, Reverse, ReverseMode, ReverseSequence, ReverseSubsequences, Roll, ScatterNdReduction,
-    ScatterNdUpdate, ScatterUpdate, ShapeOf, ShuffleChannels, Slice, SpaceToBatch, SpaceToDepth, Split,
-    Squeeze, StridedSlice, StringTensorPack, StringTensorUnpack, Tile, Transpose, Unsqueeze, VariadicSplit,
+    Reshape, ResultOp, Reverse, ReverseMode, ReverseSequence, ReverseSubsequences, Roll,
+    ScatterElementsReduction, ScatterElementsUpdate, ScatterNdReduction, ScatterNdUpdate, ScatterUpdate,
+    ShapeOf, ShuffleChannels, Slice, SliceScatter, SpaceToBatch, SpaceToDepth, Split, Squeeze, StridedSlice,
+    StringTensorPack, StringTensorUnpack, Tile, Transpose, Unsqueeze, VariadicSplit,
 };
 use ovir_shape::{BuiltinOp, IntoLayer, Op, OpLayer, OpRegistry, PortFact, Problem};
 use ovir_tensor::{Element, ElementType, PartialShape, Tensor, TensorError};
@@ -352,6 +353,42 @@ impl ModelBuilder {
         reduction: ScatterNdReduction,
     ) -> Result<Output, BuildError> {
         self.add(ScatterNdUpdate { reduction, version: 15 }, &[data, indices, updates])
+    }
+
+    /// `ScatterElementsUpdate-12`: a copy of `data` in which each element
+    /// of `updates` replaces, or is combined by `reduction` with, the
+    /// element at its own position but with the index along `axis` that
+    /// `indices` (of the updates' shape; negative indices count from the
+    /// end) gives, in index order. Without `use_init_val`, the data's
+    /// element takes no part in the reduction.
+    pub fn scatter_elements_update(
+        &mut self,
+        data: Output,
+        indices: Output,
+        updates: Output,
+        axis: Output,
+        reduction: ScatterElementsReduction,
+        use_init_val: bool,
+    ) -> Result<Output, BuildError> {
+        let op = ScatterElementsUpdate { reduction, use_init_val, version: 12 };
+        self.add(op, &[data, indices, updates, axis])
+    }
+
+    /// `SliceScatter-15`: a copy of `data` with `updates` written over the
+    /// slice that `start`, `stop`, `step` and `axes` pick, as
+    /// [`slice`](Self::slice) picks it.
+    pub fn slice_scatter(
+        &mut self,
+        data: Output,
+        updates: Output,
+        start: Output,
+        stop: Output,
+        step: Output,
+        axes: Option<Output>,
+    ) -> Result<Output, BuildError> {
+        let mut inputs = vec![data, updates, start, stop, step];
+        inputs.extend(axes);
+        self.add(SliceScatter, &inputs)
     }
 
     /// `Broadcast`: `data` broadcast to `target_shape`; `axes_mapping` is

@@ -110,6 +110,12 @@ pub enum Error {
     },
     /// Outputs were asked for before any inference ran.
     NotRun,
+    /// An output was asked for after
+    /// [`take_output`](crate::InferRequest::take_output) took it.
+    OutputTaken {
+        /// The output's name.
+        name: String,
+    },
     /// A tensor could not be built or viewed as asked.
     Tensor(TensorError),
     /// An extension could not be registered.
@@ -166,6 +172,9 @@ impl fmt::Display for Error {
                 write!(f, "cannot generate example values for input \"{name}\": {reason}")
             }
             Error::NotRun => write!(f, "no inference has run on this request yet"),
+            Error::OutputTaken { name } => {
+                write!(f, "output \"{name}\" was taken from the request; the next inference makes it again")
+            }
             Error::Tensor(e) => write!(f, "{}", with_causes(e)),
             Error::Extension(e) => write!(f, "cannot register the extension: {e}"),
             Error::Write(e) => write!(f, "{e}"),
@@ -192,6 +201,7 @@ impl fmt::Debug for Error {
             Error::ExampleInput { .. } => "ExampleInput",
             Error::ExampleDomain { .. } => "ExampleDomain",
             Error::NotRun => "NotRun",
+            Error::OutputTaken { .. } => "OutputTaken",
             Error::Tensor(_) => "Tensor",
             Error::Extension(_) => "Extension",
             Error::Write(_) => "Write",

@@ -304,9 +304,9 @@ impl CompiledModel {
     /// Wraps a run-time error with the failing layer's place in the XML.
     pub(crate) fn run_error(&self, error: ovir_exec::RunError) -> Error {
         let at = match &error {
-            ovir_exec::RunError::Kernel { layer, .. } | ovir_exec::RunError::OverLimit { layer, .. } => {
-                self.inner.model.place_of(layer.id)
-            }
+            ovir_exec::RunError::Kernel { layer, .. }
+            | ovir_exec::RunError::OverLimit { layer, .. }
+            | ovir_exec::RunError::InputHandedOver { layer, .. } => self.inner.model.place_of(layer.id),
             ovir_exec::RunError::InputNotSet { name } => return Error::InputNotSet { name: name.clone() },
             _ => None,
         };

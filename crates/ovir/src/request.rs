@@ -3,7 +3,7 @@
 use std::fmt;
 
 use ndarray::{ArrayD, ArrayViewD, Dimension};
-use ovir_exec::RunState;
+use ovir_exec::{RunError, RunState};
 use ovir_tensor::text::{DisplayOptions, Quoted, TensorDisplay};
 use ovir_tensor::{packed, Element, Tensor};
 use serde::{Serialize, Serializer};
@@ -296,6 +296,15 @@ impl InferRequest {
     /// `nf4`, `f4e2m1`) or an 8-bit float type also takes its exchange
     /// form: one `u8` per element (`i8` for `i4`), which is packed here.
     /// A value outside the type's range is an [`Error::InputValue`].
+    ///
+    /// The request keeps the input for the next inferences, with one
+    /// exception. Given the only reference to a tensor (no clone kept) that
+    /// a scatter updates and nothing after it reads, the request hands it
+    /// over to the scatter, which updates it in place rather than copying
+    /// it. The input then holds no value after the inference: take the
+    /// updated tensor back with [`take_output`](Self::take_output) and set
+    /// it again. A tensor the caller still holds a clone of is never
+    /// changed; the scatter copies it.
     pub fn set_input<'k>(&mut self, key: impl Into<PortKey<'k>>, tensor: Tensor) -> Result<(), Error> {
         let index = self.input_index(key.into())?;
         let name = || self.model.inputs().get(index).map(|p| p.name().to_string()).unwrap_or_default();
@@ -352,9 +361,17 @@ impl InferRequest {
     }
 
     /// Runs the model on the inputs set so far; every input must be set.
+    /// When one is not, nothing runs and the last inference's outputs stay
+    /// as they were.
     pub fn infer(&mut self) -> Result<(), Error> {
+        let ran = self.ran;
         self.ran = false;
-        self.model.plan().run_state(&mut self.state).map_err(|e| self.model.run_error(e))?;
+        self.model.plan().run_state(&mut self.state).map_err(|e| {
+            if matches!(e, RunError::InputNotSet { .. } | RunError::InputHandedOver { .. }) {
+                self.ran = ran;
+            }
+            self.model.run_error(e)
+        })?;
         self.ran = true;
         Ok(())
     }
@@ -365,7 +382,43 @@ impl InferRequest {
         if !self.ran {
             return Err(Error::NotRun);
         }
-        self.model.plan().output(&self.state, index).ok_or(Error::NotRun)
+        self.model.plan().output(&self.state, index).ok_or_else(|| Error::OutputTaken {
+            name: self.model.outputs().get(index).map(|p| p.name().to_string()).unwrap_or_default(),
+        })
+    }
+
+    /// Takes an output of the last inference out of the request: the
+    /// caller then holds the only reference to it, and the request no
+    /// longer has it ([`output`](Self::output) says so until the next
+    /// inference, which makes it anew). An output the request must keep
+    /// (an input passed straight through, a constant, a view of an input)
+    /// is given as a clone that shares its storage.
+    ///
+    /// With [`set_input`](Self::set_input), this lets a value go round a
+    /// model without a copy: a KV cache that a scatter updates, handed
+    /// over as an input and taken back as an output, is updated in place,
+    /// at the cost of its updates alone.
+    ///
+    /// ```
+    /// # fn demo(request: &mut ovir::InferRequest, cache: ovir::Tensor) -> Result<(), ovir::Error> {
+    /// let mut cache = cache;
+    /// for _step in 0..4 {
+    ///     request.set_input("cache", cache)?; // handed over: no clone kept
+    ///     request.infer()?; // the ScatterUpdate writes into the cache's buffer
+    ///     cache = request.take_output("updated")?;
+    /// }
+    /// # Ok(()) }
+    /// ```
+    pub fn take_output<'k>(&mut self, key: impl Into<PortKey<'k>>) -> Result<Tensor, Error> {
+        let index = self.output_index(key.into())?;
+        if !self.ran {
+            return Err(Error::NotRun);
+        }
+        let name = || self.model.outputs().get(index).map(|p| p.name().to_string()).unwrap_or_default();
+        self.model
+            .plan()
+            .take_output(&mut self.state, index)
+            .ok_or_else(|| Error::OutputTaken { name: name() })
     }
 
     /// An output of the last inference as an `ndarray` view.

@@ -492,3 +492,32 @@ fn scatters_build_with_their_own_functions() {
     });
     assert_eq!(got[0], (vec![2, 3], vec![12, 13, 14, 17, 18, 19]));
 }
+
+/// ScatterElementsUpdate-12 and SliceScatter-15 through their own builder
+/// functions, on values worked out by hand.
+#[test]
+fn element_and_slice_scatters_build_with_their_own_functions() {
+    use ops::ScatterElementsReduction::Sum;
+    let x = || Tensor::from_vec(&[2, 3], vec![10i32, 11, 12, 13, 14, 15]).unwrap();
+    // Along axis 1: row 0 adds 1 and 2 to column 2; row 1 adds 3 to
+    // column 0 and 4 to column 1. Without the initial values, the sums
+    // start from 0.
+    let got = run_built(x(), |b, d| {
+        let indices = b.constant_slice(&[2, 2], &[2i64, -1, 0, 1]).unwrap();
+        let updates = b.constant_slice(&[2, 2], &[1i32, 2, 3, 4]).unwrap();
+        let axis = b.constant_slice(&[], &[1i64]).unwrap();
+        vec![
+            b.scatter_elements_update(d, indices, updates, axis, Sum, true).unwrap(),
+            b.scatter_elements_update(d, indices, updates, axis, Sum, false).unwrap(),
+        ]
+    });
+    assert_eq!(got[0], (vec![2, 3], vec![10, 11, 15, 16, 18, 15]));
+    assert_eq!(got[1], (vec![2, 3], vec![10, 11, 3, 3, 4, 15]));
+    // Columns 0 and 2 (step 2 along axis 1) replaced.
+    let got = run_built(x(), |b, d| {
+        let updates = b.constant_slice(&[2, 2], &[1i32, 2, 3, 4]).unwrap();
+        let (start, stop, step, axes) = (ints(b, &[0]), ints(b, &[3]), ints(b, &[2]), ints(b, &[1]));
+        vec![b.slice_scatter(d, updates, start, stop, step, Some(axes)).unwrap()]
+    });
+    assert_eq!(got[0], (vec![2, 3], vec![1, 11, 2, 3, 14, 4]));
+}

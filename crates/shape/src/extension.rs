@@ -377,7 +377,16 @@ pub enum InPlace<'o, 'i> {
     },
 }
 
-impl<'o> InPlace<'o, '_> {
+impl<'o, 'i> InPlace<'o, 'i> {
+    /// The input to start from, `None` when the output took over its
+    /// buffer and already holds its values, and the output.
+    pub fn parts(self) -> (Option<&'i Tensor>, &'o mut Tensor) {
+        match self {
+            InPlace::Reused(output) => (None, output),
+            InPlace::Fresh { input, output } => (Some(input), output),
+        }
+    }
+
     /// The output, holding the input's values: as it is when it took over
     /// the input's buffer, else with them copied in.
     pub fn filled(self, op: &str) -> Result<&'o mut Tensor, ExtensionError> {

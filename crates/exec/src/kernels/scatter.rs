@@ -119,11 +119,11 @@ impl Layout {
         &self.data_shape
     }
 
-    /// Whether this layout was made for inputs of these shapes and this
-    /// key (ScatterUpdate's axis).
-    pub(crate) fn fits(&self, data: &Tensor, indices: &Tensor, updates: &Tensor, key: i64) -> bool {
+    /// Whether this layout was made for data of shape `data`, these
+    /// indices and updates, and this key (ScatterUpdate's axis).
+    pub(crate) fn fits(&self, data: &[usize], indices: &Tensor, updates: &Tensor, key: i64) -> bool {
         key == self.key
-            && data.shape() == self.data_shape.as_slice()
+            && data == self.data_shape.as_slice()
             && indices.shape() == self.indices_shape.as_slice()
             && updates.shape() == self.updates_shape.as_slice()
     }
@@ -162,12 +162,13 @@ impl Layout {
 
     /// Scatters `updates` into a copy of `data` at the places `indices`
     /// give, combining them with `reduction` when there is one, into
-    /// `out`; the inputs must fit this layout. `work` is working memory
+    /// `out`; with no `data`, `out` already holds it and is updated in
+    /// place. The inputs must fit this layout. `work` is working memory
     /// kept between runs.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &self,
-        data: &Tensor,
+        data: Option<&Tensor>,
         indices: &Tensor,
         updates: &Tensor,
         reduction: Option<Reduction>,
@@ -176,7 +177,7 @@ impl Layout {
         work: &mut Work,
     ) -> Result<(), KernelError> {
         let op = self.op;
-        let ty = data.element_type();
+        let ty = data.map_or(out.element_type(), Tensor::element_type);
         super::checks::check_output(op, ty, &self.data_shape, out)?;
         if updates.element_type() != ty {
             return Err(ShapeErrorKind::InputTypes {
@@ -194,7 +195,7 @@ impl Layout {
         let Work { offsets, wide } = work;
         self.offsets(indices, offsets)?;
         let units = self.outer.checked_mul(self.count).and_then(|n| n.checked_mul(self.unit));
-        if units != Some(updates.len()) || data.len() != self.outer.saturating_mul(self.outer_stride) {
+        if units != Some(updates.len()) || out.len() != self.outer.saturating_mul(self.outer_stride) {
             return Err(internal(op));
         }
         let places = (0..self.outer).flat_map(|o| {
@@ -205,10 +206,12 @@ impl Layout {
         });
         match reduction {
             Some(r) if widens(ty) => {
-                let bytes = data.bytes().ok_or(KernelError::UnsupportedType { op, ty })?;
+                // In place too, the whole data is widened, so that repeated
+                // indices round once.
+                let bytes = data.unwrap_or(&*out).bytes().ok_or(KernelError::UnsupportedType { op, ty })?;
                 wide.clear();
-                super::error::try_reserve(wide, data.len(), op, "data")?;
-                wide.resize(data.len(), 0.0);
+                super::error::try_reserve(wide, out.len(), op, "data")?;
+                wide.resize(out.len(), 0.0);
                 widen(op, ty, bytes, wide)?;
                 let src = updates.bytes().ok_or(KernelError::UnsupportedType { op, ty })?;
                 let w = ty.byte_width().ok_or(KernelError::UnsupportedType { op, ty })?;
@@ -223,7 +226,9 @@ impl Layout {
                 narrow(op, ty, wide, dst)
             }
             _ => {
-                self.copy.run(data, out, options)?;
+                if let Some(data) = data {
+                    self.copy.run(data, out, options)?;
+                }
                 write_units(op, ty, self.unit, places, updates, out, reduction)
             }
         }
@@ -314,11 +319,13 @@ impl ScatterScratch {
     }
 
     /// Runs a scatter on inputs whose layout `make` works out, keeping the
-    /// layout for the next run on the same shapes and `key`.
+    /// layout for the next run on the same shapes and `key`. Data of shape
+    /// `shape` is copied from `data`, or with no `data` already in `out`.
     #[allow(clippy::too_many_arguments)]
     pub(crate) fn run(
         &mut self,
-        data: &Tensor,
+        data: Option<&Tensor>,
+        shape: &[usize],
         indices: &Tensor,
         updates: &Tensor,
         key: i64,
@@ -327,7 +334,7 @@ impl ScatterScratch {
         options: &ExecOptions,
         make: impl FnOnce() -> Result<Layout, KernelError>,
     ) -> Result<(), KernelError> {
-        let kept = self.layout.as_ref().is_some_and(|l| l.fits(data, indices, updates, key));
+        let kept = self.layout.as_ref().is_some_and(|l| l.fits(shape, indices, updates, key));
         if !kept {
             self.layout = None;
             self.layout = Some(make()?);
@@ -410,7 +417,7 @@ pub fn scatter_update_into(
     scratch: &mut ScatterScratch,
 ) -> Result<(), KernelError> {
     let axis = read_axis(axis)?;
-    scratch.run(data, indices, updates, axis, None, out, options, || {
+    scratch.run(Some(data), data.shape(), indices, updates, axis, None, out, options, || {
         update_layout(data.shape(), indices.element_type(), indices.shape(), updates.shape(), axis)
     })
 }
@@ -522,7 +529,7 @@ pub fn scatter_nd_update_into(
     options: &ExecOptions,
     scratch: &mut ScatterScratch,
 ) -> Result<(), KernelError> {
-    scratch.run(data, indices, updates, 0, reduction, out, options, || {
+    scratch.run(Some(data), data.shape(), indices, updates, 0, reduction, out, options, || {
         nd_layout(data.shape(), indices.element_type(), indices.shape(), updates.shape())
     })
 }

@@ -56,7 +56,7 @@ fn internal() -> KernelError {
 /// Checks the inputs' shapes and types against one another and gives the
 /// axis, normalised. Allocates nothing unless they do not fit.
 fn checked_axis(
-    data: &Tensor,
+    (ty, d): (ElementType, &[usize]),
     indices: &Tensor,
     updates: &Tensor,
     axis: &Tensor,
@@ -65,7 +65,7 @@ fn checked_axis(
     if !ity.is_integral() {
         return Err(ShapeErrorKind::IntegerInput { op: OP, input: "indices", found: ity }.into());
     }
-    let (ty, uty) = (data.element_type(), updates.element_type());
+    let uty = updates.element_type();
     if ty != uty {
         return Err(ShapeErrorKind::InputTypes { op: OP, input: 2, found: uty, expected: ty }.into());
     }
@@ -84,7 +84,7 @@ fn checked_axis(
     })
     .ok_or(ShapeErrorKind::IntegerInput { op: OP, input: "axis", found: axis.element_type() })?
     .map_err(|()| internal())?;
-    let (d, i) = (data.shape(), indices.shape());
+    let i = indices.shape();
     let rank = d.len();
     let a = i64::try_from(value).unwrap_or(i64::MIN);
     let at = ovir_tensor::normalize_axis(a, rank).ok_or(ShapeErrorKind::OpAxisOutOfRange {
@@ -113,7 +113,7 @@ pub fn scatter_elements_update_output_shape(
     updates: &Tensor,
     axis: &Tensor,
 ) -> Result<Vec<usize>, KernelError> {
-    checked_axis(data, indices, updates, axis)?;
+    checked_axis((data.element_type(), data.shape()), indices, updates, axis)?;
     Ok(data.shape().to_vec())
 }
 
@@ -186,9 +186,24 @@ pub fn scatter_elements_update_into(
     _options: &ExecOptions,
     scratch: &mut ScatterElementsScratch,
 ) -> Result<(), KernelError> {
-    let ty = data.element_type();
-    let axis = checked_axis(data, indices, updates, axis)?;
-    super::checks::check_output(OP, ty, data.shape(), out)?;
+    let inputs = [indices, updates, axis];
+    scatter_elements_into(Some(data), inputs, reduction, use_init_val, out, scratch)
+}
+
+/// [`scatter_elements_update_into`] from a copy of `data`, or with no
+/// `data` in place: `out` already holds it.
+pub(crate) fn scatter_elements_into(
+    data: Option<&Tensor>,
+    [indices, updates, axis]: [&Tensor; 3],
+    reduction: ScatterElementsReduction,
+    use_init_val: bool,
+    out: &mut Tensor,
+    scratch: &mut ScatterElementsScratch,
+) -> Result<(), KernelError> {
+    let ty = data.map_or(out.element_type(), Tensor::element_type);
+    let shape: SmallVec<[usize; 8]> = data.map_or(out.shape(), Tensor::shape).into();
+    let axis = checked_axis((ty, &shape), indices, updates, axis)?;
+    super::checks::check_output(OP, ty, &shape, out)?;
     let r = match reduction {
         ScatterElementsReduction::None => None,
         ScatterElementsReduction::Sum | ScatterElementsReduction::Mean => Some(Reduction::Sum),
@@ -212,8 +227,11 @@ pub fn scatter_elements_update_into(
         .into());
     }
     let ScatterElementsScratch { offsets, counts, wide } = scratch;
-    landing(data.shape(), indices, axis, offsets)?;
-    copy(ty, data, out)?;
+    landing(&shape, indices, axis, offsets)?;
+    if let Some(data) = data {
+        copy(ty, data, out)?;
+    }
+    let len = out.len();
     let Some(r) = r else {
         return write(ty, offsets, updates, out);
     };
@@ -223,9 +241,9 @@ pub fn scatter_elements_update_into(
     let bad = || KernelError::Internal { op: OP, what: "an update lands outside the output" };
     if wide_type {
         wide.clear();
-        super::error::try_reserve(wide, data.len(), OP, "data")?;
-        wide.resize(data.len(), 0.0);
-        widen(OP, ty, data.bytes().ok_or_else(bad)?, wide)?;
+        super::error::try_reserve(wide, len, OP, "data")?;
+        wide.resize(len, 0.0);
+        widen(OP, ty, out.bytes().ok_or_else(bad)?, wide)?;
         if !use_init_val {
             let n = neutral_wide(ty, reduction);
             for &o in offsets.iter() {
@@ -238,7 +256,7 @@ pub fn scatter_elements_update_into(
             combine_wide(OP, ty, r, to, from)?;
         }
         if mean {
-            averaged(offsets, counts, data.len(), use_init_val, |o, n| {
+            averaged(offsets, counts, len, use_init_val, |o, n| {
                 *wide.get_mut(o).ok_or_else(bad)? /= n as f32;
                 Ok(())
             })?;
@@ -257,7 +275,7 @@ pub fn scatter_elements_update_into(
         combine(OP, ty, r, to, from)?;
     }
     if mean {
-        averaged(offsets, counts, data.len(), use_init_val, |o, n| {
+        averaged(offsets, counts, len, use_init_val, |o, n| {
             divide(ty, dst.get_mut(o * w..(o + 1) * w).ok_or_else(bad)?, n);
             Ok(())
         })?;

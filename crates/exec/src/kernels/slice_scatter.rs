@@ -10,7 +10,7 @@
 use ovir_shape::ops::slice::SliceRange;
 use ovir_shape::ShapeErrorKind;
 use ovir_tensor::packed::{code_at, is_packed, set_code};
-use ovir_tensor::{PartialShape, Tensor};
+use ovir_tensor::{ElementType, PartialShape, Tensor};
 use smallvec::SmallVec;
 
 use super::checks::check_output;
@@ -59,17 +59,31 @@ impl SliceRegion {
     /// Writes `data` with `updates` over the region into `out`, which has
     /// the data's type and shape.
     pub fn run(&self, data: &Tensor, updates: &Tensor, out: &mut Tensor) -> Result<(), KernelError> {
-        if data.shape() != self.data_shape {
+        self.update(Some(data), updates, out)
+    }
+
+    /// [`run`](Self::run), or with no `data` in place: `out` already
+    /// holds it.
+    pub(crate) fn update(
+        &self,
+        data: Option<&Tensor>,
+        updates: &Tensor,
+        out: &mut Tensor,
+    ) -> Result<(), KernelError> {
+        let (ty, shape) = data.map_or((out.element_type(), out.shape()), |d| (d.element_type(), d.shape()));
+        if shape != self.data_shape {
             return Err(KernelError::Internal { op: OP, what: "the data does not fit the region" });
         }
-        self.check_updates(data, updates)?;
-        check_output(OP, data.element_type(), data.shape(), out)?;
-        copy_whole(data, out)?;
+        self.check_updates(ty, updates)?;
+        check_output(OP, ty, &self.data_shape, out)?;
+        if let Some(data) = data {
+            copy_whole(data, out)?;
+        }
         self.scatter(updates, out)
     }
 
-    fn check_updates(&self, data: &Tensor, updates: &Tensor) -> Result<(), KernelError> {
-        let (expected, found) = (data.element_type(), updates.element_type());
+    fn check_updates(&self, expected: ElementType, updates: &Tensor) -> Result<(), KernelError> {
+        let found = updates.element_type();
         if found != expected {
             return Err(ShapeErrorKind::InputTypes { op: OP, input: 1, found, expected }.into());
         }
@@ -221,7 +235,7 @@ pub fn slice_scatter_output_shape(
     axes: Option<&Tensor>,
 ) -> Result<Vec<usize>, KernelError> {
     let region = SliceRegion::new(data.shape(), start, stop, step, axes)?;
-    region.check_updates(data, updates)?;
+    region.check_updates(data.element_type(), updates)?;
     Ok(data.shape().to_vec())
 }
 
@@ -252,7 +266,7 @@ pub fn slice_scatter(
     axes: Option<&Tensor>,
 ) -> Result<Tensor, KernelError> {
     let region = SliceRegion::new(data.shape(), start, stop, step, axes)?;
-    region.check_updates(data, updates)?;
+    region.check_updates(data.element_type(), updates)?;
     let mut out = Tensor::zeros(data.element_type(), data.shape())?;
     region.run(data, updates, &mut out)?;
     Ok(out)
@@ -327,12 +341,25 @@ pub fn slice_scatter_into(
     _options: &ExecOptions,
     scratch: &mut SliceScatterScratch,
 ) -> Result<(), KernelError> {
-    scratch.region(data.shape(), [Some(start), Some(stop), Some(step), axes])?.run(data, updates, out)
+    slice_scatter_in(Some(data), updates, [start, stop, step], axes, out, scratch)
+}
+
+/// [`slice_scatter_into`] from a copy of `data`, or with no `data` in
+/// place: `out` already holds it.
+pub(crate) fn slice_scatter_in(
+    data: Option<&Tensor>,
+    updates: &Tensor,
+    [start, stop, step]: [&Tensor; 3],
+    axes: Option<&Tensor>,
+    out: &mut Tensor,
+    scratch: &mut SliceScatterScratch,
+) -> Result<(), KernelError> {
+    let shape: SmallVec<[usize; 8]> = data.map_or(out.shape(), Tensor::shape).into();
+    scratch.region(&shape, [Some(start), Some(stop), Some(step), axes])?.update(data, updates, out)
 }
 
 #[cfg(test)]
 mod tests {
-    use ovir_tensor::ElementType;
 
     use super::*;
 

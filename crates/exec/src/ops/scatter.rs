@@ -149,6 +149,57 @@ fn inputs3<'a, O: ScatterOp>(inputs: &[&'a Tensor]) -> Result<[&'a Tensor; 3], K
 #[derive(Debug)]
 struct General<O>(O);
 
+impl<O: ScatterOp> General<O> {
+    /// Runs the scatter into `out`: from a copy of `data`, or in place
+    /// when `out` took over the data's buffer (no `data`). `shape` is the
+    /// data's.
+    #[allow(clippy::too_many_arguments)]
+    fn scatter(
+        &self,
+        data: Option<&Tensor>,
+        shape: &[usize],
+        [indices, updates]: [&Tensor; 2],
+        key: i64,
+        out: &mut Tensor,
+        cx: &mut RunContext<'_>,
+    ) -> Result<(), KernelError> {
+        let op = self.0;
+        let scratch = cx.state.scratch::<ScatterScratch>()?;
+        scratch.run(data, shape, indices, updates, key, op.reduction(), out, cx.options, || {
+            op.layout(shape, indices.element_type(), indices.shape(), updates.shape(), key)
+        })
+    }
+}
+
+/// The inputs of a scatter as it runs: the data to copy (`None` when the
+/// output took over its buffer), its shape, the indices and updates, the
+/// key, and the output.
+struct Running<'a, 'o> {
+    data: Option<&'a Tensor>,
+    shape: smallvec::SmallVec<[usize; 8]>,
+    rest: [&'a Tensor; 2],
+    key: i64,
+    out: &'o mut Tensor,
+}
+
+fn running<'a, 'o, O: ScatterOp>(
+    op: O,
+    inputs: &[&'a Tensor],
+    outputs: &'o mut Outputs<'_>,
+) -> Result<Running<'a, 'o>, KernelError> {
+    let [data, indices, updates] = inputs3::<O>(inputs)?;
+    let key = op.key(inputs)?;
+    let (data, out) = outputs.in_place(0, data)?.parts();
+    let shape = data.map_or(out.shape(), Tensor::shape).into();
+    Ok(Running { data, shape, rest: [indices, updates], key, out })
+}
+
+/// The bytes a scatter writes in place: its updates.
+fn updates_bytes<O: ScatterOp>(inputs: &[&Tensor]) -> Option<usize> {
+    let [_, _, updates] = inputs3::<O>(inputs).ok()?;
+    Some(updates.bytes().map_or(0, <[u8]>::len))
+}
+
 impl<O: ScatterOp> Kernel for General<O> {
     fn output<'t>(&'t self, inputs: &[&'t Tensor], _port: usize) -> Result<Output<'t>, KernelError> {
         // The output has the data's shape; the inputs are checked against
@@ -163,14 +214,16 @@ impl<O: ScatterOp> Kernel for General<O> {
         outputs: &mut Outputs<'_>,
         cx: &mut RunContext<'_>,
     ) -> Result<(), KernelError> {
-        let out = outputs.single()?;
-        let [data, indices, updates] = inputs3::<O>(inputs)?;
-        let key = self.0.key(inputs)?;
-        let op = self.0;
-        let scratch = cx.state.scratch::<ScatterScratch>()?;
-        scratch.run(data, indices, updates, key, op.reduction(), out, cx.options, || {
-            op.layout(data.shape(), indices.element_type(), indices.shape(), updates.shape(), key)
-        })
+        let Running { data, shape, rest, key, out } = running(self.0, inputs, outputs)?;
+        self.scatter(data, &shape, rest, key, out, cx)
+    }
+
+    fn reuses_input(&self, port: usize) -> Option<usize> {
+        (port == 0).then_some(0)
+    }
+
+    fn moved_in_place(&self, inputs: &[&Tensor], _port: usize) -> Option<usize> {
+        updates_bytes::<O>(inputs)
     }
 }
 
@@ -182,21 +235,14 @@ struct FixedLayout<O: ScatterOp> {
     layout: Layout,
 }
 
-impl<O: ScatterOp> FixedLayout<O> {
-    fn fitting<'a>(&self, inputs: &[&'a Tensor]) -> Option<[&'a Tensor; 3]> {
-        let [data, indices, updates] = inputs3::<O>(inputs).ok()?;
-        let key = self.general.0.key(inputs).ok()?;
-        self.layout.fits(data, indices, updates, key).then_some([data, indices, updates])
-    }
-}
-
 impl<O: ScatterOp> Kernel for FixedLayout<O> {
     fn output<'t>(&'t self, inputs: &[&'t Tensor], port: usize) -> Result<Output<'t>, KernelError> {
-        match self.fitting(inputs) {
-            Some([data, ..]) => {
-                Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(self.layout.shape())))
-            }
-            None => self.general.output(inputs, port),
+        let [data, indices, updates] = inputs3::<O>(inputs)?;
+        let fits =
+            self.general.0.key(inputs).is_ok_and(|key| self.layout.fits(data.shape(), indices, updates, key));
+        match fits {
+            true => Ok(Output::Buffer(data.element_type(), OutShape::Borrowed(self.layout.shape()))),
+            false => self.general.output(inputs, port),
         }
     }
 
@@ -206,13 +252,21 @@ impl<O: ScatterOp> Kernel for FixedLayout<O> {
         outputs: &mut Outputs<'_>,
         cx: &mut RunContext<'_>,
     ) -> Result<(), KernelError> {
-        match self.fitting(inputs) {
-            Some([data, indices, updates]) => {
-                let out = outputs.single()?;
-                let work = cx.state.scratch::<ScatterScratch>()?.work();
-                self.layout.run(data, indices, updates, self.general.0.reduction(), out, cx.options, work)
-            }
-            None => self.general.run(inputs, outputs, cx),
+        let Running { data, shape, rest: [indices, updates], key, out } =
+            running(self.general.0, inputs, outputs)?;
+        if self.layout.fits(&shape, indices, updates, key) {
+            let work = cx.state.scratch::<ScatterScratch>()?.work();
+            self.layout.run(data, indices, updates, self.general.0.reduction(), out, cx.options, work)
+        } else {
+            self.general.scatter(data, &shape, [indices, updates], key, out, cx)
         }
+    }
+
+    fn reuses_input(&self, port: usize) -> Option<usize> {
+        self.general.reuses_input(port)
+    }
+
+    fn moved_in_place(&self, inputs: &[&Tensor], port: usize) -> Option<usize> {
+        self.general.moved_in_place(inputs, port)
     }
 }

@@ -6,7 +6,8 @@
 use ovir_shape::ops::ScatterElementsUpdate;
 use ovir_tensor::Tensor;
 
-use crate::kernels::{scatter_elements_update_into, KernelError, ScatterElementsScratch};
+use crate::kernels::scatter_elements::scatter_elements_into;
+use crate::kernels::{KernelError, ScatterElementsScratch};
 use crate::step::{exactly, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
 planner!(ScatterElementsUpdate, plan);
@@ -32,20 +33,18 @@ impl Kernel for Step {
         outputs: &mut Outputs<'_>,
         cx: &mut RunContext<'_>,
     ) -> Result<(), KernelError> {
-        let out = outputs.single()?;
         let &[data, indices, updates, axis] = exactly::<4>("ScatterElementsUpdate", inputs)?;
+        let (data, out) = outputs.in_place(0, data)?.parts();
         let scratch = cx.state.scratch::<ScatterElementsScratch>()?;
         let op = self.0;
-        scatter_elements_update_into(
-            data,
-            indices,
-            updates,
-            axis,
-            op.reduction,
-            op.use_init_val,
-            out,
-            cx.options,
-            scratch,
-        )
+        scatter_elements_into(data, [indices, updates, axis], op.reduction, op.use_init_val, out, scratch)
+    }
+
+    fn reuses_input(&self, port: usize) -> Option<usize> {
+        (port == 0).then_some(0)
+    }
+
+    fn moved_in_place(&self, inputs: &[&Tensor], _port: usize) -> Option<usize> {
+        inputs.get(2).map(|updates| updates.bytes().map_or(0, <[u8]>::len))
     }
 }

@@ -5,6 +5,7 @@
 use ovir_shape::ops::SliceScatter;
 use ovir_tensor::Tensor;
 
+use crate::kernels::slice_scatter::slice_scatter_in;
 use crate::kernels::{self, KernelError, SliceRegion};
 use crate::step::{Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
 
@@ -61,14 +62,24 @@ impl Kernel for SliceScatterKernel {
         outputs: &mut Outputs<'_>,
         cx: &mut RunContext<'_>,
     ) -> Result<(), KernelError> {
-        let out = outputs.single()?;
         let (data, updates, start, stop, step, axes) = split(inputs)?;
-        match self.fixed(data) {
-            Some(region) => region.run(data, updates, out),
+        let (data, out) = outputs.in_place(0, data)?.parts();
+        let fixed =
+            self.region.as_ref().filter(|r| data.map_or(out.shape(), Tensor::shape) == r.data_shape());
+        match fixed {
+            Some(region) => region.update(data, updates, out),
             None => {
                 let scratch = cx.state.scratch::<kernels::SliceScatterScratch>()?;
-                kernels::slice_scatter_into(data, updates, start, stop, step, axes, out, cx.options, scratch)
+                slice_scatter_in(data, updates, [start, stop, step], axes, out, scratch)
             }
         }
+    }
+
+    fn reuses_input(&self, port: usize) -> Option<usize> {
+        (port == 0).then_some(0)
+    }
+
+    fn moved_in_place(&self, inputs: &[&Tensor], _port: usize) -> Option<usize> {
+        inputs.get(1).map(|updates| updates.bytes().map_or(0, <[u8]>::len))
     }
 }

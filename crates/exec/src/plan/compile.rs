@@ -296,7 +296,9 @@ impl<'m> Builder<'m> {
             .chain(self.steps.iter().filter(|s| s.keep).flat_map(|s| s.output..s.output + s.ports))
             .collect();
         schedule_releases(&mut self.steps, &pinned, &self.known);
-        grant_reuse(&mut self.steps, &pinned);
+        let model_inputs = self.inputs.iter().enumerate().map(|(k, i)| (i.slot, k)).collect();
+        let model_outputs = self.outputs.iter().map(|o| o.slot).collect();
+        grant_reuse(&mut self.steps, &pinned, &model_inputs, &model_outputs);
         Plan { steps: self.steps, inputs: self.inputs, outputs: self.outputs, known: self.known }
     }
 }

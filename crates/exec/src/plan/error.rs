@@ -100,6 +100,19 @@ pub enum RunError {
         /// The input's name.
         name: String,
     },
+    /// An input was handed over to a layer that updated it in place in
+    /// the last inference, and has not been set since.
+    #[error(
+        "input \"{name}\" was updated in place by layer {} \"{}\" ({}) in the last inference, \
+         so it holds no value: set it again (the updated tensor is the layer's output)",
+        .layer.id, .layer.name, .layer.op_type
+    )]
+    InputHandedOver {
+        /// The input's name.
+        name: String,
+        /// The layer that took over its buffer.
+        layer: LayerRef,
+    },
     /// A kernel refused its inputs.
     #[error("layer {} \"{}\" ({}) failed", .layer.id, .layer.name, .layer.op_type)]
     Kernel {

@@ -148,14 +148,25 @@ impl Plan {
         let waiting = self.steps.iter().filter(|s| s.kernel.is_view()).count() + self.outputs.len();
         let pool = self.steps.iter().map(|s| s.ports).sum();
         let steps = self.steps.iter().map(|s| s.kernel.state()).collect();
-        RunState::new(self.known.clone(), pool, waiting, steps)
+        RunState::new(self.known.clone(), pool, waiting, steps, self.inputs.len())
     }
 
     /// Checks an input and stores it in `state` for the next runs.
+    ///
+    /// An input that a step may update in place (a scatter's data, read by
+    /// no later step) is updated in place when `state` holds the only
+    /// reference to it: the caller handed it over by not keeping a clone.
+    /// It then holds no value after the run, and must be set again before
+    /// the next one (the updated tensor is the step's output, see
+    /// [`Plan::take_output`]). Given a tensor that the caller still holds,
+    /// the step copies it as usual.
     pub fn set_input(&self, state: &mut RunState, index: usize, tensor: Tensor) -> Result<(), RunError> {
         self.check_input(index, &tensor)?;
         if let Some(slot) = self.inputs.get(index).and_then(|i| state.values.get_mut(i.slot)) {
             *slot = Some(tensor);
+        }
+        if let Some(handed) = state.handed_over.get_mut(index) {
+            *handed = None;
         }
         Ok(())
     }
@@ -168,5 +179,24 @@ impl Plan {
     /// Output `index` of the last run on `state`.
     pub fn output<'s>(&self, state: &'s RunState, index: usize) -> Option<&'s Tensor> {
         self.outputs.get(index).and_then(|o| state.values.get(o.slot)).and_then(Option::as_ref)
+    }
+
+    /// Takes output `index` of the last run out of `state`, so that the
+    /// caller holds the only reference to it (to hand it back as an input
+    /// that a step updates in place, say). The state no longer has it; the
+    /// next run makes it anew. An output that the state must keep (a model
+    /// input passed through, a constant, a view kept between runs) is
+    /// cloned instead, which shares its storage.
+    pub fn take_output(&self, state: &mut RunState, index: usize) -> Option<Tensor> {
+        let slot = self.outputs.get(index)?.slot;
+        let kept = self.inputs.iter().any(|i| i.slot == slot)
+            || self.known.get(slot).is_some_and(Option::is_some)
+            || self.steps.iter().any(|s| s.keep && (s.output..s.output + s.ports).contains(&slot));
+        let value = state.values.get_mut(slot)?;
+        if kept {
+            value.clone()
+        } else {
+            value.take()
+        }
     }
 }

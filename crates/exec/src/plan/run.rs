@@ -20,9 +20,14 @@ impl Plan {
     /// on every run: a tensor owns its shape, so making such a view
     /// allocates a copy of the shape.
     pub fn run_state(&self, state: &mut RunState) -> Result<(), RunError> {
-        for input in &self.inputs {
+        for (k, input) in self.inputs.iter().enumerate() {
             if state.values.get(input.slot).is_none_or(Option::is_none) {
-                return Err(RunError::InputNotSet { name: input.name.clone() });
+                let name = input.name.clone();
+                let by = state.handed_over.get(k).copied().flatten().and_then(|s| self.steps.get(s));
+                return Err(match by {
+                    Some(step) => RunError::InputHandedOver { name, layer: step.layer.clone() },
+                    None => RunError::InputNotSet { name },
+                });
             }
         }
         for step in self.steps.iter().filter(|s| !s.keep) {
@@ -86,7 +91,9 @@ impl Plan {
                 RunError::OverLimit { layer: step.layer.clone(), source: Box::new(source) }
             }
         };
-        let RunState { values, pool, steps, bytes_moved, threads, max_tensor_bytes, vacant, .. } = state;
+        let RunState {
+            values, pool, steps, bytes_moved, threads, max_tensor_bytes, vacant, handed_over, ..
+        } = state;
         // The plan gives every step's inputs their values before it runs,
         // and a step never reads its own outputs; anything else would be a
         // bug in the plan.
@@ -113,16 +120,13 @@ impl Plan {
         for r in
             step.reuse.iter().filter(|r| r.port < 64 && r.input < 64 && prepared.reused & (1 << r.port) != 0)
         {
-            let source = step.inputs.get(r.input).copied().and_then(|s| {
-                if s < first {
-                    before.get_mut(s)
-                } else {
-                    after.get_mut(s.checked_sub(end)?)
-                }
-            });
+            let source = step.inputs.get(r.input).and_then(|&s| around(before, after, first, end, s));
             if let (Some(value), Some(out)) = (source.and_then(Option::take), outs.get_mut(r.port)) {
                 *out = Some(value);
                 moved |= 1 << r.input;
+                if let Some(handed) = r.model_input.and_then(|k| handed_over.get_mut(k)) {
+                    *handed = Some(index);
+                }
             }
         }
         let stand_in = match vacant {
@@ -140,8 +144,31 @@ impl Plan {
         let mut cx = RunContext { options: &options, state: step_state };
         let mut outputs = Outputs::new(outs, pool, *max_tensor_bytes, prepared.reused);
         let ran = step.kernel.run(args.get(), &mut outputs, &mut cx);
-        *bytes_moved += outputs.finish(ran).map_err(step_error)?;
-        Ok(())
+        let finished = outputs.finish(ran);
+        drop(args);
+        match finished {
+            Ok(moved) => {
+                *bytes_moved += moved;
+                Ok(())
+            }
+            Err(e) => {
+                // A model input whose buffer the failed step took goes back
+                // to the input: the kernel checked its inputs before
+                // writing, so the caller's values are intact.
+                for r in step.reuse.iter().filter(|r| r.input < 64 && moved & (1 << r.input) != 0) {
+                    let Some(k) = r.model_input else { continue };
+                    let value = outs.get_mut(r.port).and_then(Option::take);
+                    let slot = step.inputs.get(r.input).and_then(|&s| around(before, after, first, end, s));
+                    if let (Some(value), Some(slot)) = (value, slot) {
+                        *slot = Some(value);
+                        if let Some(handed) = handed_over.get_mut(k) {
+                            *handed = None;
+                        }
+                    }
+                }
+                Err(step_error(e))
+            }
+        }
     }
 
     /// Runs one inference: `inputs` in the order of [`Plan::inputs`];
@@ -157,6 +184,22 @@ impl Plan {
         }
         self.run_state(&mut state)?;
         Ok((0..self.outputs.len()).filter_map(|i| self.output(&state, i).cloned()).collect())
+    }
+}
+
+/// Slot `s`, which lies `before` a step's outputs (which start at
+/// `first`) or `after` them (from `end`).
+fn around<'v>(
+    before: &'v mut [Option<Tensor>],
+    after: &'v mut [Option<Tensor>],
+    first: Slot,
+    end: Slot,
+    s: Slot,
+) -> Option<&'v mut Option<Tensor>> {
+    if s < first {
+        before.get_mut(s)
+    } else {
+        after.get_mut(s.checked_sub(end)?)
     }
 }
 

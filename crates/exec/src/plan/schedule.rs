@@ -45,14 +45,21 @@ pub(super) fn schedule_releases(steps: &mut [Step], pinned: &HashSet<Slot>, know
 
 /// Grants each output that its kernel may compute in place from an input
 /// ([`Kernel::reuses_input`](crate::step::Kernel::reuses_input)) the
-/// buffer of that input where the input dies at the step: it is computed
-/// by a step on every run (no constant, no model input, no kept view, no
-/// view at all, which shares a buffer by nature), no model output, read by
-/// no later step and by this step only once, and no view of it outlives
-/// the step. Whether nothing else holds the buffer is checked on each run.
-/// Runs after [`schedule_releases`], whose release lists say where each
+/// buffer of that input where the input dies at the step. Such an input is
+/// read by no later step and by this step only once, no view of it
+/// outlives the step, and it is no model output. It is either computed by
+/// a step on every run (no constant, no kept view, no view at all, which
+/// shares a buffer by nature), or a model input (`model_inputs` maps their
+/// slots to their indices), which the caller may hand over. Whether
+/// nothing else holds the buffer is checked on each run. Runs after
+/// [`schedule_releases`], whose release lists say where each computed
 /// slot dies.
-pub(super) fn grant_reuse(steps: &mut [Step], pinned: &HashSet<Slot>) {
+pub(super) fn grant_reuse(
+    steps: &mut [Step],
+    pinned: &HashSet<Slot>,
+    model_inputs: &HashMap<Slot, usize>,
+    model_outputs: &HashSet<Slot>,
+) {
     let mut last_reader: HashMap<Slot, usize> = HashMap::new();
     for (i, step) in steps.iter().enumerate() {
         for &s in &step.inputs {
@@ -80,14 +87,16 @@ pub(super) fn grant_reuse(steps: &mut [Step], pinned: &HashSet<Slot>) {
         for port in 0..step.ports.min(64) {
             let Some(input) = step.kernel.reuses_input(port) else { continue };
             let Some(&slot) = step.inputs.get(input).filter(|_| input < 64) else { continue };
-            let dies_here = step.release.contains(&slot)
-                && !pinned.contains(&slot)
-                && computed.contains(&slot)
-                && step.inputs.iter().filter(|&&s| s == slot).count() == 1
+            let model_input = model_inputs.get(&slot).copied();
+            let dies_here = match model_input {
+                Some(_) => last_reader.get(&slot) == Some(&i) && !model_outputs.contains(&slot),
+                None => step.release.contains(&slot) && !pinned.contains(&slot) && computed.contains(&slot),
+            };
+            let alone = step.inputs.iter().filter(|&&s| s == slot).count() == 1
                 && views_live_until.get(&slot).is_none_or(|&until| until < i)
                 && !step.reuse.iter().any(|r| r.input == input);
-            if dies_here {
-                step.reuse.push(Reuse { port, input });
+            if dies_here && alone {
+                step.reuse.push(Reuse { port, input, model_input });
             }
         }
     }

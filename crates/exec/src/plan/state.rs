@@ -25,17 +25,21 @@ pub struct RunState {
     /// An empty tensor that a step reads in place of an input whose buffer
     /// one of its outputs took over.
     pub(super) vacant: Option<Tensor>,
+    /// Per model input, the step that took over its buffer in the last
+    /// run, until the input is set again.
+    pub(super) handed_over: Vec<Option<usize>>,
 }
 
 impl RunState {
     /// A state with these slot values (the constants in place), room for
     /// `pool` buffers in the pool and `waiting` among the waiting ones,
-    /// and these step states.
+    /// these step states, and `inputs` model inputs.
     pub(super) fn new(
         values: Vec<Option<Tensor>>,
         pool: usize,
         waiting: usize,
         steps: Vec<StepState>,
+        inputs: usize,
     ) -> Self {
         RunState {
             values,
@@ -47,6 +51,7 @@ impl RunState {
             max_tensor_bytes: DEFAULT_MAX_TENSOR_BYTES,
             // No elements, so nothing to allocate but the one-entry shape.
             vacant: Tensor::zeros(ElementType::U8, &[0]).ok(),
+            handed_over: vec![None; inputs],
         }
     }
 
