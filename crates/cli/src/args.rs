@@ -310,6 +310,23 @@ pub struct BenchArgs {
     /// of 1024), such as 512M or 2G. Default: 16G.
     #[arg(long, value_name = "BYTES", value_parser = parse_size)]
     pub max_memory: Option<u64>,
+    /// Feeds an output back as an input: before each inference after the
+    /// first, INPUT is set to what the last one gave as OUTPUT, handed
+    /// over without a copy, as a decoding loop hands its KV cache round. A
+    /// scatter into that input then updates it in place. May be given
+    /// once per input.
+    #[arg(long = "feed", value_name = "OUTPUT=INPUT", value_parser = parse_feed)]
+    pub feeds: Vec<(String, String)>,
+}
+
+/// Parses `OUTPUT=INPUT`; the output is everything before the last `=`.
+pub fn parse_feed(text: &str) -> Result<(String, String), String> {
+    match text.rsplit_once('=') {
+        Some((output, input)) if !output.is_empty() && !input.is_empty() => {
+            Ok((output.to_string(), input.to_string()))
+        }
+        _ => Err(format!("'{text}' is not OUTPUT=INPUT, such as present_keys=cache")),
+    }
 }
 
 /// Parses `NAME=[dims]`; the name is everything before the last `=`.

@@ -7,8 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Once;
 use std::time::{Duration, Instant};
 
+use anyhow::bail;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use ovir::{CompileOptions, ElementType, Model, Tensor};
+use ovir::{CompileOptions, ElementType, InferRequest, Model, Tensor};
 use serde::Serialize;
 
 use crate::args::BenchArgs;
@@ -183,9 +184,23 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
     let compiled = model.compile_with(options)?;
     let mut request = compiled.infer_request();
     set_inputs(&mut request, &args.inputs, &args.shapes)?;
+    let feeds = feeds(&request, &args.feeds)?;
+    let fed: Vec<usize> = feeds.iter().map(|&(_, input)| input).collect();
     // Every inference runs on the same inputs, as benchmark_app's do: a
-    // scatter into a model input copies it each time.
-    let _held = hold_inputs(&request);
+    // scatter into a model input copies it each time. Fed inputs alone
+    // are handed over.
+    let _held = hold_inputs(&request, &fed);
+    let mut first = true;
+    let mut infer = |request: &mut InferRequest| -> Result<(), ovir::Error> {
+        if !first {
+            for &(output, input) in &feeds {
+                let value = request.take_output(output)?;
+                request.set_input(input, value)?;
+            }
+        }
+        first = false;
+        request.infer()
+    };
 
     // Ctrl-C from here on stops the run between two inferences, with the
     // statistics of those done.
@@ -195,7 +210,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
         if interrupted() {
             break;
         }
-        request.infer()?;
+        infer(&mut request)?;
     }
     let bar = progress(iterations, "infer");
     let mut times = Vec::with_capacity(iterations);
@@ -207,7 +222,7 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
         let mut done = 0;
         while done < turn && !interrupted() {
             let start = Instant::now();
-            request.infer()?;
+            infer(&mut request)?;
             times.push(start.elapsed());
             bar.inc(1);
             done += 1;
@@ -268,6 +283,34 @@ pub fn run(args: &BenchArgs, out: &mut impl Write) -> Result<Outcome, CliError> 
         write_text(&report, out).map_err(io)?;
     }
     Ok(if stopped { Outcome::Interrupted } else { Outcome::Success })
+}
+
+/// The `--feed OUTPUT=INPUT` pairs as output and input indices, each
+/// input fed once and the two of one type.
+fn feeds(request: &InferRequest, given: &[(String, String)]) -> anyhow::Result<Vec<(usize, usize)>> {
+    let mut feeds: Vec<(usize, usize)> = Vec::with_capacity(given.len());
+    for (output, input) in given {
+        let o = request.output_index(output.as_str().into())?;
+        let i = request.input_index(input.as_str().into())?;
+        if feeds.iter().any(|&(_, j)| j == i) {
+            bail!("`--feed` gives input \"{input}\" twice; feed it from one output");
+        }
+        let (Some(out), Some(inp)) = (request.model().outputs().get(o), request.model().inputs().get(i))
+        else {
+            bail!("`--feed {output}={input}` names no output and input of the model");
+        };
+        if out.element_type != inp.element_type || !out.shape.compatible(&inp.shape) {
+            bail!(
+                "`--feed {output}={input}`: output \"{output}\" is {} {} but input \"{input}\" takes {} {}",
+                out.element_type,
+                out.shape,
+                inp.element_type,
+                inp.shape
+            );
+        }
+        feeds.push((o, i));
+    }
+    Ok(feeds)
 }
 
 fn write_text(r: &Report, out: &mut impl Write) -> std::io::Result<()> {

@@ -10,8 +10,12 @@ use ovir::{CompiledModel, InferRequest, PartialShape, Tensor};
 /// scatter that updates it in place, after which it holds no value. The
 /// commands that run a model more than once, or read its inputs again
 /// after a run, keep them this way, so the scatter copies.
-pub fn hold_inputs(request: &InferRequest) -> Vec<Tensor> {
-    (0..request.model().inputs().len()).filter_map(|i| request.input(i).ok().cloned()).collect()
+/// Inputs listed in `except` are left to the request.
+pub fn hold_inputs(request: &InferRequest, except: &[usize]) -> Vec<Tensor> {
+    (0..request.model().inputs().len())
+        .filter(|i| !except.contains(i))
+        .filter_map(|i| request.input(i).ok().cloned())
+        .collect()
 }
 
 /// Sets the inputs named by `-i` arguments, and fills every input they

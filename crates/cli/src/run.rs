@@ -44,7 +44,7 @@ pub fn run(args: &RunArgs, out: &mut impl Write) -> Result<Outcome, CliError> {
     let mut request = compiled.infer_request();
     set_inputs(&mut request, &args.inputs, &args.shapes)?;
     // `--dump` runs the model again on the inputs.
-    let _held = hold_inputs(&request);
+    let _held = hold_inputs(&request, &[]);
     let io = |e: std::io::Error| CliError::Other(e.into());
     // Saved before the run, so that a run that fails can be repeated too.
     if let Some(dir) = &args.save_inputs {

@@ -209,6 +209,37 @@ fn bench_json_has_the_contract_fields() {
 }
 
 #[test]
+fn bench_feeds_a_kv_cache_round_without_copying_it() {
+    // The sample writes one step of keys into a [4,2,8,4] f32 cache (1 KiB)
+    // with ScatterUpdate, then reorders the beams with a Gather.
+    let model = sample("scatter_update_kv_cache", "model.xml");
+    let moved = |extra: &[&str]| {
+        let mut args = vec!["bench", model.as_str(), "--iterations", "5", "--warmup", "1", "--json"];
+        args.extend_from_slice(extra);
+        let out = ovir(&args);
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["bytes_moved"].as_u64().unwrap()
+    };
+    // Held by the benchmark, the cache is copied (1024 bytes) before the
+    // scatter writes into the copy; the Gather writes 1024 bytes.
+    assert_eq!(moved(&[]), 2048);
+    // Fed back, it is updated in place: the 128 bytes of new keys, then
+    // the Gather's 1024.
+    assert_eq!(moved(&["--feed", "present_keys=cache"]), 1152);
+    let out = ovir(&["bench", &model, "--feed", "present_keys=new_keys", "--iterations", "2"]);
+    assert_eq!(out.status.code(), Some(1));
+    let e = text(&out.stderr);
+    assert!(
+        e.contains("output \"present_keys\" is f32 [4,2,8,4] but input \"new_keys\" takes f32 [4,2,1,4]"),
+        "{e}"
+    );
+    let out = ovir(&["bench", &model, "--feed", "present_keys", "--iterations", "2"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(text(&out.stderr).contains("is not OUTPUT=INPUT"));
+}
+
+#[test]
 fn bench_prints_a_report_for_a_person() {
     let out = ovir(&["bench", &sample("rseq_b1_s0_4x4", "model.xml"), "--iterations", "3"]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
