@@ -22,6 +22,41 @@ pub(crate) fn required<'a>(
     value
 }
 
+/// An attribute of one integer per spatial axis, `rows,cols`, each at
+/// least `min` (ExtractImagePatches' `sizes`, Col2Im's `strides`):
+/// `default` when the layer does not have it, or a problem when it has no
+/// default.
+pub(crate) fn pair(
+    layer: &Layer,
+    op: &'static str,
+    name: &'static str,
+    min: i64,
+    default: Option<[u64; 2]>,
+    problems: &mut Problems,
+) -> Option<[u64; 2]> {
+    let value = match (layer.attrs.value(name), default) {
+        (Some(value), _) => value,
+        (None, Some(default)) => return Some(default),
+        (None, None) => {
+            problems.layer(ShapeErrorKind::MissingAttribute { op, name });
+            return None;
+        }
+    };
+    let values: Option<Vec<i64>> = value.split(',').map(|v| v.trim().parse().ok()).collect();
+    match values.as_deref() {
+        Some(&[a, b]) if a >= min && b >= min => Some([a as u64, b as u64]),
+        Some(&[a, b]) => {
+            let value = if a < min { a } else { b };
+            problems.attr(name, ShapeErrorKind::PairValue { op, name, value, min });
+            None
+        }
+        _ => {
+            problems.attr(name, ShapeErrorKind::PairAttribute { op, name, value: value.to_string() });
+            None
+        }
+    }
+}
+
 /// A required element type attribute.
 pub(crate) fn element_type(
     layer: &Layer,

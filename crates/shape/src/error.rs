@@ -1208,22 +1208,24 @@ pub enum ShapeErrorKind {
         /// Its end.
         end: i64,
     },
-    /// An ExtractImagePatches attribute is not two integers.
-    #[error(
-        "attribute `{name}` of ExtractImagePatches must be two integers, `rows,cols`, but it is `{value}`"
-    )]
-    PatchPair {
-        /// `sizes`, `strides` or `rates`.
+    /// An attribute of one value per spatial axis (ExtractImagePatches'
+    /// `sizes`, Col2Im's `strides`) is not two integers.
+    #[error("attribute `{name}` of {op} must be two integers, `rows,cols`, but it is `{value}`")]
+    PairAttribute {
+        /// The operation.
+        op: &'static str,
+        /// The attribute.
         name: &'static str,
         /// Its value.
         value: String,
     },
-    /// An ExtractImagePatches attribute holds a value below its least.
-    #[error(
-        "attribute `{name}` of ExtractImagePatches must hold values of {min} or more, but it holds {value}"
-    )]
-    PatchValue {
-        /// `sizes`, `strides` or `rates`.
+    /// An attribute of one value per spatial axis holds a value below its
+    /// least.
+    #[error("attribute `{name}` of {op} must hold values of {min} or more, but it holds {value}")]
+    PairValue {
+        /// The operation.
+        op: &'static str,
+        /// The attribute.
         name: &'static str,
         /// The value.
         value: i64,
@@ -1237,6 +1239,33 @@ pub enum ShapeErrorKind {
     PatchRank {
         /// The data shape.
         shape: PartialShape,
+    },
+    /// Col2Im's `output_size` and `kernel_size` are of two types.
+    #[error("Col2Im's output_size and kernel_size must have one element type, but they are {output_size} and {kernel_size}")]
+    Col2ImIndexTypes {
+        /// The type of `output_size`.
+        output_size: ElementType,
+        /// The type of `kernel_size`.
+        kernel_size: ElementType,
+    },
+    /// A Col2Im kernel size below 1.
+    #[error("Col2Im's kernel_size must hold values of 1 or more, but element {index} is {value}")]
+    Col2ImKernel {
+        /// The position of the value.
+        index: usize,
+        /// The value.
+        value: i64,
+    },
+    /// Col2Im's data does not hold as many blocks as its sizes give.
+    #[error(
+        "Col2Im's data holds {found} blocks along its last axis, but its output_size, kernel_size, strides, \
+         dilations and pads give {} x {} = {}", blocks[0], blocks[1], u128::from(blocks[0]) * u128::from(blocks[1])
+    )]
+    Col2ImBlocks {
+        /// The blocks along the rows and the columns.
+        blocks: [u64; 2],
+        /// The data's last dimension.
+        found: u64,
     },
     /// The `auto_pad` of ExtractImagePatches is not one it takes.
     #[error("`{value}` is not an ExtractImagePatches padding; expected valid, same_upper or same_lower")]

@@ -11,6 +11,7 @@
 use ovir_ir::Layer;
 use ovir_tensor::{Dim, PartialShape};
 
+use crate::attrs::pair;
 use crate::dims::multiply_dim;
 use crate::error::ShapeErrorKind;
 use crate::fact::PortFact;
@@ -70,35 +71,14 @@ pub(crate) const SPEC: OpSpec = OpSpec {
     outputs: (1, Some(1)),
 };
 
-/// Reads a `[rows, cols]` attribute: two integers, each at least `min`.
-fn pair(layer: &Layer, name: &'static str, min: i64, problems: &mut Problems) -> Option<[u64; 2]> {
-    let Some(value) = layer.attrs.value(name) else {
-        problems.layer(ShapeErrorKind::MissingAttribute { op: SPEC.name, name });
-        return None;
-    };
-    let values: Option<Vec<i64>> = value.split(',').map(|v| v.trim().parse().ok()).collect();
-    match values.as_deref() {
-        Some(&[a, b]) if a >= min && b >= min => Some([a as u64, b as u64]),
-        Some(&[a, b]) => {
-            let value = if a < min { a } else { b };
-            problems.attr(name, ShapeErrorKind::PatchValue { name, value, min });
-            None
-        }
-        _ => {
-            problems.attr(name, ShapeErrorKind::PatchPair { name, value: value.to_string() });
-            None
-        }
-    }
-}
-
 impl BuiltinOp for ExtractImagePatches {
     const SPEC: OpSpec = SPEC;
 
     fn build(layer: &Layer, _opset: u32) -> Result<Self, Problems> {
         let mut problems = Problems::new();
-        let sizes = pair(layer, "sizes", 0, &mut problems);
-        let strides = pair(layer, "strides", 1, &mut problems);
-        let rates = pair(layer, "rates", 1, &mut problems);
+        let sizes = pair(layer, SPEC.name, "sizes", 0, None, &mut problems);
+        let strides = pair(layer, SPEC.name, "strides", 1, None, &mut problems);
+        let rates = pair(layer, SPEC.name, "rates", 1, None, &mut problems);
         let padding = crate::attrs::required(layer, SPEC.name, "auto_pad", &mut problems).and_then(|value| {
             let padding = PatchPadding::from_attr(value);
             if padding.is_none() {
@@ -324,19 +304,33 @@ mod tests {
                 ok.iter().map(|&(k, v)| if k == name { (k, value) } else { (k, v) }).collect();
             build(&attrs)
         };
-        assert_eq!(with("sizes", "3"), Err(ShapeErrorKind::PatchPair { name: "sizes", value: "3".into() }));
+        assert_eq!(
+            with("sizes", "3"),
+            Err(ShapeErrorKind::PairAttribute {
+                op: "ExtractImagePatches",
+                name: "sizes",
+                value: "3".into()
+            })
+        );
         assert_eq!(
             with("strides", "5,5,1"),
-            Err(ShapeErrorKind::PatchPair { name: "strides", value: "5,5,1".into() })
+            Err(ShapeErrorKind::PairAttribute {
+                op: "ExtractImagePatches",
+                name: "strides",
+                value: "5,5,1".into()
+            })
         );
         assert_eq!(
             with("strides", "5,0"),
-            Err(ShapeErrorKind::PatchValue { name: "strides", value: 0, min: 1 })
+            Err(ShapeErrorKind::PairValue { op: "ExtractImagePatches", name: "strides", value: 0, min: 1 })
         );
-        assert_eq!(with("rates", "0,1"), Err(ShapeErrorKind::PatchValue { name: "rates", value: 0, min: 1 }));
+        assert_eq!(
+            with("rates", "0,1"),
+            Err(ShapeErrorKind::PairValue { op: "ExtractImagePatches", name: "rates", value: 0, min: 1 })
+        );
         assert_eq!(
             with("sizes", "-1,2"),
-            Err(ShapeErrorKind::PatchValue { name: "sizes", value: -1, min: 0 })
+            Err(ShapeErrorKind::PairValue { op: "ExtractImagePatches", name: "sizes", value: -1, min: 0 })
         );
         assert_eq!(
             with("auto_pad", "explicit"),

@@ -9,6 +9,7 @@
 
 pub mod batch_to_space;
 pub mod broadcast;
+pub mod col2im;
 pub mod concat;
 pub mod constant;
 pub mod convert;
@@ -47,6 +48,7 @@ pub mod variadic_split;
 
 pub use batch_to_space::BatchToSpace;
 pub use broadcast::{Broadcast, BroadcastMode};
+pub use col2im::{Col2Im, Col2ImSizes};
 pub use concat::Concat;
 pub use constant::Const;
 pub use convert::Convert;
