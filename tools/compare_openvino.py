@@ -126,6 +126,8 @@ def movement_models(op, dtype, shape, a):
     if op == "gather":
         indices, axis = a
         node = ops8.gather(data, i64(indices), i64(axis))
+    elif op == "gather_nd":
+        node = ops8.gather_nd(data, i64(a), 0)
     elif op == "slice":
         start, stop, step, axis = a
         node = ops8.slice(data, i64([start]), i64([stop]), i64([step]), i64([axis]))
@@ -137,13 +139,19 @@ def movement_models(op, dtype, shape, a):
     try:
         import onnx
         import onnx.helper as oh
+        import onnx.numpy_helper  # noqa: F401
     except ImportError:
         return model, None
     elem = oh.np_dtype_to_tensor_dtype(np.dtype(dtype))
     out_shape = list(model.output(0).get_shape())
     const = lambda n, v: oh.make_tensor(n, onnx.TensorProto.INT64, [len(v)] if isinstance(v, list) else [], v if isinstance(v, list) else [v])  # noqa: E731
     if op == "gather":
-        nodes, inits = [oh.make_node("Gather", ["data", "i"], ["out"], axis=a[1])], [const("i", list(a[0]))]
+        indices = np.asarray(a[0], np.int64)
+        nodes = [oh.make_node("Gather", ["data", "i"], ["out"], axis=a[1])]
+        inits = [onnx.numpy_helper.from_array(indices, "i")]
+    elif op == "gather_nd":
+        nodes = [oh.make_node("GatherND", ["data", "i"], ["out"])]
+        inits = [onnx.numpy_helper.from_array(np.asarray(a, np.int64), "i")]
     elif op == "slice":
         nodes = [oh.make_node("Slice", ["data", "b", "e", "x", "s"], ["out"])]
         inits = [const("b", [a[0]]), const("e", [a[1]]), const("x", [a[3]]), const("s", [a[2]])]
@@ -156,16 +164,28 @@ def movement_models(op, dtype, shape, a):
     return model, oh.make_model(graph, opset_imports=[oh.make_opsetid("", 13)])
 
 
+# Rows picked in random order (with repeats) from data of 64 MiB, out of
+# the cache, into 32 MiB outputs: rows of 64 bytes and of 256 bytes, by
+# Gather and by GatherND.
+_PICK = np.random.default_rng(11)
+RAND64 = _PICK.integers(0, 1 << 20, size=1 << 19)
+RAND256 = _PICK.integers(0, 1 << 18, size=1 << 17)
+
 # (name, dtype, shape, op, its other inputs): a BGR<->RGB swap as
 # PrePostProcessor's `reverse_channels` writes it, reversed indices along
 # the innermost axis and along rows of 1 KiB, every other element of each
-# row, pairs put side by side, and a column broadcast along its rows.
+# row, pairs put side by side, a column broadcast along its rows, and the
+# random row gathers.
 MOVEMENT = (("gather_bgr_u8", np.uint8, (1, 1080, 1920, 3), "gather", ([2, 1, 0], 3)),
             ("gather_revlast_f32", np.float32, (64, 512, 256), "gather", (list(range(255, -1, -1)), 2)),
             ("gather_revrows_f32", np.float32, (64, 512, 256), "gather", (list(range(511, -1, -1)), 1)),
             ("slice_step2_f32", np.float32, (2048, 4096), "slice", (0, 4096, 2, 1)),
             ("concat_pairs_f32", np.float32, (1 << 20, 2), "concat", 1),
-            ("broadcast_col_f32", np.float32, (2048, 1), "broadcast", [2048, 4096]))
+            ("broadcast_col_f32", np.float32, (2048, 1), "broadcast", [2048, 4096]),
+            ("gather_rand64_f32", np.float32, (1 << 20, 16), "gather", (RAND64, 0)),
+            ("gather_rand256_f32", np.float32, (1 << 18, 64), "gather", (RAND256, 0)),
+            ("gathernd_rand64_f32", np.float32, (1 << 20, 16), "gather_nd", RAND64.reshape(-1, 1)),
+            ("gathernd_rand256_f32", np.float32, (1 << 18, 64), "gather_nd", RAND256.reshape(-1, 1)))
 ONNX_MODELS = {}
 
 
@@ -246,6 +266,7 @@ def layout_models(op, dtype, shape, a):
     try:
         import onnx
         import onnx.helper as oh
+        import onnx.numpy_helper  # noqa: F401
     except ImportError:
         return model, None
     elem = oh.np_dtype_to_tensor_dtype(np.dtype(dtype))
@@ -436,6 +457,7 @@ def onnx_rseq(name, dtype, x):
     try:
         import onnx
         import onnx.helper as oh
+        import onnx.numpy_helper  # noqa: F401
     except ImportError:
         return None
     batch, seq, lengths = ONNX_RSEQ[name]

@@ -77,7 +77,8 @@ pub struct Report {
     /// Inferences per second at the median latency.
     pub throughput_per_s: f64,
     /// Bytes the kernels moved per inference: per layer, its output, or
-    /// its data input when that is larger and has as many elements.
+    /// its data input when that is larger and has as many elements, with
+    /// a gather's indices; a scatter updating in place counts its updates.
     pub bytes_moved: usize,
     /// `bytes_moved` per second at the median latency, in GB/s.
     pub gb_per_s: f64,

@@ -359,6 +359,14 @@ pub(crate) trait Kernel: fmt::Debug + Send + Sync {
         None
     }
 
+    /// The bytes of indices the step reads besides its data, which the
+    /// bytes it moves count with its output: a gather's index tensor. 0
+    /// by default.
+    fn index_bytes(&self, inputs: &[&Tensor]) -> usize {
+        let _ = inputs;
+        0
+    }
+
     /// The bytes the step moves when output `port` took over its input's
     /// buffer ([`Kernel::reuses_input`]), when that is less than the
     /// output: a scatter writes only its updates. `None` (the default)
@@ -481,7 +489,15 @@ pub(crate) fn prepare(
         ovir_tensor::check_memory(ty, &shape, limit).map_err(StepError::OverLimit)?;
         *slot = Some(take_buffer(pool, ty, &shape)?);
     }
+    if prepared.runs {
+        *moved += kernel.index_bytes(inputs);
+    }
     Ok(prepared)
+}
+
+/// The bytes of input `k` (0 when it has none, or holds strings).
+pub(crate) fn input_bytes(inputs: &[&Tensor], k: usize) -> usize {
+    inputs.get(k).and_then(|t| t.bytes()).map_or(0, <[u8]>::len)
 }
 
 /// Runs `kernel` once into new tensors, one per output port, on the

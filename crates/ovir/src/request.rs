@@ -445,8 +445,9 @@ impl InferRequest {
     /// The bytes the last inference's kernels moved: per layer, its
     /// output, or its data input when that is larger and has as many
     /// elements (a narrowing Convert reads more than it writes; a Gather
-    /// or Slice counts what it writes). Layers that passed their input
-    /// through without copying count zero.
+    /// or Slice counts what it writes, a gather its indices too, and a
+    /// scatter that updated its data in place its updates alone). Layers
+    /// that passed their input through without copying count zero.
     pub fn bytes_moved(&self) -> usize {
         self.state.bytes_moved()
     }

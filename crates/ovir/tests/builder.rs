@@ -182,7 +182,8 @@ fn bytes_moved_counts_what_each_layer_reads_whole_or_writes() {
     // A [1024, 8] f32 input: 32 KiB.
     let mut b = ModelBuilder::new("m");
     let data = b.parameter("data", ElementType::F32, "1024,8".parse::<PartialShape>().unwrap()).unwrap();
-    // One row gathered: 32 bytes written, though the table is 32 KiB.
+    // One row gathered: 32 bytes written, though the table is 32 KiB, and
+    // one 8-byte index read.
     let index = b.constant_slice(&[1], &[5i64]).unwrap();
     let axis = b.constant_slice(&[], &[0i64]).unwrap();
     let row = b.gather(data, index, axis, 0).unwrap();
@@ -194,7 +195,7 @@ fn bytes_moved_counts_what_each_layer_reads_whole_or_writes() {
     let mut request = compiled.infer_request();
     request.set_input("data", Tensor::zeros(ElementType::F32, &[1024, 8]).unwrap()).unwrap();
     request.infer().unwrap();
-    assert_eq!(request.bytes_moved(), 8 * 4 + 1024 * 8 * 4);
+    assert_eq!(request.bytes_moved(), 8 * 4 + 8 + 1024 * 8 * 4);
 }
 
 /// ReverseSequence with constant lengths, which the compiled model reads

@@ -43,6 +43,10 @@ impl<G: Kernel> Kernel for FixedCopy<G> {
             _ => self.general.run(inputs, outputs, cx),
         }
     }
+
+    fn index_bytes(&self, inputs: &[&Tensor]) -> usize {
+        self.general.index_bytes(inputs)
+    }
 }
 
 /// What makes an op's output anew from its inputs: the fallback of a

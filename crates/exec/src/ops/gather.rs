@@ -7,7 +7,9 @@ use ovir_tensor::Tensor;
 use crate::kernels::{self, gather::Layout, KernelError};
 use crate::ops::fixed::FixedCopy;
 use crate::ops::reverse;
-use crate::step::{exactly, fits, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
+use crate::step::{
+    exactly, fits, input_bytes, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext,
+};
 
 planner!(Gather, plan);
 
@@ -68,6 +70,10 @@ impl Kernel for GatherKernel {
             cx.state.scratch::<kernels::GatherScratch>()?,
         )
     }
+
+    fn index_bytes(&self, inputs: &[&Tensor]) -> usize {
+        input_bytes(inputs, 1)
+    }
 }
 
 /// A Gather whose axis is constant and whose data and indices have static
@@ -101,5 +107,9 @@ impl Kernel for FixedGather {
             }
             _ => self.general.run(inputs, outputs, cx),
         }
+    }
+
+    fn index_bytes(&self, inputs: &[&Tensor]) -> usize {
+        input_bytes(inputs, 1)
     }
 }

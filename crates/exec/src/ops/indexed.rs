@@ -11,7 +11,9 @@ use ovir_tensor::{ElementType, Tensor};
 use crate::kernels::indexed::OffsetGather;
 use crate::kernels::{IndexScratch, KernelError};
 use crate::ops::fixed::FixedCopy;
-use crate::step::{exactly, fits, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext};
+use crate::step::{
+    exactly, fits, input_bytes, Kernel, OutShape, Output, Outputs, PlanContext, Planned, RunContext,
+};
 
 /// An op that gathers by offsets: its attributes, and the layout they give
 /// for data and indices of given shapes.
@@ -70,6 +72,10 @@ impl<O: IndexedOp> Kernel for General<O> {
         let layout = self.0.layout(data.shape(), indices.element_type(), indices.shape())?;
         layout.run(data, indices, out, cx.options, cx.state.scratch::<IndexScratch>()?)
     }
+
+    fn index_bytes(&self, inputs: &[&Tensor]) -> usize {
+        input_bytes(inputs, 1)
+    }
 }
 
 /// A gather whose data and indices have static shapes; the indices are
@@ -103,5 +109,9 @@ impl<O: IndexedOp> Kernel for FixedLayout<O> {
             }
             _ => self.general.run(inputs, outputs, cx),
         }
+    }
+
+    fn index_bytes(&self, inputs: &[&Tensor]) -> usize {
+        input_bytes(inputs, 1)
     }
 }

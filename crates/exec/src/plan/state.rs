@@ -93,8 +93,9 @@ impl RunState {
     /// The bytes the last run's steps moved: per step, its output, or its
     /// data (first) input when that is larger and has as many elements, so
     /// that a narrowing Convert counts what it reads while a Gather or
-    /// Slice counts what it writes. Steps that passed their input through
-    /// without copying count zero. For string tensors, only fixed-width
+    /// Slice counts what it writes; a gather adds the indices it reads, and
+    /// a scatter that updated its data in place counts its updates alone.
+    /// Steps that passed their input through without copying count zero. For string tensors, only fixed-width
     /// data is counted.
     pub fn bytes_moved(&self) -> usize {
         self.bytes_moved
