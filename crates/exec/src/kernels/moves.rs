@@ -963,6 +963,14 @@ fn merge(dims: &[Dim]) -> SmallVec<[Dim; 4]> {
     out
 }
 
+/// How many rows ahead [`Player::each_row`] asks for the source of rows a
+/// table picks.
+const PICK_AHEAD: usize = 16;
+
+/// The most bytes of a picked row asked for ahead: longer rows are read in
+/// order, which the hardware prefetcher follows.
+const PICK_AHEAD_BYTES: usize = 512;
+
 /// Plays pieces of [`Moves`] on elements of `N` bytes, into a writer
 /// that streams long rows of large outputs.
 struct Player<'m, 'b, 'o, 'w, const N: usize> {
@@ -1170,9 +1178,22 @@ impl<const N: usize> Player<'_, '_, '_, '_, N> {
         super::copy::interleave::<K, N>(src, pitch, dst)
     }
 
-    /// Rows one at a time, each by [`Player::row`].
+    /// Rows one at a time, each by [`Player::row`]. Rows that a table
+    /// picks (a gather by indices in any order) each start anywhere in
+    /// the source, and each would wait on memory in turn: the source of
+    /// the row [`PICK_AHEAD`] rows on is asked for first, so that those
+    /// waits overlap.
     fn each_row(&mut self, rows: &Dim, inner: &Dim, base: isize, at: usize) -> Option<()> {
+        let picked = matches!((rows.src, inner.src), (Step::Table { .. }, Step::Stride(1)));
+        let bytes = inner.count.checked_mul(N)?;
         for r in 0..rows.count {
+            if picked && r + PICK_AHEAD < rows.count {
+                let ahead = self.moves.offset(rows.src, r + PICK_AHEAD).and_then(|o| base.checked_add(o));
+                let from = ahead.and_then(|f| usize::try_from(f).ok()?.checked_mul(N));
+                if let Some(src) = from.and_then(|f| self.src.get(f..)) {
+                    super::copy::prefetch_lines(src, bytes.min(PICK_AHEAD_BYTES));
+                }
+            }
             let at = at.checked_add(r.checked_mul(rows.dst)?)?;
             match self.moves.offset(rows.src, r) {
                 Some(o) => self.row(inner.count, inner.src, base.checked_add(o)?, at)?,
