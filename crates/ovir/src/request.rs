@@ -453,7 +453,9 @@ impl InferRequest {
     }
 
     /// All outputs of the last inference, in output order (empty before
-    /// the first inference).
+    /// the first inference). An output taken with
+    /// [`take_output`](Self::take_output) is left out, so that the list is
+    /// then shorter than the model's outputs.
     pub fn outputs(&self) -> Vec<&Tensor> {
         if !self.ran {
             return Vec::new();
