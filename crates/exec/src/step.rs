@@ -160,9 +160,15 @@ impl<'r> Outputs<'r> {
     /// The buffers of the first three outputs at once, for a kernel that
     /// writes them together.
     pub(crate) fn three(&mut self) -> Result<[&mut Tensor; 3], KernelError> {
+        self.three_from(0)
+    }
+
+    /// The buffers of outputs `first` to `first + 2` at once.
+    pub(crate) fn three_from(&mut self, first: usize) -> Result<[&mut Tensor; 3], KernelError> {
         let missing =
             KernelError::Internal { op: "plan", what: "a kernel asked for outputs that have no buffer" };
-        let [a, b, c] = self.slots.get_disjoint_mut([0, 1, 2]).map_err(|_| missing.clone())?;
+        let ports = [first, first + 1, first + 2];
+        let [a, b, c] = self.slots.get_disjoint_mut(ports).map_err(|_| missing.clone())?;
         match (a.as_mut(), b.as_mut(), c.as_mut()) {
             (Some(a), Some(b), Some(c)) => Ok([a, b, c]),
             _ => Err(missing),

@@ -1273,6 +1273,46 @@ pub enum ShapeErrorKind {
         /// The attribute's value.
         value: String,
     },
+    /// An attribute naming the type of index outputs is neither i32 nor
+    /// i64.
+    #[error("attribute `{name}` of {op} must be i32 or i64, but it is `{value}`")]
+    IndexElementType {
+        /// The operation.
+        op: &'static str,
+        /// The attribute.
+        name: &'static str,
+        /// Its value.
+        value: String,
+    },
+    /// An input that must be known when the model loads (a Const) is
+    /// computed when it runs.
+    #[error("the {input} input of {op} must be a Const, known when the model loads, but it is computed when the model runs")]
+    InputNotConstant {
+        /// The operation.
+        op: &'static str,
+        /// The input's role.
+        input: &'static str,
+    },
+    /// An op's index or count outputs cannot count what it indexes.
+    #[error("{op} indexes {count} elements or slices, more than its {ty} outputs can count")]
+    IndexOverflow {
+        /// The operation.
+        op: &'static str,
+        /// How many elements or slices there are.
+        count: u64,
+        /// The output type too narrow for them.
+        ty: ElementType,
+    },
+    /// The memory an op works in could not be had.
+    #[error("{op} cannot allocate {bytes} bytes for its {what}: out of memory")]
+    OutOfMemory {
+        /// The operation.
+        op: &'static str,
+        /// What the memory was for.
+        what: &'static str,
+        /// Bytes that were asked for.
+        bytes: usize,
+    },
     /// An index lies outside the axis it picks from.
     #[error(
         "{op} index {index} at position {} of its indices is out of range: {}",

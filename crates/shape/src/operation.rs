@@ -159,8 +159,7 @@ pub enum ValueDomain {
     /// Squeeze's and Unsqueeze's axes, Slice's axes (distinct), Gather's
     /// axis (from `batch_dims`), Broadcast's `axes_mapping` (distinct, in
     /// order), Roll's axes, Split's and VariadicSplit's axis, Transpose's
-    /// order (distinct, one per axis: a permutation); to come: Unique's
-    /// axis.
+    /// order (distinct, one per axis: a permutation), Unique's axis.
     Axes {
         /// The rank the axes index, when known.
         rank: Option<Size>,

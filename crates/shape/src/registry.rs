@@ -364,6 +364,7 @@ mod tests {
         ("ScatterElementsUpdate", 12, 12..=16, true),
         ("StringTensorUnpack", 15, 15..=16, true),
         ("StringTensorPack", 15, 15..=16, true),
+        ("Unique", 10, 10..=16, true),
     ];
 
     /// The opsets that list a version of `spec`'s op ovir implements.

@@ -64,6 +64,7 @@ pub mod strided_slice;
 pub mod string_tensor;
 pub mod tile;
 pub mod transpose;
+pub mod unique;
 
 pub use error::KernelError;
 pub use parallel::ExecOptions;
@@ -130,3 +131,4 @@ pub use string_tensor::{
 };
 pub use tile::{tile, tile_into, tile_output_shape, TileScratch};
 pub use transpose::{transpose, transpose_into, transpose_output_shape, TransposeScratch};
+pub use unique::{unique, unique_axis_value, unique_into, UniqueScratch};

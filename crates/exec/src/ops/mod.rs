@@ -73,6 +73,7 @@ mod strided_slice;
 mod string_tensor;
 mod tile;
 mod transpose;
+mod unique;
 mod unsqueeze;
 mod variadic_split;
 mod view;

@@ -43,6 +43,7 @@ pub mod strided_slice;
 pub mod string_tensor;
 pub mod tile;
 pub mod transpose;
+pub mod unique;
 pub mod unsqueeze;
 pub mod variadic_split;
 
@@ -82,6 +83,7 @@ pub use strided_slice::StridedSlice;
 pub use string_tensor::{StringTensorPack, StringTensorUnpack};
 pub use tile::Tile;
 pub use transpose::Transpose;
+pub use unique::Unique;
 pub use unsqueeze::Unsqueeze;
 pub use variadic_split::VariadicSplit;
 
@@ -143,6 +145,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::ScatterElementsUpdate,
             $crate::ops::StringTensorUnpack,
             $crate::ops::StringTensorPack,
+            $crate::ops::Unique,
             $crate::ops::ReverseSubsequences,
         }
     };
