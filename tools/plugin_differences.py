@@ -45,6 +45,11 @@ DOCUMENTED = {
     "gather_tree_length_negative": "runs a negative length, leaving the beam unwritten",
     "string_pack_end_past_symbols": "reads past the end of the symbols for a string that ends beyond them",
     "string_pack_backwards": "fails inside its string copy for a range that ends before it begins",
+    "unique_nan_sorted": "sorts NaN into the numbers and counts some uniques 0 times",
+    "unique_i8_rows_sorted": "gives wrong first indices and counts along an axis for 1-byte types",
+    "unique_u32_sorted": "compares u32 as i32, so values from 2^31 sort first",
+    "unique_i64_sorted": "compares 64-bit integers as 32-bit ones",
+    "unique_empty": "fails on empty data without an axis",
 }
 
 

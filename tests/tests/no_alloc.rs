@@ -798,3 +798,33 @@ fn handed_over_cache_is_updated_in_place_with_nothing_allocated() {
     want[5 * 16..6 * 16].fill(-1.0);
     assert_eq!(cache.to_vec::<f32>().unwrap(), want);
 }
+
+#[test]
+fn unique_allocates_nothing_once_its_counts_repeat() {
+    // Unique sizes its outputs when it runs; with the same counts on every
+    // run, its buffers come back from the pool and its search keeps its
+    // memory in the step's scratch.
+    let mut net = Net::default();
+    let data = net.parameter("i8", &[6, 4]);
+    let axis = net.scalar(0);
+    for out in net.ops("Unique", "opset10", r#"sorted="true""#, &[data, axis], 4) {
+        net.result(out);
+    }
+    let words = net.parameter("f32", &[3, 5]);
+    let attrs = r#"sorted="false" index_element_type="i32" count_element_type="i32""#;
+    for out in net.ops("Unique", "opset10", attrs, &[words], 4) {
+        net.result(out);
+    }
+    assert_steady(&net.compile(), |inputs| {
+        let [data, words] = inputs else { panic!("two inputs") };
+        let axis = Tensor::from_vec(&[], vec![0i64]).unwrap();
+        let flat = ovir::shape::ops::Unique {
+            sorted: false,
+            index_type: ovir::ElementType::I32,
+            count_type: ovir::ElementType::I32,
+        };
+        let rows = kernels::unique(data, Some(&axis), &Default::default()).unwrap();
+        let flat = kernels::unique(words, None, &flat).unwrap();
+        rows.into_iter().chain(flat).collect()
+    });
+}

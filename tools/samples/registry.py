@@ -51,6 +51,7 @@ GENERATORS = [
     "extract_image_patches",
     "slice_scatter",
     "string_tensor",
+    "unique",
 ]
 
 
