@@ -38,7 +38,7 @@ use ovir_shape::ops::{
     Reshape, ResultOp, Reverse, ReverseMode, ReverseSequence, ReverseSubsequences, Roll,
     ScatterElementsReduction, ScatterElementsUpdate, ScatterNdReduction, ScatterNdUpdate, ScatterUpdate,
     ShapeOf, ShuffleChannels, Slice, SliceScatter, SpaceToBatch, SpaceToDepth, Split, Squeeze, StridedSlice,
-    StringTensorPack, StringTensorUnpack, Tile, Transpose, Unsqueeze, VariadicSplit,
+    StringTensorPack, StringTensorUnpack, Tile, Transpose, Unique, Unsqueeze, VariadicSplit,
 };
 use ovir_shape::{BuiltinOp, IntoLayer, Op, OpLayer, OpRegistry, PortFact, Problem};
 use ovir_tensor::{Element, ElementType, PartialShape, Tensor, TensorError};
@@ -586,6 +586,26 @@ impl ModelBuilder {
         symbols: Output,
     ) -> Result<Output, BuildError> {
         self.add(StringTensorPack, &[begins, ends, symbols])
+    }
+
+    /// `Unique-10`: `[uniques, first indices, inverse, counts]` of `data`,
+    /// flattened, or of its slices along `axis` (a Const i32 or i64, scalar
+    /// or of one element, negative counting from the end); uniques in
+    /// ascending order when `sorted`, else in order of first occurrence.
+    /// Indices are `index_type`, counts `count_type` (each i32 or i64).
+    pub fn unique(
+        &mut self,
+        data: Output,
+        axis: Option<Output>,
+        sorted: bool,
+        index_type: ElementType,
+        count_type: ElementType,
+    ) -> Result<Vec<Output>, BuildError> {
+        let op = Unique { sorted, index_type, count_type };
+        match axis {
+            Some(axis) => self.add_layer(op, &[data, axis]),
+            None => self.add_layer(op, &[data]),
+        }
     }
 
     /// `Split`: `data` cut into `num_splits` equal parts along `axis`, one

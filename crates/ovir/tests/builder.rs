@@ -522,3 +522,24 @@ fn element_and_slice_scatters_build_with_their_own_functions() {
     });
     assert_eq!(got[0], (vec![2, 3], vec![1, 11, 2, 3, 14, 4]));
 }
+
+/// Unique through its own builder function, on values worked out by hand:
+/// rows along axis 0 in order of first occurrence, and the elements
+/// flattened in ascending order.
+#[test]
+fn unique_builds_with_its_own_function() {
+    let x = || Tensor::from_vec(&[3, 2], vec![1i32, 2, 3, 4, 1, 2]).unwrap();
+    let got = run_built(x(), |b, d| {
+        let axis = b.constant_slice(&[], &[0i64]).unwrap();
+        b.unique(d, Some(axis), false, ElementType::I32, ElementType::I32).unwrap()
+    });
+    assert_eq!(got[0], (vec![2, 2], vec![1, 2, 3, 4]));
+    assert_eq!(got[1], (vec![2], vec![0, 1]));
+    assert_eq!(got[2], (vec![3], vec![0, 1, 0]));
+    assert_eq!(got[3], (vec![2], vec![2, 1]));
+    let got = run_built(x(), |b, d| b.unique(d, None, true, ElementType::I32, ElementType::I32).unwrap());
+    assert_eq!(got[0], (vec![4], vec![1, 2, 3, 4]));
+    assert_eq!(got[1], (vec![4], vec![0, 1, 2, 3]));
+    assert_eq!(got[2], (vec![6], vec![0, 1, 2, 3, 0, 1]));
+    assert_eq!(got[3], (vec![4], vec![2, 2, 1, 1]));
+}
