@@ -543,3 +543,24 @@ fn unique_builds_with_its_own_function() {
     assert_eq!(got[2], (vec![6], vec![0, 1, 2, 3, 0, 1]));
     assert_eq!(got[3], (vec![4], vec![2, 2, 1, 1]));
 }
+
+/// Unique of constant data: shape inference counts the uniques when the
+/// model is built (type_prop's unique_with_constant_input_no_axis), and
+/// the compiled model folds the values.
+#[test]
+fn unique_of_constant_data_is_known_when_built() {
+    let mut b = ModelBuilder::new("constant");
+    let data = b.constant_slice(&[5], &[5i32, 1, 4, 2, 5]).unwrap();
+    let outs = b.unique(data, None, true, ElementType::I64, ElementType::I64).unwrap();
+    let shapes: Vec<String> = outs.iter().map(|&o| b.fact(o).unwrap().shape.to_string()).collect();
+    assert_eq!(shapes, ["[4]", "[4]", "[5]", "[4]"]);
+    for (i, &o) in outs.iter().enumerate() {
+        b.set_names(o, &[&format!("out{i}")]).unwrap();
+        b.result(o).unwrap();
+    }
+    let got = b.build().unwrap().compile().unwrap().run(Vec::<(&str, Tensor)>::new()).unwrap();
+    assert_eq!(got.get("out0").unwrap().to_vec::<i32>().unwrap(), [1, 2, 4, 5]);
+    assert_eq!(got.get("out1").unwrap().to_vec::<i64>().unwrap(), [1, 3, 2, 0]);
+    assert_eq!(got.get("out2").unwrap().to_vec::<i64>().unwrap(), [3, 0, 2, 1, 3]);
+    assert_eq!(got.get("out3").unwrap().to_vec::<i64>().unwrap(), [1, 1, 1, 2]);
+}

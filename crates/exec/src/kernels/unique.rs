@@ -293,6 +293,29 @@ mod tests {
     }
 
     #[test]
+    fn small_floats_compare_as_their_values() {
+        // bf16 [1.5, -1.0, NaN, 1.5, -0.0, 0.0]: -1 < -0 = 0 < 1.5, the NaN
+        // last and alone.
+        let bits: Vec<u8> = [0x3fc0u16, 0xbf80, 0x7fc0, 0x3fc0, 0x8000, 0x0000]
+            .iter()
+            .flat_map(|b| b.to_le_bytes())
+            .collect();
+        let halves = Tensor::from_bytes(ElementType::Bf16, &[6], &bits).unwrap();
+        let [v, f, i, c] = run(&halves, None, true);
+        assert_eq!(v.bytes().unwrap(), [0x80, 0xbf, 0x00, 0x80, 0xc0, 0x3f, 0xc0, 0x7f]);
+        assert_eq!(
+            (ints(&f), ints(&i), ints(&c)),
+            (vec![1, 4, 0, 2], vec![2, 0, 3, 2, 1, 1], vec![1, 2, 2, 1])
+        );
+        // f8e4m3 codes of -0.5, 0.5, 0, -0 and NaN (0x7f), unsorted.
+        let eights =
+            Tensor::from_bytes(ElementType::F8e4m3, &[6], &[0xb0, 0x30, 0x00, 0x80, 0x7f, 0xb0]).unwrap();
+        let [v, _, i, c] = run(&eights, None, false);
+        assert_eq!(v.bytes().unwrap(), [0xb0, 0x30, 0x00, 0x7f]);
+        assert_eq!((ints(&i), ints(&c)), (vec![0, 1, 2, 2, 3, 0], vec![2, 1, 2, 1]));
+    }
+
+    #[test]
     fn index_types_and_errors() {
         let data = Tensor::from_vec(&[4], vec![2u8, 2, 1, 2]).unwrap();
         let op = Unique { sorted: true, index_type: ElementType::I32, count_type: ElementType::I32 };
