@@ -50,6 +50,12 @@ DOCUMENTED = {
     "unique_u32_sorted": "compares u32 as i32, so values from 2^31 sort first",
     "unique_i64_sorted": "compares 64-bit integers as 32-bit ones",
     "unique_empty": "fails on empty data without an axis",
+    "col2im_f16_rounds_each_addition": "adds f16 in f32 and rounds once (2052), where the reference rounds after each "
+                                       "addition (2048)",
+    "col2im_zero_kernel_longer_than_image": "leaves the image unwritten when the data holds no element",
+    "col2im_run_time_bad_blocks": "does not check the blocks against sizes given at run time, reading past the data",
+    "col2im_run_time_bad_channels": "does not check the channels against a kernel given at run time",
+    "col2im_run_time_bad_kernel_zero": "dies of a division by zero on a kernel size of 0 given at run time",
 }
 
 

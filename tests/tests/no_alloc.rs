@@ -828,3 +828,32 @@ fn unique_allocates_nothing_once_its_counts_repeat() {
         rows.into_iter().chain(flat).collect()
     });
 }
+
+#[test]
+fn col2im_allocates_nothing_after_the_first_inference() {
+    // Sizes given at run time (the example inputs make each block one
+    // pixel: a kernel of 1 x 1 and an image of one row), and constant
+    // ones on data of a static shape, worked out at compile time.
+    let mut net = Net::default();
+    let columns = net.parameter("f32", &[2, 4, 6]);
+    let (size, kernel) = (net.parameter("i64", &[2]), net.parameter("i64", &[2]));
+    let image = net.op("Col2Im", "opset15", "", &[columns, size, kernel]);
+    net.result(image);
+    let blocks = net.parameter("i32", &[8, 6]);
+    let (fixed_size, fixed_kernel) = (net.ints(&[3, 4]), net.ints(&[2, 2]));
+    let overlapped = net.op(
+        "Col2Im",
+        "opset15",
+        r#"strides="1, 1" dilations="1, 1" pads_begin="0, 0" pads_end="0, 0""#,
+        &[blocks, fixed_size, fixed_kernel],
+    );
+    net.result(overlapped);
+    assert_steady(&net.compile(), |inputs| {
+        let [columns, size, kernel, blocks] = inputs else { panic!("four inputs") };
+        let op = ovir::shape::ops::Col2Im::default();
+        vec![
+            kernels::col2im(columns, size, kernel, &op).unwrap(),
+            kernels::col2im(blocks, &ints(&[3, 4]), &ints(&[2, 2]), &op).unwrap(),
+        ]
+    });
+}

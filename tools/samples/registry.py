@@ -49,6 +49,7 @@ GENERATORS = [
     "scatter",
     "scatter_elements",
     "extract_image_patches",
+    "col2im",
     "slice_scatter",
     "string_tensor",
     "unique",

@@ -357,6 +357,7 @@ mod tests {
         ("GatherTree", 1, 1..=16, true),
         ("ScatterUpdate", 3, 3..=16, true),
         ("ExtractImagePatches", 3, 3..=16, true),
+        ("Col2Im", 15, 15..=16, true),
         ("ScatterNDUpdate", 3, 4..=14, true),
         ("ScatterNDUpdate", 15, 15..=16, true),
         ("SliceScatter", 15, 15..=16, true),

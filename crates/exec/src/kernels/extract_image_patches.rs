@@ -35,29 +35,30 @@ fn ceil_div(a: i128, b: i128) -> i128 {
     a.div_euclid(b) + i128::from(a.rem_euclid(b) != 0)
 }
 
-/// One spatial axis: where each kernel offset's reads lie in the data.
-struct Axis {
+/// One spatial axis: where each kernel offset's reads lie in the data
+/// (Col2Im's blocks lie in its image alike).
+pub(crate) struct Axis {
     /// The data's length.
-    len: i128,
+    pub(crate) len: i128,
     /// The output's length.
-    out: usize,
+    pub(crate) out: usize,
     /// Zeros before the data.
-    pad: i128,
-    stride: i128,
-    rate: i128,
+    pub(crate) pad: i128,
+    pub(crate) stride: i128,
+    pub(crate) rate: i128,
     /// The kernel offsets.
-    size: usize,
+    pub(crate) size: usize,
 }
 
 impl Axis {
     /// The data index output index `o` reads for kernel offset `j`.
-    fn at(&self, o: usize, j: usize) -> i128 {
+    pub(crate) fn at(&self, o: usize, j: usize) -> i128 {
         o as i128 * self.stride - self.pad + j as i128 * self.rate
     }
 
     /// The output indices `[first, past)` whose reads for kernel offset
     /// `j` lie inside the data.
-    fn inside(&self, j: usize) -> (usize, usize) {
+    pub(crate) fn inside(&self, j: usize) -> (usize, usize) {
         let clamp = |v: i128| usize::try_from(v.max(0)).map_or(self.out, |v| v.min(self.out));
         let shift = j as i128 * self.rate - self.pad;
         (clamp(ceil_div(-shift, self.stride)), clamp(ceil_div(self.len - shift, self.stride)))

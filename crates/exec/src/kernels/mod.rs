@@ -38,6 +38,7 @@ mod testing;
 
 pub mod batch_to_space;
 pub mod broadcast;
+pub mod col2im;
 pub mod concat;
 mod convert;
 pub mod depth_to_space;
@@ -74,6 +75,7 @@ pub use batch_to_space::{
     space_to_batch_output_shape, BatchToSpaceScratch,
 };
 pub use broadcast::{broadcast, broadcast_into, broadcast_output_shape};
+pub use col2im::{col2im, col2im_into, col2im_output_shape};
 pub use concat::{concat, concat_into, concat_output_shape};
 pub use convert::{convert, convert_into};
 pub use depth_to_space::{

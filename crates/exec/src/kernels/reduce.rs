@@ -2,6 +2,8 @@
 //! it lands on (ScatterNDUpdate-15's `reduction`; ScatterElementsUpdate-12
 //! will use it too): one element of the output and one of the updates
 //! give the new output element, as OpenVINO's reference computes it.
+//! Col2Im adds in the element type itself (`add_in_type`), as its
+//! reference does, so that its narrow floats round after every addition.
 //!
 //! - Integers wrap, as C++ arithmetic on the type does.
 //! - `f32` and `f64` compute in their type.
@@ -76,6 +78,57 @@ pub(crate) fn combine(
         _ => return Err(KernelError::UnsupportedType { op, ty }),
     }
     Ok(())
+}
+
+/// What [`add_in_type`] hands the addition of an element type to: a
+/// kernel generic over the elements' storage type and how two add up.
+pub(crate) trait Adder {
+    /// What the kernel returns.
+    type Out;
+
+    /// Runs the kernel on elements stored as `T`, `add` giving the sum of
+    /// two.
+    fn add<T: bytemuck::Pod + Send + Sync, A: Fn(T, T) -> T + Copy + Send + Sync>(self, add: A) -> Self::Out;
+}
+
+/// Runs `adder` with the elements of `ty` and their sum as `out += x` on
+/// the type computes it in OpenVINO's reference (Col2Im's): integers
+/// wrap, booleans OR, `f32` and `f64` add in their type, and `f16`, `bf16`
+/// and the 8-bit floats add in `f32` and round back after each addition
+/// (where [`combine_wide`] rounds once after all). Other types are
+/// refused.
+pub(crate) fn add_in_type<V: Adder>(
+    op: &'static str,
+    ty: ElementType,
+    adder: V,
+) -> Result<V::Out, KernelError> {
+    use ElementType as E;
+    let e4m3 = |b: u8| f32::from_bits(F8E4M3[usize::from(b)]);
+    let e5m2 = |b: u8| f32::from_bits(F8E5M2[usize::from(b)]);
+    let e8m0 = |b: u8| f32::from_bits(F8E8M0[usize::from(b)]);
+    Ok(match ty {
+        E::Boolean => adder.add(|a: u8, b: u8| u8::from(a != 0 || b != 0)),
+        E::I8 => adder.add(i8::wrapping_add),
+        E::U8 => adder.add(u8::wrapping_add),
+        E::I16 => adder.add(i16::wrapping_add),
+        E::U16 => adder.add(u16::wrapping_add),
+        E::I32 => adder.add(i32::wrapping_add),
+        E::U32 => adder.add(u32::wrapping_add),
+        E::I64 => adder.add(i64::wrapping_add),
+        E::U64 => adder.add(u64::wrapping_add),
+        E::F32 => adder.add(|a: f32, b: f32| a + b),
+        E::F64 => adder.add(|a: f64, b: f64| a + b),
+        E::F16 => {
+            adder.add(|a: u16, b: u16| f16_bits(f16::from_bits(a).to_f32() + f16::from_bits(b).to_f32()))
+        }
+        E::Bf16 => adder.add(|a: u16, b: u16| {
+            bf16::from_f32(bf16::from_bits(a).to_f32() + bf16::from_bits(b).to_f32()).to_bits()
+        }),
+        E::F8e4m3 => adder.add(move |a: u8, b: u8| e4m3_from_f16(f16_bits(e4m3(a) + e4m3(b)))),
+        E::F8e5m2 => adder.add(move |a: u8, b: u8| e5m2_from_f16(f16_bits(e5m2(a) + e5m2(b)))),
+        E::F8e8m0 => adder.add(move |a: u8, b: u8| e8m0_from_f32(e8m0(a) + e8m0(b))),
+        _ => return Err(KernelError::UnsupportedType { op, ty }),
+    })
 }
 
 /// Whether elements of `ty` combine in `f32`, the output widened before

@@ -40,6 +40,7 @@ macro_rules! planner {
 
 mod batch_to_space;
 mod broadcast;
+mod col2im;
 mod concat;
 mod constant;
 mod convert;

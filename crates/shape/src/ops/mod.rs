@@ -140,6 +140,7 @@ macro_rules! for_each_builtin_op {
             $crate::ops::GatherTree,
             $crate::ops::ScatterUpdate,
             $crate::ops::ExtractImagePatches,
+            $crate::ops::Col2Im,
             $crate::ops::ScatterNdUpdate,
             $crate::ops::SliceScatter,
             $crate::ops::ScatterElementsUpdate,
