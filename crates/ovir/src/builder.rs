@@ -33,7 +33,7 @@ use std::sync::Arc;
 use ovir_exec::ConstantEvaluator;
 use ovir_ir::{Edge, LayerIdx, OutputRef, Port, RtInfo, SourceFile, Span};
 use ovir_shape::ops::{
-    BatchToSpace, BlockMode, Broadcast, BroadcastMode, Concat, Const, Convert, DepthToSpace,
+    BatchToSpace, BlockMode, Broadcast, BroadcastMode, Col2Im, Concat, Const, Convert, DepthToSpace,
     ExtractImagePatches, Gather, GatherElements, GatherNd, Identity, Pad, PadMode, Parameter, PatchPadding,
     Reshape, ResultOp, Reverse, ReverseMode, ReverseSequence, ReverseSubsequences, Roll,
     ScatterElementsReduction, ScatterElementsUpdate, ScatterNdReduction, ScatterNdUpdate, ScatterUpdate,
@@ -569,6 +569,21 @@ impl ModelBuilder {
         padding: PatchPadding,
     ) -> Result<Output, BuildError> {
         self.add(ExtractImagePatches { sizes, strides, rates, padding }, &[data])
+    }
+
+    /// `Col2Im-15`: blocks `[N, C * kh * kw, L]` (or unbatched `[C * kh *
+    /// kw, L]`) put back into an image of `output_size` (`[H, W]`), blocks
+    /// of `kernel_size` (`[kh, kw]`; the two i32 or the two i64), with
+    /// `op`'s strides, dilations and pads; the values that overlap add up
+    /// in the order of the data. Gives `[N, C, H, W]` (or `[C, H, W]`).
+    pub fn col2im(
+        &mut self,
+        data: Output,
+        output_size: Output,
+        kernel_size: Output,
+        op: Col2Im,
+    ) -> Result<Output, BuildError> {
+        self.add(op, &[data, output_size, kernel_size])
     }
 
     /// `StringTensorUnpack`: string `data` as `[begins, ends, symbols]`,

@@ -564,3 +564,30 @@ fn unique_of_constant_data_is_known_when_built() {
     assert_eq!(got.get("out2").unwrap().to_vec::<i64>().unwrap(), [3, 0, 2, 1, 3]);
     assert_eq!(got.get("out3").unwrap().to_vec::<i64>().unwrap(), [1, 1, 1, 2]);
 }
+
+/// Col2Im through its own builder function, on values worked out by hand.
+#[test]
+fn col2im_builds_with_its_own_function() {
+    // One channel, 2 x 2 blocks: column (kh, kw) holds the four blocks'
+    // values at that kernel offset.
+    let columns = || {
+        let values = [1, 2, 3, 4, 10, 20, 30, 40, 100, 200, 300, 400, 1000, 2000, 3000, 4000];
+        Tensor::from_vec(&[4, 4], values.to_vec()).unwrap()
+    };
+    // Blocks one apart over a 3 x 3 image: the middle pixel sums all four
+    // offsets, a corner one.
+    let got = run_built(columns(), |b, d| {
+        let size = b.constant_slice(&[2], &[3i64, 3]).unwrap();
+        let kernel = b.constant_slice(&[2], &[2i64, 2]).unwrap();
+        vec![b.col2im(d, size, kernel, ops::Col2Im::default()).unwrap()]
+    });
+    assert_eq!(got[0], (vec![1, 3, 3], vec![1, 12, 20, 103, 1234, 2040, 300, 3400, 4000]));
+    // Two apart over a 2 x 2 image padded by 1: each pixel sees one offset.
+    let got = run_built(columns(), |b, d| {
+        let size = b.constant_slice(&[2], &[2i32, 2]).unwrap();
+        let kernel = b.constant_slice(&[2], &[2i32, 2]).unwrap();
+        let op = ops::Col2Im { strides: [2, 2], dilations: [1, 1], pads_begin: [1, 1], pads_end: [1, 1] };
+        vec![b.col2im(d, size, kernel, op).unwrap()]
+    });
+    assert_eq!(got[0], (vec![1, 2, 2], vec![1000, 200, 30, 4]));
+}
