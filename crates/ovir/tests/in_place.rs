@@ -264,3 +264,26 @@ fn a_computed_value_dying_at_the_scatter_is_updated_in_place() {
     want[WIDTH..2 * WIDTH].fill(-1.0);
     assert_eq!(request.output("out").unwrap().to_vec::<f32>().unwrap(), want);
 }
+
+#[test]
+fn an_output_the_request_keeps_is_taken_as_a_clone() {
+    // The input passed straight through and a constant: taking them leaves
+    // the request able to run again on what it holds.
+    let mut b = ModelBuilder::new("kept");
+    let x = b.parameter("x", ElementType::I32, PartialShape::from_static(&[3])).unwrap();
+    b.result(x).unwrap();
+    let c = b.constant_slice(&[2], &[7i32, 8]).unwrap();
+    b.set_names(c, &["c"]).unwrap();
+    b.result(c).unwrap();
+    let compiled = b.build().unwrap().compile().unwrap();
+    let mut request = compiled.infer_request();
+    request.set_input("x", Tensor::from_vec(&[3], vec![1i32, 2, 3]).unwrap()).unwrap();
+    request.infer().unwrap();
+    let x = request.take_output("x").unwrap();
+    let c = request.take_output("c").unwrap();
+    assert!(x.shares_storage_with(request.input("x").unwrap()));
+    assert_eq!(c.to_vec::<i32>().unwrap(), [7, 8]);
+    request.infer().unwrap();
+    assert_eq!(request.output("x").unwrap().to_vec::<i32>().unwrap(), [1, 2, 3]);
+    assert_eq!(request.output("c").unwrap().to_vec::<i32>().unwrap(), [7, 8]);
+}

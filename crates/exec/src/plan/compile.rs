@@ -221,7 +221,7 @@ impl<'m> Builder<'m> {
             }
             Planned::Output => {
                 if let Some(&src) = args.first() {
-                    self.outputs.push(PlanOutput { layer: idx, slot: src });
+                    self.outputs.push(PlanOutput { layer: idx, slot: src, kept: false });
                 }
             }
             Planned::PassThrough => {
@@ -295,6 +295,17 @@ impl<'m> Builder<'m> {
             .chain(self.inputs.iter().map(|i| i.slot))
             .chain(self.steps.iter().filter(|s| s.keep).flat_map(|s| s.output..s.output + s.ports))
             .collect();
+        // Outputs whose value the state keeps between runs are cloned,
+        // not taken, by `Plan::take_output`.
+        let kept: HashSet<Slot> = self
+            .inputs
+            .iter()
+            .map(|i| i.slot)
+            .chain(self.steps.iter().filter(|s| s.keep).flat_map(|s| s.output..s.output + s.ports))
+            .collect();
+        for o in &mut self.outputs {
+            o.kept = kept.contains(&o.slot) || self.known.get(o.slot).is_some_and(Option::is_some);
+        }
         schedule_releases(&mut self.steps, &pinned, &self.known);
         let model_inputs = self.inputs.iter().enumerate().map(|(k, i)| (i.slot, k)).collect();
         let model_outputs = self.outputs.iter().map(|o| o.slot).collect();

@@ -85,6 +85,10 @@ pub struct PlanOutput {
     /// The `Result` layer.
     pub layer: LayerIdx,
     slot: Slot,
+    /// The value is one the state keeps between runs (a model input, a
+    /// constant, a kept view), which [`Plan::take_output`] clones rather
+    /// than takes.
+    kept: bool,
 }
 
 /// A model compiled for the CPU: the steps in topological order, the value
@@ -188,10 +192,7 @@ impl Plan {
     /// input passed through, a constant, a view kept between runs) is
     /// cloned instead, which shares its storage.
     pub fn take_output(&self, state: &mut RunState, index: usize) -> Option<Tensor> {
-        let slot = self.outputs.get(index)?.slot;
-        let kept = self.inputs.iter().any(|i| i.slot == slot)
-            || self.known.get(slot).is_some_and(Option::is_some)
-            || self.steps.iter().any(|s| s.keep && (s.output..s.output + s.ports).contains(&slot));
+        let PlanOutput { slot, kept, .. } = *self.outputs.get(index)?;
         let value = state.values.get_mut(slot)?;
         if kept {
             value.clone()
