@@ -256,11 +256,15 @@ pub trait CustomOp: Send + Sync + fmt::Debug {
     /// The input whose buffer output `port` may take over, when the op
     /// computes that output in place from that input (same element type
     /// and shape); `None`, the default, for none. The plan grants it when
-    /// no one reads the input after this layer and the input is computed
-    /// on every run (no constant, no model input or output); the op then
-    /// finds out on each run, through [`OutputSlots::in_place`], whether
-    /// the output holds the input's values already or is a buffer of its
-    /// own to copy them into.
+    /// no one reads the input after this layer, no model output is that
+    /// input, and the input is either computed on every run (no constant)
+    /// or a model input, whose buffer the op gets when the caller handed
+    /// it over (kept no clone of what it set). The op then finds out on
+    /// each run, through [`OutputSlots::in_place`], whether the output
+    /// holds the input's values already or is a buffer of its own to copy
+    /// them into. Should the op fail, a model input's buffer goes back to
+    /// the input as the op left it, so an op that reuses its input checks
+    /// everything before it writes.
     fn reuses_input(&self, port: usize) -> Option<usize> {
         let _ = port;
         None
