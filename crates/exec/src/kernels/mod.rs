@@ -19,9 +19,11 @@
 //! description of an output as strided or indexed copies of its inputs,
 //! and the player that moves it, for Gather, Slice, Concat and
 //! Broadcast), `run_plan` (the run plans of Reverse, ReverseSequence and
-//! ReverseSubsequences and the routines that play them), `copy` (the SIMD
-//! copy routines), `counts` (lengths inputs), `integers` (small integer
-//! inputs), `checks`, `packed` and `parallel`.
+//! ReverseSubsequences and the routines that play them), `scattered_lines`
+//! (lines each with a length of its own, for ReverseSubsequences and
+//! ReverseSequence), `copy` (the SIMD copy routines), `counts` (lengths
+//! inputs), `integers` (small integer inputs), `checks`, `packed` and
+//! `parallel`.
 
 mod checks;
 mod copy;
@@ -33,6 +35,7 @@ pub(crate) mod moves;
 mod packed;
 mod parallel;
 mod run_plan;
+mod scattered_lines;
 #[cfg(test)]
 mod testing;
 

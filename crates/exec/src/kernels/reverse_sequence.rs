@@ -15,8 +15,8 @@ use super::copy::{ReverseCopier, RunWriter};
 use super::counts::{narrow_counts, Count, Lengths};
 use super::counts::{read_integers, scan_integers, Integer};
 use super::packed::{KeepsUnpacked, Unpacked};
-use super::reverse_subsequences::{lines_win, play_lines};
 use super::run_plan::{copy_all, play, play_as, product, Joiner, Rows, Run, RunPlan, STREAM_MIN_BYTES};
+use super::scattered_lines::{lines_win, play_lines};
 use super::{packed, parallel, ExecOptions, KernelError};
 
 const OP: &str = "ReverseSequence";
@@ -280,10 +280,10 @@ fn play_or_copy<C: Count>(
         let key = Expansion::Lines(lines);
         return if lines.size <= TRANSPOSED_ROWS {
             let lens = row_heads.bytes.keep(checked, key, |lens| lines.lengths(&plan, lens))?;
-            play_lines(data, out, options, view, lens, width)
+            play_lines(OP, data, out, options, view, lens, width)
         } else {
             let lens = row_heads.each.keep(checked, key, |lens| lines.lengths(&plan, lens))?;
-            play_lines(data, out, options, view, lens, width)
+            play_lines(OP, data, out, options, view, lens, width)
         };
     }
     if plan.takes_blocks(width) {

@@ -24,7 +24,7 @@ use super::{parallel, ExecOptions, KernelError};
 /// may well stay in the cache for whatever reads them next, and streaming
 /// would send them to memory for nothing. ReverseSubsequences' strips and
 /// vector gathers, whose writes through the cache cost twice as much,
-/// start lower (`SCATTERED_STREAM_MIN_BYTES` in `reverse_subsequences`).
+/// start lower (`SCATTERED_STREAM_MIN_BYTES` in `scattered_lines`).
 pub(super) const STREAM_MIN_BYTES: usize = 16 << 20;
 
 /// A stretch of the output: `len` input elements starting at element
