@@ -1,14 +1,15 @@
 //! Checks that every kernel makes of its inputs and output.
 
+use ovir_tensor::packed::is_packed;
 use ovir_tensor::{ElementType, Tensor};
 
-use super::{packed, KernelError};
+use super::KernelError;
 
 /// Checks that `op` can move elements of `ty`: whole-byte types, strings,
 /// and the packed sub-byte types (which reach the run plans unpacked, one
-/// code per byte; see `packed`).
+/// code per byte; see `packed`, which the checks themselves serve).
 pub(super) fn check_movable(op: &'static str, ty: ElementType) -> Result<(), KernelError> {
-    if ty == ElementType::String || matches!(ty.byte_width(), Some(1 | 2 | 4 | 8)) || packed::applies(ty) {
+    if ty == ElementType::String || matches!(ty.byte_width(), Some(1 | 2 | 4 | 8)) || is_packed(ty) {
         Ok(())
     } else {
         Err(KernelError::UnsupportedType { op, ty })
