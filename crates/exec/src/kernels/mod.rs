@@ -21,15 +21,16 @@
 //! Broadcast), `run_plan` (the run plans of Reverse, ReverseSequence and
 //! ReverseSubsequences and the routines that play them), `scattered_lines`
 //! (lines each with a length of its own, for ReverseSubsequences and
-//! ReverseSequence), `copy` (the SIMD copy routines), `counts` (lengths
-//! inputs), `integers` (small integer inputs), `checks`, `packed` and
-//! `parallel`.
+//! ReverseSequence), `copy` (the SIMD copy routines), `counts` and
+//! `integer_lengths` (lengths inputs), `integers` (small integer inputs),
+//! `checks`, `packed` and `parallel`.
 
 mod checks;
 mod copy;
 mod counts;
 mod error;
 pub(crate) mod indexed;
+mod integer_lengths;
 mod integers;
 pub(crate) mod moves;
 mod packed;

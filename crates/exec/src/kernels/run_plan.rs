@@ -16,7 +16,8 @@ use std::ops::Range;
 use ovir_tensor::{ElementType, Tensor};
 
 use super::copy::{Ahead, ReverseCopier, RunWriter};
-use super::counts::Count;
+/// Where the copy routines (and the rows runs) take [`Heads`] from.
+pub(super) use super::counts::Heads;
 use super::{parallel, ExecOptions, KernelError};
 
 /// Outputs of at least this many bytes are written with streaming stores,
@@ -58,59 +59,6 @@ pub(super) struct Rows<'a> {
     /// Rows per block of a reversed run, at least 1, with the run's rows a
     /// whole number of blocks; 1 for a run in order.
     pub(super) block: usize,
-}
-
-/// How many elements at the start of each row of a rows run are reversed.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Heads<'a> {
-    /// The same number in every row.
-    Same(usize),
-    /// One number per row, in row order: rows of different sequence
-    /// lengths still make one run, so a batch of short rows costs no more
-    /// per row than the copy itself.
-    Each(&'a [u32]),
-    /// [`Heads::Each`] for rows too long for 32-bit counts, which the
-    /// general loop copies.
-    EachWide(&'a [usize]),
-    /// [`Heads::Each`] a byte each, for rows of at most 31 elements (whose
-    /// lengths were checked once ahead, or which run a few to a length):
-    /// a quarter of the bytes to read beside the rows.
-    Bytes(&'a [u8]),
-}
-
-impl<'a> Heads<'a> {
-    /// The head length of row `r`; 0 for a row past the end of the list,
-    /// which callers rule out by checking [`Heads::fits`] first.
-    pub(super) fn of(self, r: usize) -> usize {
-        match self {
-            Heads::Same(n) => n,
-            Heads::Each(list) => list.get(r).map_or(0, |&n| n.get()),
-            Heads::EachWide(list) => list.get(r).copied().unwrap_or(0),
-            Heads::Bytes(list) => list.get(r).map_or(0, |&n| n.into()),
-        }
-    }
-
-    /// Whether these heads can describe `rows` rows of `row` elements
-    /// each. A list is not scanned here, which would read it once more:
-    /// whoever copies a row checks that its head fits.
-    pub(super) fn fits(self, rows: usize, row: usize) -> bool {
-        match self {
-            Heads::Same(n) => n <= row,
-            Heads::Each(list) => list.len() == rows,
-            Heads::EachWide(list) => list.len() == rows,
-            Heads::Bytes(list) => list.len() == rows,
-        }
-    }
-
-    /// The heads of rows `keep` of this run.
-    pub(super) fn slice(self, keep: Range<usize>) -> Option<Heads<'a>> {
-        match self {
-            Heads::Same(n) => Some(Heads::Same(n)),
-            Heads::Each(list) => list.get(keep).map(Heads::Each),
-            Heads::EachWide(list) => list.get(keep).map(Heads::EachWide),
-            Heads::Bytes(list) => list.get(keep).map(Heads::Bytes),
-        }
-    }
 }
 
 impl Run<'_> {

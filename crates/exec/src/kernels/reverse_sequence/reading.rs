@@ -8,7 +8,8 @@ use ovir_shape::ops::reverse_sequence::{
 use ovir_tensor::{ElementType, Tensor};
 
 use super::OP;
-use crate::kernels::counts::{read_integers, scan_integers, Count, Integer};
+use crate::kernels::counts::Count;
+use crate::kernels::integer_lengths::{read_integers, scan_integers, Integer};
 use crate::kernels::KernelError;
 
 /// What [`read_lengths`] learns while it reads the lengths, so that no one

@@ -4,7 +4,8 @@
 use ovir_tensor::{ElementType, Tensor};
 
 use super::OP;
-use crate::kernels::counts::{read_integers, scan_integers, Count, Integer};
+use crate::kernels::counts::Count;
+use crate::kernels::integer_lengths::{read_integers, scan_integers, Integer};
 use crate::kernels::KernelError;
 use ovir_shape::ops::reverse_subsequences::{for_each_subsequence_length, subsequence_length};
 
