@@ -219,7 +219,7 @@ pub enum ShapeErrorKind {
     /// Convert was asked for a pair of element types that OpenVINO's
     /// reference Convert does not define (`nf4` to `i32`, `f32` to `nf4`,
     /// `f64` to `f4e2m1`, …).
-    #[error("Convert cannot convert {from} to {to}: {}", crate::ops::convert::conversion_rule(*from, *to))]
+    #[error("Convert cannot convert {from} to {to}: {}", conversion_rule(*from, *to))]
     UndefinedConversion {
         /// The input's element type.
         from: ElementType,
@@ -1331,6 +1331,18 @@ pub enum ShapeErrorKind {
         /// Whether negative indices, counting from the end, are allowed.
         negative: bool,
     },
+}
+
+/// Why Convert's check ([`crate::ops::convert::check_conversion`]) refuses a
+/// pair, for its error message.
+fn conversion_rule(from: ElementType, to: ElementType) -> String {
+    use ElementType as E;
+    match (from, to) {
+        (E::Nf4 | E::F4e2m1 | E::F8e8m0, _) => format!("{from} converts only to f16, bf16 and f32"),
+        (_, E::Nf4) => "only f16 converts to nf4".to_owned(),
+        (_, E::F4e2m1 | E::F8e8m0) => format!("only f16, bf16 and f32 convert to {to}"),
+        _ => "the conversion is not defined".to_owned(),
+    }
 }
 
 /// `[1, 0, 2]`.

@@ -135,14 +135,3 @@ pub fn check_conversion(from: ElementType, to: ElementType) -> Result<(), ShapeE
         Err(ShapeErrorKind::UndefinedConversion { from, to })
     }
 }
-
-/// Why [`check_conversion`] refuses a pair, for its error message.
-pub(crate) fn conversion_rule(from: ElementType, to: ElementType) -> String {
-    use ElementType as E;
-    match (from, to) {
-        (E::Nf4 | E::F4e2m1 | E::F8e8m0, _) => format!("{from} converts only to f16, bf16 and f32"),
-        (_, E::Nf4) => "only f16 converts to nf4".to_owned(),
-        (_, E::F4e2m1 | E::F8e8m0) => format!("only f16, bf16 and f32 convert to {to}"),
-        _ => "the conversion is not defined".to_owned(),
-    }
-}
