@@ -56,12 +56,12 @@ pub enum Command {
     /// Run a model on inputs from .npy/.npz files (or generated ones).
     Run(RunArgs),
     /// Write a model as IR v11.
-    Convert(crate::convert::ConvertArgs),
+    Convert(ConvertArgs),
     /// Run every conformance case folder below a directory.
     Conformance(ConformanceArgs),
     /// Write layers of a model as conformance cases of their own, one
     /// layer each, fed with what a run of the whole model gave them.
-    Extract(crate::extract::ExtractArgs),
+    Extract(ExtractArgs),
     /// Time repeated inferences and compare them with a memcpy of the same
     /// bytes.
     Bench(BenchArgs),
@@ -214,6 +214,76 @@ pub struct ConformanceArgs {
     /// How outputs are compared.
     #[command(flatten)]
     pub compare: CompareArgs,
+}
+
+/// `ovir convert`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+The output is IR v11 laid out as OpenVINO's save_model writes it; its weights go beside it \
+with the extension .bin; missing parent folders are created. The model is validated first, so only a model ovir can load is \
+written.")]
+pub struct ConvertArgs {
+    /// The model to read (IR v10 or v11).
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// The .xml file to write.
+    #[arg(short, long, value_name = "OUT.xml")]
+    pub output: PathBuf,
+    /// Write what constant folding computes as Consts: layers whose output
+    /// is known before the model runs become one Const each, layers that
+    /// pass their input through unchanged are taken out, and layers no
+    /// output needs are dropped. Compressed weights stay compressed: a
+    /// Convert that widens a Const of f16, bf16, f8, u8, i8, u4, i4 or
+    /// nf4 (or is marked `decompression`) is kept, with all it feeds.
+    #[arg(long)]
+    pub fold: bool,
+    /// Fix the shape of an input before anything else, as OpenVINO's
+    /// reshape does: `NAME=[2,3]`, `NAME=[?,4]` or `NAME=[1..8,4]`. May be given
+    /// once per input.
+    #[arg(long = "shape", value_name = "NAME=[DIMS]", value_parser = parse_shape)]
+    pub shapes: Vec<(String, PartialShape)>,
+}
+
+/// `ovir extract`.
+#[derive(Debug, Args)]
+#[command(after_help = "\
+Each case is a folder as `ovir conformance` reads it: model.xml and model.bin holding the \
+layer alone, in/<input>.npy and expected/<output>.npy. Inputs whose values are known \
+before the model runs (Consts, and what folds from them) stay Consts; the others become \
+Parameters of the static shape the run gave them. Inputs are given as for `ovir run`; \
+those not given are generated. With --layer, -o is the case folder; with --all, -o holds \
+one folder per layer, named by the layer as `ovir run --dump` names files. A case folder \
+that exists must be empty, unless --force is given, which replaces model.xml, model.bin, \
+in/ and expected/ in it.")]
+pub struct ExtractArgs {
+    /// The model.
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// The layer to write as a case, by its name; may be given several
+    /// times, each then written to its own folder inside -o.
+    #[arg(long = "layer", value_name = "NAME", required_unless_present = "all")]
+    pub layers: Vec<String>,
+    /// Write every layer that computes something (all but Parameters,
+    /// Consts and Results), each to its own folder inside -o.
+    #[arg(long, conflicts_with = "layers")]
+    pub all: bool,
+    /// Where to write: the case folder for one --layer, or the folder
+    /// that holds one case folder per layer.
+    #[arg(short, long, value_name = "DIR")]
+    pub output: PathBuf,
+    /// An input of the model: NAME=FILE.npy, FILE.npz for several at once,
+    /// or FILE.npy for a model with one input.
+    #[arg(short, long = "input", value_name = "NAME=FILE.npy|FILE.npz")]
+    pub inputs: Vec<String>,
+    /// The shape to generate an input in, as for `ovir run`.
+    #[arg(long = "shape", value_name = "NAME=[DIMS]", value_parser = parse_shape)]
+    pub shapes: Vec<(String, PartialShape)>,
+    /// Replace what a case folder already holds.
+    #[arg(long)]
+    pub force: bool,
+    /// The most memory any one tensor may take, as for `ovir run`.
+    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
+    pub max_memory: Option<u64>,
 }
 
 /// How outputs are compared with expected arrays: bit for bit, unless a

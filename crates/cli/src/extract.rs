@@ -21,58 +21,15 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use anyhow::{anyhow, bail, Context};
-use clap::Args;
 use ovir::compare::Tolerance;
 use ovir::ir::{LayerIdx, OutputRef};
 use ovir::npy::file_stem;
 use ovir::{CompileOptions, Model, ModelBuilder, OpLayer, PartialShape, Tensor};
 
-use crate::args::{parse_shape, parse_size, ModelArgs};
+use crate::args::ExtractArgs;
 use crate::io::{count, make_folder, set_inputs};
 use crate::tensors::port_values;
 use crate::{CliError, Outcome};
-
-/// `ovir extract`.
-#[derive(Debug, Args)]
-#[command(after_help = "\
-Each case is a folder as `ovir conformance` reads it: model.xml and model.bin holding the \
-layer alone, in/<input>.npy and expected/<output>.npy. Inputs whose values are known \
-before the model runs (Consts, and what folds from them) stay Consts; the others become \
-Parameters of the static shape the run gave them. Inputs are given as for `ovir run`; \
-those not given are generated. With --layer, -o is the case folder; with --all, -o holds \
-one folder per layer, named by the layer as `ovir run --dump` names files. A case folder \
-that exists must be empty, unless --force is given, which replaces model.xml, model.bin, \
-in/ and expected/ in it.")]
-pub struct ExtractArgs {
-    /// The model.
-    #[command(flatten)]
-    pub model: ModelArgs,
-    /// The layer to write as a case, by its name; may be given several
-    /// times, each then written to its own folder inside -o.
-    #[arg(long = "layer", value_name = "NAME", required_unless_present = "all")]
-    pub layers: Vec<String>,
-    /// Write every layer that computes something (all but Parameters,
-    /// Consts and Results), each to its own folder inside -o.
-    #[arg(long, conflicts_with = "layers")]
-    pub all: bool,
-    /// Where to write: the case folder for one --layer, or the folder
-    /// that holds one case folder per layer.
-    #[arg(short, long, value_name = "DIR")]
-    pub output: PathBuf,
-    /// An input of the model: NAME=FILE.npy, FILE.npz for several at once,
-    /// or FILE.npy for a model with one input.
-    #[arg(short, long = "input", value_name = "NAME=FILE.npy|FILE.npz")]
-    pub inputs: Vec<String>,
-    /// The shape to generate an input in, as for `ovir run`.
-    #[arg(long = "shape", value_name = "NAME=[DIMS]", value_parser = parse_shape)]
-    pub shapes: Vec<(String, PartialShape)>,
-    /// Replace what a case folder already holds.
-    #[arg(long)]
-    pub force: bool,
-    /// The most memory any one tensor may take, as for `ovir run`.
-    #[arg(long, value_name = "BYTES", value_parser = parse_size)]
-    pub max_memory: Option<u64>,
-}
 
 /// One layer cut out of a model: its model, its inputs' values and the
 /// outputs the whole model computed for it.
