@@ -556,7 +556,8 @@ impl Moves {
             read.push(if s.len() < shuffles::PADDED { p } else { s });
         }
         let lens: SmallVec<[usize; 4]> = read.iter().map(|s| s.len()).collect();
-        let blocks = if sources.len() > shuffles::MAX_INPUTS {
+        let tiled = self.tiled(N);
+        let blocks = if sources.len() > shuffles::MAX_INPUTS || tiled.is_some() {
             None
         } else {
             shuffles::UnitShuffles::new(self, N, &lens)
@@ -579,6 +580,9 @@ impl Moves {
         let staged = stream && short_rows && blocks.is_none() && unit_bytes <= STAGE_BYTES;
         parallel::for_each_chunk(options, dst, unit_bytes, |first, part| {
             let units = part.len() / unit_bytes;
+            if let Some(cols) = tiled {
+                return self.tile_units::<N>(sources.first()?, part, first, units, cols, copier);
+            }
             if staged {
                 let mut stage = [0u8; STAGE_BYTES];
                 let per = (STAGE_BYTES / unit_bytes.max(1)).max(1);
@@ -650,6 +654,98 @@ impl Moves {
             done += n;
         }
         Some(())
+    }
+
+    /// Whether the output moves its source's innermost axis away from its
+    /// own, as a Transpose that moves the innermost axis does: one strided
+    /// piece whose innermost loop reads elements a cache line or more
+    /// apart, and a loop further out (the units' loop among them) that
+    /// reads consecutive ones, each of [`TILE_MIN`] indices or more. Gives
+    /// that loop's place in the nest of the units' loop and the piece's
+    /// loops, for [`Moves::tile_units`]. Walked an element at a time, each
+    /// element of such an output would cost a line of its own.
+    fn tiled(&self, n: usize) -> Option<usize> {
+        let [piece] = self.pieces.as_slice() else { return None };
+        let strided = |d: &Dim| matches!(d.src, Step::Stride(_));
+        if !matches!(piece.outer, Step::Stride(_)) || !piece.dims.iter().all(strided) {
+            return None;
+        }
+        let (last, rest) = piece.dims.split_last()?;
+        let apart = match last.src {
+            Step::Stride(s) => usize::try_from(s).ok()?.checked_mul(n)?,
+            Step::Table { .. } => return None,
+        };
+        if apart < 64 || last.count < TILE_MIN {
+            return None;
+        }
+        let outer = Dim { count: self.outer, src: piece.outer, dst: self.unit };
+        let consecutive = |d: &Dim| d.src == Step::Stride(1) && d.count >= TILE_MIN;
+        match rest.iter().rposition(consecutive) {
+            Some(i) => Some(i + 1),
+            None => consecutive(&outer).then_some(0),
+        }
+    }
+
+    /// Plays units `first..first + units` of an output [`Moves::tiled`]
+    /// found, into `dst`, which holds them: for every index of the loops
+    /// outside the loop `cols` names, a line's worth of that loop's indices
+    /// at a time, every index of the loops between it and the innermost
+    /// one, each a tile of those two loops transposed in registers
+    /// ([`ReverseCopier::transpose`]). Each tile reads whole source lines
+    /// and writes its output rows a line at a time between them.
+    fn tile_units<const N: usize>(
+        &self,
+        src: &[u8],
+        dst: &mut [u8],
+        first: usize,
+        units: usize,
+        cols: usize,
+        copier: ReverseCopier,
+    ) -> Option<()> {
+        let piece = self.pieces.first()?;
+        let (outer, base) = self.outer_loop(piece, first, units)?;
+        let nest: SmallVec<[Dim; 8]> = std::iter::once(outer).chain(piece.dims.iter().copied()).collect();
+        let (last, rest) = nest.split_last()?;
+        let (head, tail) = rest.split_at_checked(cols)?;
+        let (across, middle) = tail.split_first()?;
+        let Step::Stride(stride) = last.src else { return None };
+        let src_pitch = usize::try_from(stride).ok()?.checked_mul(N)?;
+        let dst_pitch = across.dst.checked_mul(N)?;
+        // Columns a tile: all of them when the tile is shorter than a
+        // block of lines (each call's work is then too small to pay for
+        // itself), one line's worth when the output rows lie 64 KiB or
+        // more apart (as many rows in flight share a set of the second-level
+        // cache), else four lines' worth, whose source lines the hardware
+        // fetches ahead.
+        let per_tile = if last.count < 64 / N {
+            usize::MAX
+        } else if dst_pitch >= 64 << 10 {
+            64 / N
+        } else {
+            256 / N
+        };
+        each_index(head, base, piece.dst, &mut |base, at| {
+            let mut c0 = 0;
+            while c0 < across.count {
+                let n = per_tile.min(across.count - c0);
+                let from = base.checked_add(isize::try_from(c0).ok()?)?;
+                let to = at.checked_add(c0.checked_mul(across.dst)?)?;
+                each_index(middle, from, to, &mut |b, a| {
+                    let from = usize::try_from(b).ok()?.checked_mul(N)?;
+                    let to = a.checked_mul(N)?;
+                    copier.transpose::<N>(
+                        src.get(from..)?,
+                        src_pitch,
+                        dst.get_mut(to..)?,
+                        dst_pitch,
+                        last.count,
+                        n,
+                    )
+                })?;
+                c0 += n;
+            }
+            Some(())
+        })
     }
 
     /// The loop over units `first..first + n` of `piece`, as a loop of
@@ -922,6 +1018,30 @@ impl<T> TransposeNone<T> for Option<Option<T>> {
             Some(None) => None,
         }
     }
+}
+
+/// The fewest indices of each of the two loops [`Moves::tiled`] looks for:
+/// a block of registers' worth.
+const TILE_MIN: usize = 8;
+
+/// Calls `f(source, output)` for every index of the strided loops `dims`
+/// from source element `base` and output element `at`, the last loop
+/// fastest.
+fn each_index(
+    dims: &[Dim],
+    base: isize,
+    at: usize,
+    f: &mut impl FnMut(isize, usize) -> Option<()>,
+) -> Option<()> {
+    let Some((d, rest)) = dims.split_first() else {
+        return f(base, at);
+    };
+    let Step::Stride(stride) = d.src else { return None };
+    for i in 0..d.count {
+        let src = base.checked_add(stride.checked_mul(isize::try_from(i).ok()?)?)?;
+        each_index(rest, src, at.checked_add(i.checked_mul(d.dst)?)?, f)?;
+    }
+    Some(())
 }
 
 /// Strided loops with `count == 1` dropped and neighbours merged where the outer
@@ -1483,6 +1603,72 @@ mod tests {
         let out = played(&moves, &[&data], 12, &one_thread());
         let want: Vec<String> = order.iter().map(|&i| strings[i].clone()).collect();
         assert_eq!(out.strings().unwrap(), want.as_slice());
+    }
+
+    /// The elements of data of shape `dims` in the order a Transpose by
+    /// `perm` reads them, by the definition: an odometer over the output's
+    /// indices.
+    fn transposed_order(dims: &[usize], perm: &[usize]) -> Vec<usize> {
+        let mut strides = vec![1usize; dims.len()];
+        for k in (0..dims.len().saturating_sub(1)).rev() {
+            strides[k] = strides[k + 1] * dims[k + 1];
+        }
+        let shape: Vec<usize> = perm.iter().map(|&p| dims[p]).collect();
+        let mut index = vec![0usize; shape.len()];
+        let mut order = Vec::new();
+        for _ in 0..shape.iter().product::<usize>() {
+            order.push(index.iter().zip(perm).map(|(&i, &p)| i * strides[p]).sum());
+            for k in (0..shape.len()).rev() {
+                index[k] += 1;
+                if index[k] < shape[k] {
+                    break;
+                }
+                index[k] = 0;
+            }
+        }
+        order
+    }
+
+    #[test]
+    fn transposes_that_move_the_innermost_axis_play_as_tiles_as_the_definition_says() {
+        // Sizes off the blocks' multiples, and loops before, between and
+        // after the two that are tiled.
+        let cases: [(&[usize], &[usize]); 7] = [
+            (&[67, 70], &[1, 0]),
+            (&[16, 64], &[1, 0]),
+            (&[70, 9, 65], &[2, 1, 0]),
+            (&[12, 10, 80], &[1, 2, 0]),
+            (&[9, 10, 3, 80], &[3, 2, 1, 0]),
+            (&[5, 9, 70], &[0, 2, 1]),
+            (&[2, 66, 3, 20], &[0, 3, 2, 1]),
+        ];
+        let many = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
+        for (dims, perm) in cases {
+            let len: usize = dims.iter().product();
+            let order = transposed_order(dims, perm);
+            let mut strides = vec![1isize; dims.len()];
+            for k in (0..dims.len() - 1).rev() {
+                strides[k] = strides[k + 1] * dims[k + 1] as isize;
+            }
+            let axes: Vec<(usize, Step)> =
+                perm.iter().map(|&p| (dims[p], Step::Stride(strides[p]))).collect();
+            let mut moves = Moves::default();
+            moves.dense(0, &axes);
+            for (ty, n) in
+                [(ElementType::U8, 1), (ElementType::I16, 2), (ElementType::F32, 4), (ElementType::U64, 8)]
+            {
+                if dims == [67, 70] || dims == [70, 9, 65] {
+                    assert!(moves.tiled(n).is_some(), "{dims:?} {perm:?} of {n}-byte elements is tiled");
+                }
+                let bytes: Vec<u8> = (0..len * n).map(|b| (b % 251) as u8).collect();
+                let data = Tensor::from_bytes(ty, &[len], &bytes).unwrap();
+                let want: Vec<u8> = order.iter().flat_map(|&e| bytes[e * n..(e + 1) * n].to_vec()).collect();
+                for options in [one_thread(), many] {
+                    let out = played(&moves, &[&data], len, &options);
+                    assert_eq!(out.bytes().unwrap(), want.as_slice(), "{dims:?} by {perm:?}, {ty}");
+                }
+            }
+        }
     }
 
     #[test]

@@ -488,6 +488,33 @@ impl ReverseCopier {
         false
     }
 
+    /// Transposes `rows` rows of `cols` `N`-byte elements, row `i` at byte
+    /// `i * src_pitch` of `src`, into `dst`, whose row `j` (at byte
+    /// `j * dst_pitch`) gets column `j`: in square blocks held in registers
+    /// (`portable::transpose_blocks`), compiled for the copier's widest
+    /// instructions. Blocks are 16 × 16 bytes, 8 × 8 elements of 2 and 4
+    /// bytes, and 4 × 4 of 8 bytes: a block's rows each fill one 16- or
+    /// 32-byte register.
+    pub(super) fn transpose<const N: usize>(
+        self,
+        src: &[u8],
+        src_pitch: usize,
+        dst: &mut [u8],
+        dst_pitch: usize,
+        rows: usize,
+        cols: usize,
+    ) -> Option<()> {
+        let shape = (rows, cols);
+        let (s, sp, d, dp) = (src, src_pitch, dst, dst_pitch);
+        match self.level {
+            #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+            Level::Avx2(isa) => x86::transpose_with_avx2::<N>(isa, s, sp, d, dp, shape),
+            #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+            Level::Ssse3(_) if N <= 2 => x86::transpose_with_sse2::<N>(s, sp, d, dp, shape),
+            _ => self.vectorized(|| portable_transpose::<N>(s, sp, d, dp, shape)),
+        }
+    }
+
     /// Writes the whole `N`-byte elements of `src` into `dst` in reverse
     /// order: the last element of `src` lands first. Both slices should
     /// have the same length, a multiple of `N`; when they do not, only the
@@ -506,6 +533,25 @@ impl ReverseCopier {
             Level::Portable => portable::reverse_words::<N>(src, dst),
         };
         portable::finish::<N>(src, dst, done);
+    }
+}
+
+/// [`ReverseCopier::transpose`] with no special instructions: blocks
+/// the compiler shuffles as it sees fit.
+#[inline(always)]
+fn portable_transpose<const N: usize>(
+    src: &[u8],
+    src_pitch: usize,
+    dst: &mut [u8],
+    dst_pitch: usize,
+    shape: (usize, usize),
+) -> Option<()> {
+    let (s, sp, d, dp) = (src, src_pitch, dst, dst_pitch);
+    match N {
+        1 => portable::transpose_lines::<N, 64, _>(s, sp, d, dp, shape, portable::ArrayBlock::<N, 16>),
+        2 => portable::transpose_lines::<N, 32, _>(s, sp, d, dp, shape, portable::ArrayBlock::<N, 8>),
+        4 => portable::transpose_lines::<N, 16, _>(s, sp, d, dp, shape, portable::ArrayBlock::<N, 8>),
+        _ => portable::transpose_lines::<N, 8, _>(s, sp, d, dp, shape, portable::ArrayBlock::<N, 4>),
     }
 }
 

@@ -139,3 +139,169 @@ pub(super) fn interleave_lanes<const K: usize, const N: usize>(
     }
     Some(())
 }
+
+/// A routine that transposes one square block of [`Block::SIDE`] ×
+/// [`Block::SIDE`] elements: row `i` at byte `i * src_pitch` of `src`
+/// becomes column `i` of the rows at bytes `j * dst_pitch` of `dst`.
+/// `None`, with nothing written, when a row leaves its slice. The x86
+/// routines implement it on their tokens, so that a tile's loops, generic
+/// over it, compile with their instructions inlined.
+pub(super) trait Block: Copy {
+    /// Elements a side.
+    const SIDE: usize;
+
+    /// Transposes the block at the start of `src` into `dst`.
+    fn transpose(self, src: &[u8], src_pitch: usize, dst: &mut [u8], dst_pitch: usize) -> Option<()>;
+}
+
+/// [`transpose_block`] as a [`Block`].
+#[derive(Clone, Copy, Debug)]
+pub(super) struct ArrayBlock<const N: usize, const B: usize>;
+
+impl<const N: usize, const B: usize> Block for ArrayBlock<N, B> {
+    const SIDE: usize = B;
+
+    #[inline(always)]
+    fn transpose(self, src: &[u8], src_pitch: usize, dst: &mut [u8], dst_pitch: usize) -> Option<()> {
+        transpose_block::<N, B>(src, src_pitch, dst, dst_pitch)
+    }
+}
+
+/// Transposes one block of `B` × `B` `N`-byte elements: row `i` at byte
+/// `i * src_pitch` of `src` becomes column `i` of the rows at bytes
+/// `j * dst_pitch` of `dst`. The block is read into an array, which the
+/// compiler keeps in registers and shuffles as it sees fit.
+#[inline(always)]
+pub(super) fn transpose_block<const N: usize, const B: usize>(
+    src: &[u8],
+    src_pitch: usize,
+    dst: &mut [u8],
+    dst_pitch: usize,
+) -> Option<()> {
+    let mut block = [[[0u8; N]; B]; B];
+    for (i, row) in block.iter_mut().enumerate() {
+        let from = i * src_pitch;
+        row.as_flattened_mut().copy_from_slice(src.get(from..from + B * N)?);
+    }
+    for j in 0..B {
+        let mut column = [[0u8; N]; B];
+        for (c, row) in column.iter_mut().zip(&block) {
+            *c = row[j];
+        }
+        let to = j * dst_pitch;
+        dst.get_mut(to..to + B * N)?.copy_from_slice(column.as_flattened());
+    }
+    Some(())
+}
+
+/// Transposes `rows` rows of `cols` `N`-byte elements: element `(i, j)`,
+/// at byte `i * src_pitch + j * N` of `src`, goes to byte
+/// `j * dst_pitch + i * N` of `dst`. Square blocks go through `block`;
+/// the rows and columns past the
+/// last whole block are moved an element at a time. `None` when a row or
+/// column leaves its slice.
+#[inline(always)]
+pub(super) fn transpose_blocks<const N: usize, K: Block>(
+    src: &[u8],
+    src_pitch: usize,
+    dst: &mut [u8],
+    dst_pitch: usize,
+    (rows, cols): (usize, usize),
+    block: K,
+) -> Option<()> {
+    let b = K::SIDE;
+    let whole_rows = rows - rows % b;
+    let whole_cols = cols - cols % b;
+    for i0 in (0..whole_rows).step_by(b) {
+        for j0 in (0..whole_cols).step_by(b) {
+            let from = i0 * src_pitch + j0 * N;
+            let to = j0 * dst_pitch + i0 * N;
+            block.transpose(src.get(from..)?, src_pitch, dst.get_mut(to..)?, dst_pitch)?;
+        }
+    }
+    let one = |i: usize, j: usize, dst: &mut [u8]| -> Option<()> {
+        let e: &[u8; N] = src.get(i * src_pitch + j * N..)?.first_chunk()?;
+        *dst.get_mut(j * dst_pitch + i * N..)?.first_chunk_mut()? = *e;
+        Some(())
+    };
+    for i in 0..whole_rows {
+        for j in whole_cols..cols {
+            one(i, j, dst)?;
+        }
+    }
+    for i in whole_rows..rows {
+        for j in 0..cols {
+            one(i, j, dst)?;
+        }
+    }
+    Some(())
+}
+
+/// [`transpose_blocks`] a line at a time: tiles of `L` × `L` elements,
+/// `L` of them a 64-byte line, each read whole into a buffer and written
+/// out a line of the output at a time, `block` by `block`. A tile's source
+/// lines and its output lines lie a pitch apart, often a power of two, so
+/// they share a few cache sets; read straight from the source, the lines
+/// a block leaves half used would be gone from the cache before the next
+/// block came back for them, and output lines written a half at a time
+/// likewise. Through the buffer each source line is read once, in one go,
+/// and each output line written whole by consecutive blocks. What is left
+/// past the last whole tile goes through [`transpose_blocks`].
+#[inline(always)]
+pub(super) fn transpose_lines<const N: usize, const L: usize, K: Block>(
+    src: &[u8],
+    src_pitch: usize,
+    dst: &mut [u8],
+    dst_pitch: usize,
+    (rows, cols): (usize, usize),
+    block: K,
+) -> Option<()> {
+    let b = K::SIDE;
+    let whole_rows = rows - rows % L;
+    let whole_cols = cols - cols % L;
+    // The buffer is made only where a whole tile needs it: a call of a
+    // few short rows would spend as long clearing it as moving them.
+    if whole_rows > 0 && whole_cols > 0 {
+        let mut tile = [[[0u8; N]; L]; L];
+        for i0 in (0..whole_rows).step_by(L) {
+            for j0 in (0..whole_cols).step_by(L) {
+                // The lines of the tile below, which the hardware does not
+                // foresee: they lie a pitch apart, in as many pages.
+                if i0 + 2 * L <= whole_rows {
+                    for i in i0 + L..i0 + 2 * L {
+                        if let Some(ahead) = src.get(i * src_pitch + j0 * N..) {
+                            super::prefetch_lines(ahead, L * N);
+                        }
+                    }
+                }
+                for (i, line) in tile.iter_mut().enumerate() {
+                    let from = (i0 + i) * src_pitch + j0 * N;
+                    line.as_flattened_mut().copy_from_slice(src.get(from..from + L * N)?);
+                }
+                let lines = tile.as_flattened().as_flattened();
+                for jb in (0..L).step_by(b) {
+                    for ib in (0..L).step_by(b) {
+                        let to = (j0 + jb) * dst_pitch + (i0 + ib) * N;
+                        block.transpose(
+                            lines.get(ib * L * N + jb * N..)?,
+                            L * N,
+                            dst.get_mut(to..)?,
+                            dst_pitch,
+                        )?;
+                    }
+                }
+            }
+        }
+    }
+    if whole_cols < cols {
+        let (from, to) = (whole_cols * N, whole_cols * dst_pitch);
+        let left = (whole_rows, cols - whole_cols);
+        transpose_blocks::<N, K>(src.get(from..)?, src_pitch, dst.get_mut(to..)?, dst_pitch, left, block)?;
+    }
+    if whole_rows < rows {
+        let (from, to) = (whole_rows * src_pitch, whole_rows * N);
+        let left = (rows - whole_rows, cols);
+        transpose_blocks::<N, K>(src.get(from..)?, src_pitch, dst.get_mut(to..)?, dst_pitch, left, block)?;
+    }
+    Some(())
+}

@@ -1434,3 +1434,44 @@ fn word_rows_match(
         }
     }
 }
+
+fn check_transpose<const N: usize>(copier: ReverseCopier) {
+    // Sizes below, at and past a block (16, 8 or 4 elements a side) and a
+    // tile (a 64-byte line of elements a side), with pitches wider than a
+    // row and a guard past the last element written.
+    for (rows, cols) in [(1, 1), (3, 70), (16, 16), (17, 65), (64, 64), (70, 130), (129, 9)] {
+        let (src_pitch, dst_pitch) = ((cols + 3) * N, (rows + 5) * N);
+        let src: Vec<u8> = (0..rows * src_pitch).map(|i| (i * 7 + i / 251) as u8).collect();
+        let len = (cols - 1) * dst_pitch + rows * N;
+        let mut dst = vec![0xAAu8; len + 2];
+        copier.transpose::<N>(&src, src_pitch, &mut dst[..len], dst_pitch, rows, cols).unwrap();
+        for i in 0..rows {
+            for j in 0..cols {
+                let (from, to) = (i * src_pitch + j * N, j * dst_pitch + i * N);
+                assert_eq!(
+                    dst[to..to + N],
+                    src[from..from + N],
+                    "width {N}, {rows} × {cols}, element ({i}, {j})"
+                );
+            }
+        }
+        assert_eq!(dst[len..], [0xAA, 0xAA], "width {N}, {rows} × {cols}");
+        // A destination one byte short is refused, not overrun.
+        assert!(copier.transpose::<N>(&src, src_pitch, &mut dst[..len - 1], dst_pitch, rows, cols).is_none());
+    }
+}
+
+#[test]
+fn transposes_of_every_width_match_the_definition_at_every_level() {
+    for copier in [
+        ReverseCopier::detect(),
+        ReverseCopier::avx2_only(),
+        ReverseCopier::ssse3_only(),
+        ReverseCopier::portable(),
+    ] {
+        check_transpose::<1>(copier);
+        check_transpose::<2>(copier);
+        check_transpose::<4>(copier);
+        check_transpose::<8>(copier);
+    }
+}

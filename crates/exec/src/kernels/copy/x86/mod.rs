@@ -39,6 +39,8 @@
 //!   by byte-wise selects, at either width, and at 64 bytes with AVX-512.
 //! - `avx512`: AVX-512 F and BW's token (which the AVX2 one carries where
 //!   the CPU has it), and its selects for the strips.
+//! - `tiles`: square blocks of 1-, 2-, 4- and 8-byte elements transposed
+//!   in registers, for Transpose and the ops that move like it.
 //! - `transpose`: ReverseSubsequences on axes of up to 8 rows, a register
 //!   of columns turned into lines and back in registers, and 8-byte
 //!   elements on longer axes through lines staged in a buffer, with AVX2.
@@ -67,6 +69,7 @@ mod shuffle;
 mod ssse3;
 mod stream;
 mod strips;
+mod tiles;
 mod transpose;
 mod vbmi;
 mod windows;
@@ -87,6 +90,7 @@ pub(super) use shuffle::shuffle_blocks;
 pub(super) use ssse3::{rows_with_heads, Ssse3};
 pub(super) use stream::{stream_descending_rows, stream_forward};
 pub(super) use strips::subsequence_strip;
+pub(super) use tiles::{transpose_with_avx2, transpose_with_sse2};
 pub(super) use transpose::{subsequence_lines, subsequence_transposed};
 use vbmi::Vbmi;
 pub(super) use windows::{word_window_rows, WordWindows};
