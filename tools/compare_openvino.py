@@ -172,11 +172,13 @@ RAND64 = _PICK.integers(0, 1 << 20, size=1 << 19)
 RAND256 = _PICK.integers(0, 1 << 18, size=1 << 17)
 
 # (name, dtype, shape, op, its other inputs): a BGR<->RGB swap as
-# PrePostProcessor's `reverse_channels` writes it, reversed indices along
+# PrePostProcessor's `reverse_channels` writes it, the channels rotated
+# (a permutation that is not a reversal), reversed indices along
 # the innermost axis and along rows of 1 KiB, every other element of each
 # row, pairs put side by side, a column broadcast along its rows, and the
 # random row gathers.
 MOVEMENT = (("gather_bgr_u8", np.uint8, (1, 1080, 1920, 3), "gather", ([2, 1, 0], 3)),
+            ("gather_rotate3_u8", np.uint8, (1, 1080, 1920, 3), "gather", ([1, 2, 0], 3)),
             ("gather_revlast_f32", np.float32, (64, 512, 256), "gather", (list(range(255, -1, -1)), 2)),
             ("gather_revrows_f32", np.float32, (64, 512, 256), "gather", (list(range(511, -1, -1)), 1)),
             ("slice_step2_f32", np.float32, (2048, 4096), "slice", (0, 4096, 2, 1)),
