@@ -1672,6 +1672,28 @@ mod tests {
     }
 
     #[test]
+    fn columns_broadcast_into_outputs_large_enough_to_stream_keep_every_value_filled() {
+        // Rows just over 8 KiB (f32) and 4 KiB (u8), so that most start
+        // inside a line, each filled from an element of a column: over
+        // 16 MiB, where the writer streams.
+        let rows = 2048usize;
+        let cols = 2051usize;
+        let column = u32s(&[rows], (0..rows as u32).map(|r| r.wrapping_mul(0x9E37_79B9)).collect());
+        let mut moves = Moves::default();
+        moves.dense(0, &[(rows, Step::Stride(1)), (cols, Step::Stride(0))]);
+        let out = played(&moves, &[&column], rows * cols, &one_thread());
+        let got = out.to_vec::<u32>().unwrap();
+        let want = column.to_vec::<u32>().unwrap();
+        assert!(got.chunks(cols).zip(&want).all(|(row, &v)| row.iter().all(|&x| x == v)));
+        let (rows, cols) = (4096usize, 4099usize);
+        let column = Tensor::from_vec(&[rows], (0..rows).map(|r| (r * 7 % 251) as u8).collect()).unwrap();
+        moves.dense(0, &[(rows, Step::Stride(1)), (cols, Step::Stride(0))]);
+        let out = played(&moves, &[&column], rows * cols, &one_thread());
+        let got = out.bytes().unwrap();
+        assert!(got.chunks(cols).enumerate().all(|(r, row)| row.iter().all(|&x| x == (r * 7 % 251) as u8)));
+    }
+
+    #[test]
     fn threads_split_units_and_write_the_same() {
         let data = u32s(&[64, 300], (0..64 * 300).collect());
         let mut moves = Moves::default();
