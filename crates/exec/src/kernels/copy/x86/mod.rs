@@ -32,6 +32,8 @@
 //!   register at a time, with AVX2.
 //! - `stream`: streaming copies that keep the bytes of each row in order,
 //!   at either width.
+//! - `lanes`: three lanes of bytes pulled apart (an 8-bit image's
+//!   channels), with SSSE3's byte shuffles.
 //! - `gather`: ReverseSubsequences' columns, each element from the row
 //!   its length picks, with AVX2's gathers (which have no 16-byte form in
 //!   SSSE3).
@@ -62,6 +64,7 @@
 mod avx2;
 mod avx512;
 mod gather;
+mod lanes;
 mod mirror;
 mod periodic;
 mod reverse;
@@ -303,6 +306,9 @@ pub(in crate::kernels) fn deinterleave<const K: usize, const N: usize>(
     #[target_feature(enable = "avx2")]
     fn with_avx2<const K: usize, const N: usize>(src: &[u8], dst: &mut [u8], pitch: usize) -> Option<()> {
         super::portable::deinterleave_lanes::<K, N>(src, dst, pitch)
+    }
+    if K == 3 && N == 1 {
+        return lanes::deinterleave3_bytes(src, dst, pitch);
     }
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
