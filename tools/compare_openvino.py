@@ -209,6 +209,7 @@ LAYOUT = tuple(
        ("transpose_2x4194304_10_f32", np.float32, (2, 4194304), "transpose", (1, 0)),
        ("transpose_8192x4096_10_u8", np.uint8, (8192, 4096), "transpose", (1, 0)),
        ("transpose_nhwc_to_nchw_u8", np.uint8, (1, 1080, 1920, 3), "transpose", (0, 3, 1, 2)),
+       ("transpose_nchw_to_nhwc_u8", np.uint8, (1, 3, 1080, 1920), "transpose", (0, 2, 3, 1)),
        ("roll_rows_f32", np.float32, (64, 512, 256), "roll", ([100], [1])),
        ("roll_inner_f32", np.float32, (64, 512, 256), "roll", ([-100], [2])),
        ("roll_short_u8", np.uint8, (1 << 22, 8), "roll", ([3], [1])),

@@ -32,8 +32,8 @@
 //!   register at a time, with AVX2.
 //! - `stream`: streaming copies that keep the bytes of each row in order,
 //!   at either width.
-//! - `lanes`: three lanes of bytes pulled apart (an 8-bit image's
-//!   channels), with SSSE3's byte shuffles.
+//! - `lanes`: three lanes of bytes pulled apart and put together (an
+//!   8-bit image's channels), with SSSE3's byte shuffles.
 //! - `gather`: ReverseSubsequences' columns, each element from the row
 //!   its length picks, with AVX2's gathers (which have no 16-byte form in
 //!   SSSE3).
@@ -327,6 +327,9 @@ pub(in crate::kernels) fn interleave<const K: usize, const N: usize>(
     #[target_feature(enable = "avx2")]
     fn with_avx2<const K: usize, const N: usize>(src: &[u8], pitch: usize, dst: &mut [u8]) -> Option<()> {
         super::portable::interleave_lanes::<K, N>(src, pitch, dst)
+    }
+    if K == 3 && N == 1 {
+        return lanes::interleave3_bytes(src, pitch, dst);
     }
     if std::arch::is_x86_feature_detected!("avx2") {
         // SAFETY: the CPU has AVX2, checked just above.
