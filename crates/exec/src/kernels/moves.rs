@@ -557,7 +557,8 @@ impl Moves {
         }
         let lens: SmallVec<[usize; 4]> = read.iter().map(|s| s.len()).collect();
         let tiled = self.tiled(N);
-        let blocks = if sources.len() > shuffles::MAX_INPUTS || tiled.is_some() {
+        let zipped = self.zipped(N);
+        let blocks = if sources.len() > shuffles::MAX_INPUTS || tiled.is_some() || zipped.is_some() {
             None
         } else {
             shuffles::UnitShuffles::new(self, N, &lens)
@@ -580,6 +581,12 @@ impl Moves {
         let staged = stream && short_rows && blocks.is_none() && unit_bytes <= STAGE_BYTES;
         parallel::for_each_chunk(options, dst, unit_bytes, |first, part| {
             let units = part.len() / unit_bytes;
+            if let Some(bytes) = zipped {
+                let [a, b] = [sources.first()?, sources.get(1)?];
+                let (from, n) = (first.checked_mul(bytes)?, units.checked_mul(bytes)?);
+                let srcs = [a.get(from..)?.get(..n)?, b.get(from..)?.get(..n)?];
+                return copier.zip_runs(srcs, bytes, part);
+            }
             if let Some(cols) = tiled {
                 return self.tile_units::<N>(sources.first()?, part, first, units, cols, copier);
             }
@@ -684,6 +691,32 @@ impl Moves {
             Some(i) => Some(i + 1),
             None => consecutive(&outer).then_some(0),
         }
+    }
+
+    /// Whether every unit is a run of 4, 8 or 16 bytes of input 0 and then
+    /// the same of input 1, each input read in order from its start (a
+    /// Concat of two equal inputs along the innermost axis, such as pairs
+    /// side by side): the run's length in bytes, for
+    /// [`ReverseCopier::zip_runs`], which moves blocks of them in
+    /// registers where the walk moves a run at a time (a Concat of pairs of
+    /// `f32` took 2.2 times a memcpy that way).
+    fn zipped(&self, n: usize) -> Option<usize> {
+        let [a, b] = self.pieces.as_slice() else { return None };
+        let run = match a.dims.as_slice() {
+            [d] if d.src == Step::Stride(1) && d.dst == 1 => d.count,
+            _ => return None,
+        };
+        let same = b.dims.as_slice() == a.dims.as_slice();
+        let counted = isize::try_from(run).ok().map(Step::Stride);
+        let ordered = (a.input, a.src, a.dst, b.input, b.src, b.dst) == (0, 0, 0, 1, 0, run);
+        let bytes = run.checked_mul(n)?;
+        (same
+            && ordered
+            && Some(a.outer) == counted
+            && Some(b.outer) == counted
+            && self.unit == 2 * run
+            && matches!(bytes, 4 | 8 | 16))
+        .then_some(bytes)
     }
 
     /// Plays units `first..first + units` of an output [`Moves::tiled`]
@@ -1691,6 +1724,58 @@ mod tests {
         let out = played(&moves, &[&column], rows * cols, &one_thread());
         let got = out.bytes().unwrap();
         assert!(got.chunks(cols).enumerate().all(|(r, row)| row.iter().all(|&x| x == (r * 7 % 251) as u8)));
+    }
+
+    #[test]
+    fn two_inputs_side_by_side_zip_as_the_definition_says() {
+        // Units of a run of each of two inputs (a Concat along the
+        // innermost axis), for runs of 4, 8 and 16 bytes, which zip in
+        // registers, and of other lengths, which the walk moves; group
+        // counts off the blocks of 16, on one thread and three.
+        let many = ExecOptions { threads: 3, min_bytes_per_thread: 1 };
+        for (ty, n) in
+            [(ElementType::U8, 1usize), (ElementType::I16, 2), (ElementType::F32, 4), (ElementType::U64, 8)]
+        {
+            for run in 1..=4usize {
+                for groups in [1usize, 15, 16, 17, 100, 1000] {
+                    let len = groups * run;
+                    let a: Vec<u8> = (0..len * n).map(|i| (i % 251) as u8).collect();
+                    let b: Vec<u8> = (0..len * n).map(|i| (i % 241) as u8 ^ 0x80).collect();
+                    let (ta, tb) = (
+                        Tensor::from_bytes(ty, &[len], &a).unwrap(),
+                        Tensor::from_bytes(ty, &[len], &b).unwrap(),
+                    );
+                    let mut moves = Moves::new(groups, 2 * run);
+                    for (k, at) in [(0usize, 0usize), (1, run)] {
+                        let dims = smallvec::smallvec![Dim::strided(run, 1, 1)];
+                        moves.push(Piece {
+                            input: k,
+                            src: 0,
+                            dst: at,
+                            outer: Step::Stride(run as isize),
+                            dims,
+                        });
+                    }
+                    if matches!(run * n, 4 | 8 | 16) {
+                        assert_eq!(moves.zipped(n), Some(run * n));
+                    }
+                    let bytes = run * n;
+                    let want: Vec<u8> = (0..groups)
+                        .flat_map(|g| {
+                            [&a[g * bytes..(g + 1) * bytes], &b[g * bytes..(g + 1) * bytes]].concat()
+                        })
+                        .collect();
+                    for options in [one_thread(), many] {
+                        let out = played(&moves, &[&ta, &tb], 2 * len, &options);
+                        assert_eq!(
+                            out.bytes().unwrap(),
+                            want.as_slice(),
+                            "{ty}, runs of {run}, {groups} groups"
+                        );
+                    }
+                }
+            }
+        }
     }
 
     #[test]

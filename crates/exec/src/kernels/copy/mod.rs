@@ -515,6 +515,20 @@ impl ReverseCopier {
         }
     }
 
+    /// Runs of `bytes` bytes, the `g`-th of each of the two `srcs`, side by
+    /// side in `dst` (`portable::zip_runs`), compiled for the copier's
+    /// widest instructions: a Concat of pairs of runs of 4, 8 or 16 bytes
+    /// along the innermost axis. `None` for other lengths, or when a source
+    /// is short.
+    pub(super) fn zip_runs(self, srcs: [&[u8]; 2], bytes: usize, dst: &mut [u8]) -> Option<()> {
+        self.vectorized(|| match bytes {
+            4 => portable::zip_runs::<2, 4>(srcs, dst),
+            8 => portable::zip_runs::<2, 8>(srcs, dst),
+            16 => portable::zip_runs::<2, 16>(srcs, dst),
+            _ => None,
+        })
+    }
+
     /// Writes the whole `N`-byte elements of `src` into `dst` in reverse
     /// order: the last element of `src` lands first. Both slices should
     /// have the same length, a multiple of `N`; when they do not, only the

@@ -328,3 +328,36 @@ pub(super) fn transpose_lines<const N: usize, const L: usize, K: Block>(
     }
     Some(())
 }
+
+/// Element `g` of each of the `K` slices of `srcs` into group `g` of `dst`,
+/// one after another: `dst` is `K`-element groups of `B` bytes, element
+/// `j` of each from `srcs[j]` (a Concat of equal runs of `B` bytes along
+/// the innermost axis). Blocks of 16 groups go through an array held in
+/// registers, which the compiler makes shuffles where the CPU has them;
+/// the groups after the last whole block one at a time. `None` when a
+/// source is shorter than `dst` needs.
+#[inline(always)]
+pub(super) fn zip_runs<const K: usize, const B: usize>(srcs: [&[u8]; K], dst: &mut [u8]) -> Option<()> {
+    const G: usize = 16;
+    let groups = dst.len() / (K * B);
+    let whole = groups - groups % G;
+    for (g0, block) in dst.get_mut(..whole * K * B)?.chunks_exact_mut(G * K * B).enumerate() {
+        let mut lanes = [[[0u8; B]; G]; K];
+        for (lane, src) in lanes.iter_mut().zip(srcs) {
+            let from = g0 * G * B;
+            lane.as_flattened_mut().copy_from_slice(src.get(from..from + G * B)?);
+        }
+        for (g, group) in block.chunks_exact_mut(K * B).enumerate() {
+            for (e, lane) in group.chunks_exact_mut(B).zip(&lanes) {
+                e.copy_from_slice(&lane[g]);
+            }
+        }
+    }
+    for g in whole..groups {
+        for (j, src) in srcs.iter().enumerate() {
+            let to = (g * K + j) * B;
+            dst.get_mut(to..to + B)?.copy_from_slice(src.get(g * B..g * B + B)?);
+        }
+    }
+    Some(())
+}
