@@ -21,9 +21,10 @@
 //! Broadcast), `run_plan` (the run plans of Reverse, ReverseSequence and
 //! ReverseSubsequences and the routines that play them), `scattered_lines`
 //! (lines each with a length of its own, for ReverseSubsequences and
-//! ReverseSequence), `copy` (the SIMD copy routines), `counts` and
-//! `integer_lengths` (lengths inputs), `integers` (small integer inputs),
-//! `checks`, `packed` and `parallel`.
+//! ReverseSequence), `copy` (the SIMD copy routines), `simd` (the
+//! feature tokens every SIMD routine takes, and their loads and stores),
+//! `counts` and `integer_lengths` (lengths inputs), `integers` (small
+//! integer inputs), `checks`, `packed` and `parallel`.
 
 mod checks;
 mod copy;
@@ -37,6 +38,7 @@ mod packed;
 mod parallel;
 mod run_plan;
 mod scattered_lines;
+mod simd;
 #[cfg(test)]
 mod testing;
 

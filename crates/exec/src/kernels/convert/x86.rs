@@ -11,40 +11,41 @@
 //! - `i32` to `f32`, nearest even as `as` rounds;
 //! - `f32` to and from `f16`: the F16C conversions, or AVX-512's.
 //!
-//! Each loop is written once, generic over [`Lanes`]: a register width and
-//! the few instructions the conversions need at it, in SSE2 (16 bytes,
-//! which every x86_64 CPU has), AVX2 with F16C (32 bytes) and AVX-512F (64
-//! bytes). [`Isa::detect`] picks the widest the running CPU has. SSE2 has
-//! no `f16` conversions, and leaves those pairs to the caller.
+//! Each loop is written once, generic over [`Lanes`]: the few instructions
+//! the conversions need at a register width, implemented on the tokens of
+//! the kernels' SIMD layer (`kernels::simd`), whose [`Simd`] gives the
+//! registers, loads, stores and the function the loop is compiled in: SSE2
+//! (16 bytes, which every x86_64 CPU has), AVX2 with F16C (32 bytes) and
+//! AVX-512 F (64 bytes). [`Isa::detect`] picks the widest the running CPU
+//! has. SSE2 has no `f16` conversions, and leaves those pairs to the
+//! caller.
 //!
 //! A loop converts the whole groups of registers at the start of its
 //! buffers and returns how many bytes of input it took; the caller
 //! converts the rest with the portable loop, which also decides the
 //! results the loops are tested against. With streaming stores (lent and
-//! fenced by `copy::streaming`), the output goes to memory without being
+//! fenced by `simd::streaming`), the output goes to memory without being
 //! read into the cache first.
 
 use std::arch::x86_64::{
     __m128i, __m256i, __m512i, _mm256_and_si256, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_cmp_ps,
     _mm256_cmpgt_epi32, _mm256_cvtepi32_ps, _mm256_cvtph_ps, _mm256_cvtps_ph, _mm256_cvttps_epi32,
-    _mm256_extracti128_si256, _mm256_loadu_si256, _mm256_max_ps, _mm256_min_ps, _mm256_or_si256,
-    _mm256_packs_epi16, _mm256_packs_epi32, _mm256_packus_epi16, _mm256_packus_epi32,
-    _mm256_permute4x64_epi64, _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_set1_ps,
-    _mm256_set_m128i, _mm256_setr_epi32, _mm256_srai_epi32, _mm256_storeu_si256, _mm256_stream_si256,
-    _mm256_xor_si256, _mm512_add_epi32, _mm512_and_si512, _mm512_castps_si512, _mm512_castsi128_si512,
-    _mm512_castsi256_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask, _mm512_cmpgt_epi32_mask,
-    _mm512_cvtepi32_epi16, _mm512_cvtepi32_epi8, _mm512_cvtepi32_ps, _mm512_cvtph_ps, _mm512_cvtps_ph,
-    _mm512_extracti64x4_epi64, _mm512_inserti32x4, _mm512_inserti64x4, _mm512_loadu_si512,
+    _mm256_extracti128_si256, _mm256_max_ps, _mm256_min_ps, _mm256_or_si256, _mm256_packs_epi16,
+    _mm256_packs_epi32, _mm256_packus_epi16, _mm256_packus_epi32, _mm256_permute4x64_epi64,
+    _mm256_permutevar8x32_epi32, _mm256_set1_epi32, _mm256_set1_ps, _mm256_set_m128i, _mm256_setr_epi32,
+    _mm256_srai_epi32, _mm256_xor_si256, _mm512_add_epi32, _mm512_and_si512, _mm512_castps_si512,
+    _mm512_castsi128_si512, _mm512_castsi256_si512, _mm512_castsi512_ps, _mm512_cmp_ps_mask,
+    _mm512_cmpgt_epi32_mask, _mm512_cvtepi32_epi16, _mm512_cvtepi32_epi8, _mm512_cvtepi32_ps,
+    _mm512_cvtph_ps, _mm512_cvtps_ph, _mm512_extracti64x4_epi64, _mm512_inserti32x4, _mm512_inserti64x4,
     _mm512_mask_blend_epi32, _mm512_mask_mov_epi32, _mm512_maskz_cvttps_epi32, _mm512_max_ps, _mm512_min_ps,
-    _mm512_or_si512, _mm512_set1_epi32, _mm512_set1_ps, _mm512_srai_epi32, _mm512_storeu_si512,
-    _mm512_stream_si512, _mm_add_epi32, _mm_and_si128, _mm_andnot_si128, _mm_castps_si128, _mm_castsi128_ps,
-    _mm_cmpge_ps, _mm_cmpgt_epi32, _mm_cmpord_ps, _mm_cvtepi32_ps, _mm_cvttps_epi32, _mm_loadu_si128,
-    _mm_max_ps, _mm_min_ps, _mm_or_si128, _mm_packs_epi16, _mm_packs_epi32, _mm_packus_epi16, _mm_set1_epi16,
-    _mm_set1_epi32, _mm_set1_ps, _mm_srai_epi32, _mm_storeu_si128, _mm_stream_si128, _mm_sub_epi32,
-    _mm_xor_si128, _CMP_GE_OQ, _CMP_ORD_Q, _MM_FROUND_TO_NEAREST_INT,
+    _mm512_or_si512, _mm512_set1_epi32, _mm512_set1_ps, _mm512_srai_epi32, _mm_add_epi32, _mm_and_si128,
+    _mm_andnot_si128, _mm_castps_si128, _mm_castsi128_ps, _mm_cmpge_ps, _mm_cmpgt_epi32, _mm_cmpord_ps,
+    _mm_cvtepi32_ps, _mm_cvttps_epi32, _mm_max_ps, _mm_min_ps, _mm_or_si128, _mm_packs_epi16,
+    _mm_packs_epi32, _mm_packus_epi16, _mm_set1_epi16, _mm_set1_epi32, _mm_set1_ps, _mm_srai_epi32,
+    _mm_sub_epi32, _mm_xor_si128, _CMP_GE_OQ, _CMP_ORD_Q, _MM_FROUND_TO_NEAREST_INT,
 };
 
-use crate::kernels::copy::{streaming, Plain, Stores};
+use crate::kernels::simd::{streaming, Avx2, Avx512, Plain, Simd, Sse2, Stores};
 
 // Every x86_64 target enables SSE2 for all code; the SSE2 loops' `unsafe`
 // rests on it.
@@ -100,7 +101,7 @@ pub(super) enum Isa {
     Sse2(Sse2),
     /// 32 bytes, with AVX2 and F16C.
     Avx2(Avx2),
-    /// 64 bytes, with AVX-512F.
+    /// 64 bytes, with AVX-512 F (the token also proves BW).
     Avx512(Avx512),
 }
 
@@ -108,7 +109,7 @@ impl Isa {
     /// The widest set the running CPU has.
     pub(super) fn detect() -> Isa {
         let [sse2, avx2, avx512] = Isa::available();
-        avx512.or(avx2).or(sse2).unwrap_or(Isa::Sse2(Sse2 { _proof: () }))
+        avx512.or(avx2).or(sse2).unwrap_or(Isa::Sse2(Sse2::new()))
     }
 
     /// Bytes in a register of this set.
@@ -124,12 +125,7 @@ impl Isa {
     /// Each set, SSE2, AVX2 and AVX-512, where the running CPU has it (for
     /// the tests too, which check each against the portable loop).
     pub(super) fn available() -> [Option<Isa>; 3] {
-        let avx2 = std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("f16c");
-        [
-            Some(Isa::Sse2(Sse2 { _proof: () })),
-            avx2.then_some(Isa::Avx2(Avx2 { _proof: () })),
-            std::arch::is_x86_feature_detected!("avx512f").then_some(Isa::Avx512(Avx512 { _proof: () })),
-        ]
+        [Some(Isa::Sse2(Sse2::new())), Avx2::detect().map(Isa::Avx2), Avx512::detect().map(Isa::Avx512)]
     }
 
     /// Converts the whole groups at the start of `src` into `dst` for
@@ -277,7 +273,7 @@ impl<L: Lanes> Loop<L> for Pair {
 
 /// Each `f32` of `v` clamped to `to`'s range and truncated, NaN giving 0.
 #[inline(always)]
-fn within<L: Lanes, const N: usize>(l: L, mut v: [L::R; N], to: Narrow) -> [L::R; N] {
+fn within<L: Lanes, const N: usize>(l: L, mut v: [L::Reg; N], to: Narrow) -> [L::Reg; N] {
     let (lo, hi) = to.bounds();
     for r in &mut v {
         *r = l.truncate_within(*r, lo, hi);
@@ -294,7 +290,7 @@ fn groups<L: Lanes, S: Stores, const I: usize, const O: usize>(
     l: L,
     s: S,
     (src, dst): (&[u8], &mut [u8]),
-    f: impl Fn([L::R; I]) -> [L::R; O],
+    f: impl Fn([L::Reg; I]) -> [L::Reg; O],
 ) -> usize {
     if S::STREAMING && dst.as_ptr().align_offset(L::BYTES) != 0 {
         // Streaming stores need it; `stores` never asks for them here.
@@ -326,7 +322,7 @@ fn groups<L: Lanes, S: Stores, const I: usize, const O: usize>(
 /// the top of its payload and gets the quiet bit, as `half` does),
 /// sign-extended to 32 bits.
 #[inline(always)]
-fn bf16_bits<L: Lanes>(l: L, x: L::R) -> L::R {
+fn bf16_bits<L: Lanes>(l: L, x: L::Reg) -> L::Reg {
     // Just under half a unit plus the kept part's lowest bit carries into
     // the kept part exactly when nearest-even rounds up; only a NaN is
     // large enough for the sum to wrap.
@@ -343,69 +339,46 @@ fn bf16_bits<L: Lanes>(l: L, x: L::R) -> L::R {
 ///
 /// # Safety
 /// A value of an implementing type must exist only when the running CPU
-/// has every instruction its methods use, and the features [`Lanes::run`]
+/// has every instruction its methods use, and the features [`Simd::run`]
 /// enables: the methods' `unsafe` blocks rely on that.
-unsafe trait Lanes: Copy {
-    /// A register.
-    type R: Copy;
-    /// Bytes in a register.
-    const BYTES: usize;
-
-    /// Runs `f` in a function compiled with this instruction set enabled.
-    /// The loops pass `#[inline(always)]` closures and helpers, so their
-    /// whole body is compiled there, with every intrinsic inlined.
-    fn run<T>(self, f: impl FnOnce() -> T) -> T;
-
-    /// The register at `p`.
-    ///
-    /// # Safety
-    /// `p` must be valid for reading `BYTES` bytes (any alignment).
-    unsafe fn load(self, p: *const u8) -> Self::R;
-
-    /// Stores `v` at `p`, streaming when `S` says so.
-    ///
-    /// # Safety
-    /// `p` must be valid for writing `BYTES` bytes, and aligned to `BYTES`
-    /// when `S` streams.
-    unsafe fn store<S: Stores>(self, stores: S, p: *mut u8, v: Self::R);
-
+unsafe trait Lanes: Simd {
     /// `v` in every lane.
-    fn splat(self, v: i32) -> Self::R;
+    fn splat(self, v: i32) -> Self::Reg;
 
     /// The bits of both.
-    fn and(self, a: Self::R, b: Self::R) -> Self::R;
+    fn and(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
 
     /// The bits of either.
-    fn or(self, a: Self::R, b: Self::R) -> Self::R;
+    fn or(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
 
     /// The `i32` sums, wrapping.
-    fn add(self, a: Self::R, b: Self::R) -> Self::R;
+    fn add(self, a: Self::Reg, b: Self::Reg) -> Self::Reg;
 
     /// Each `i32` shifted right 16 bits, its sign bit copied in.
-    fn shift_right_16(self, v: Self::R) -> Self::R;
+    fn shift_right_16(self, v: Self::Reg) -> Self::Reg;
 
     /// `then`'s lanes where the `i32` of `a` is greater than that of `b`,
     /// `otherwise`'s elsewhere.
-    fn pick_greater(self, a: Self::R, b: Self::R, then: Self::R, otherwise: Self::R) -> Self::R;
+    fn pick_greater(self, a: Self::Reg, b: Self::Reg, then: Self::Reg, otherwise: Self::Reg) -> Self::Reg;
 
     /// Each `f32` truncated to an `i32` as Rust's `as` does: saturating,
     /// NaN giving 0.
-    fn truncate(self, v: Self::R) -> Self::R;
+    fn truncate(self, v: Self::Reg) -> Self::Reg;
 
     /// Each `f32` clamped to `lo..=hi` (whole numbers that are exact
     /// `i32`s) and truncated, NaN giving 0.
-    fn truncate_within(self, v: Self::R, lo: f32, hi: f32) -> Self::R;
+    fn truncate_within(self, v: Self::Reg, lo: f32, hi: f32) -> Self::Reg;
 
     /// Each `i32` as the nearest `f32`, ties to even.
-    fn to_f32(self, v: Self::R) -> Self::R;
+    fn to_f32(self, v: Self::Reg) -> Self::Reg;
 
     /// The low bytes of the `i32` lanes of all four, in order, each of
     /// which is an `i8` (`u8` when `unsigned`).
-    fn bytes(self, v: [Self::R; 4], unsigned: bool) -> Self::R;
+    fn bytes(self, v: [Self::Reg; 4], unsigned: bool) -> Self::Reg;
 
     /// The low halves of the `i32` lanes of both, in order, each of which
     /// is an `i16` (`u16` when `unsigned`).
-    fn halves(self, v: [Self::R; 2], unsigned: bool) -> Self::R;
+    fn halves(self, v: [Self::Reg; 2], unsigned: bool) -> Self::Reg;
 }
 
 /// A register width with `f16` conversions.
@@ -415,49 +388,16 @@ unsafe trait Lanes: Copy {
 unsafe trait Halves: Lanes {
     /// The `f16`s of the `f32`s of both, in order, to nearest even (NaNs
     /// stay NaN, quieted, with the top of their payload).
-    fn f32_to_f16(self, v: [Self::R; 2]) -> Self::R;
+    fn f32_to_f16(self, v: [Self::Reg; 2]) -> Self::Reg;
 
     /// The `f32`s of the `f16`s of `v`, in order (exact; NaNs are
     /// quieted).
-    fn f16_to_f32(self, v: Self::R) -> [Self::R; 2];
+    fn f16_to_f32(self, v: Self::Reg) -> [Self::Reg; 2];
 }
 
-/// The 16-byte set, which every x86_64 CPU has.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Sse2 {
-    _proof: (),
-}
-
-// SAFETY: SSE2 is enabled for all x86_64 code (checked above), and `run`
-// enables nothing more.
+// SAFETY: SSE2 is enabled for all x86_64 code (checked above), and there
+// is an `Sse2` token on every x86_64 CPU.
 unsafe impl Lanes for Sse2 {
-    type R = __m128i;
-    const BYTES: usize = 16;
-
-    #[inline(always)]
-    fn run<T>(self, f: impl FnOnce() -> T) -> T {
-        f()
-    }
-
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m128i {
-        // SAFETY: the caller guarantees the read; SSE2 is always there.
-        unsafe { _mm_loadu_si128(p.cast()) }
-    }
-
-    #[inline(always)]
-    unsafe fn store<S: Stores>(self, _: S, p: *mut u8, v: __m128i) {
-        // SAFETY: the caller guarantees the write, aligned when streaming
-        // (and the `Streaming` witness `S` the fence); SSE2 is always there.
-        unsafe {
-            if S::STREAMING {
-                _mm_stream_si128(p.cast(), v);
-            } else {
-                _mm_storeu_si128(p.cast(), v);
-            }
-        }
-    }
-
     #[inline(always)]
     fn splat(self, v: i32) -> __m128i {
         // SAFETY: SSE2 is always there.
@@ -560,49 +500,9 @@ unsafe impl Lanes for Sse2 {
     }
 }
 
-/// Proof that the running CPU has AVX2 and F16C: only [`Isa::detect`] and
-/// [`Isa::available`] make one.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Avx2 {
-    _proof: (),
-}
-
 // SAFETY: an `Avx2` is only made after the CPU reported AVX2 and F16C,
-// and `run` enables those two.
+// and its `Simd::run` enables those two.
 unsafe impl Lanes for Avx2 {
-    type R = __m256i;
-    const BYTES: usize = 32;
-
-    #[inline(always)]
-    fn run<T>(self, f: impl FnOnce() -> T) -> T {
-        #[target_feature(enable = "avx2,f16c")]
-        fn enabled<T>(f: impl FnOnce() -> T) -> T {
-            f()
-        }
-        // SAFETY: this token proves the CPU has AVX2 and F16C.
-        unsafe { enabled(f) }
-    }
-
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m256i {
-        // SAFETY: the caller guarantees the read; the token proves AVX2.
-        unsafe { _mm256_loadu_si256(p.cast()) }
-    }
-
-    #[inline(always)]
-    unsafe fn store<S: Stores>(self, _: S, p: *mut u8, v: __m256i) {
-        // SAFETY: the caller guarantees the write, aligned when streaming
-        // (and the `Streaming` witness `S` the fence); the token proves
-        // AVX2.
-        unsafe {
-            if S::STREAMING {
-                _mm256_stream_si256(p.cast(), v);
-            } else {
-                _mm256_storeu_si256(p.cast(), v);
-            }
-        }
-    }
-
     #[inline(always)]
     fn splat(self, v: i32) -> __m256i {
         // SAFETY: the token proves AVX2.
@@ -718,50 +618,9 @@ unsafe impl Halves for Avx2 {
     }
 }
 
-/// Proof that the running CPU has AVX-512F: only [`Isa::detect`] and
-/// [`Isa::available`] make one.
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Avx512 {
-    _proof: (),
-}
-
-// SAFETY: an `Avx512` is only made after the CPU reported AVX-512F, and
-// `run` enables that alone.
+// SAFETY: an `Avx512` is only made after the CPU reported AVX-512 F (and
+// BW), and its `Simd::run` enables those two.
 unsafe impl Lanes for Avx512 {
-    type R = __m512i;
-    const BYTES: usize = 64;
-
-    #[inline(always)]
-    fn run<T>(self, f: impl FnOnce() -> T) -> T {
-        #[target_feature(enable = "avx512f")]
-        fn enabled<T>(f: impl FnOnce() -> T) -> T {
-            f()
-        }
-        // SAFETY: this token proves the CPU has AVX-512F.
-        unsafe { enabled(f) }
-    }
-
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m512i {
-        // SAFETY: the caller guarantees the read; the token proves
-        // AVX-512F.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-
-    #[inline(always)]
-    unsafe fn store<S: Stores>(self, _: S, p: *mut u8, v: __m512i) {
-        // SAFETY: the caller guarantees the write, aligned when streaming
-        // (and the `Streaming` witness `S` the fence); the token proves
-        // AVX-512F.
-        unsafe {
-            if S::STREAMING {
-                _mm512_stream_si512(p.cast(), v);
-            } else {
-                _mm512_storeu_si512(p.cast(), v);
-            }
-        }
-    }
-
     #[inline(always)]
     fn splat(self, v: i32) -> __m512i {
         // SAFETY: the token proves AVX-512F.

@@ -31,9 +31,7 @@ mod x86;
 pub(super) use shuffle::{shuffle_blocks, Blocks, Window, NONE};
 
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-use x86::Width;
-#[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-pub(super) use x86::{streaming, Plain, Stores};
+use super::simd::{streaming, Simd};
 
 use super::counts::Count;
 

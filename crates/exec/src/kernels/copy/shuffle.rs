@@ -62,7 +62,7 @@ pub(in crate::kernels) fn shuffle_blocks(
         read(sources, plan, w, blocks - 1)?;
     }
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-    if let Some(isa) = super::x86::Ssse3::detect() {
+    if let Some(isa) = crate::kernels::simd::Ssse3::detect() {
         return super::x86::shuffle_blocks(isa, plan, sources, blocks, dst, stream);
     }
     let _ = stream;

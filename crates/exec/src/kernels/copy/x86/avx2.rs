@@ -12,72 +12,25 @@ use std::arch::x86_64::{
     _mm256_max_epu32, _mm256_max_epu8, _mm256_min_epu8, _mm256_movemask_epi8, _mm256_or_si256,
     _mm256_permute2x128_si256, _mm256_permutevar8x32_epi32, _mm256_set1_epi16, _mm256_set1_epi32,
     _mm256_set1_epi8, _mm256_set_m128i, _mm256_setr_epi32, _mm256_setzero_si256, _mm256_shuffle_epi8,
-    _mm256_storeu_si256, _mm256_stream_si256, _mm256_subs_epu8, _mm256_xor_si256, _mm_loadl_epi64,
-    _mm_loadu_si128, _mm_setzero_si128, _mm_storeu_si128,
+    _mm256_subs_epu8, _mm256_xor_si256, _mm_loadl_epi64, _mm_loadu_si128, _mm_setzero_si128,
+    _mm_storeu_si128,
 };
 
-use super::{vbmi, Avx512, Ssse3, Stores, Vbmi, Width};
+use super::{narrow_rows_in, vbmi, Avx2, Simd, Ssse3, Stores, Width};
 use crate::kernels::counts::Count;
 use crate::kernels::run_plan::Heads;
 
-/// Proof that the running CPU has AVX2 and SSSE3: only [`Avx2::detect`]
-/// makes one. It carries the [`Ssse3`] token it was checked with, for the
-/// 16-byte blocks at the ends of runs, the [`Vbmi`] one where the CPU
-/// has AVX-512 VBMI, for rows of 17 to 31 bytes of narrow elements, and
-/// the [`Avx512`] one where it has AVX-512 BW, for ReverseSubsequences'
-/// strips.
-#[derive(Clone, Copy, Debug)]
-pub(in crate::kernels::copy) struct Avx2 {
-    ssse3: Ssse3,
-    vbmi: Option<Vbmi>,
-    avx512: Option<Avx512>,
-}
-
-impl Avx2 {
-    /// The token, when the running CPU has AVX2 and SSSE3.
-    pub(in crate::kernels::copy) fn detect() -> Option<Avx2> {
-        let ssse3 = Ssse3::detect()?;
-        let avx2 = std::arch::is_x86_feature_detected!("avx2");
-        avx2.then(|| Avx2 { ssse3, vbmi: Vbmi::detect(), avx512: Avx512::detect() })
-    }
-
-    /// The AVX-512 token the CPU gave with this one, if any.
-    pub(in crate::kernels::copy) fn avx512(self) -> Option<Avx512> {
-        self.avx512
-    }
-
-    /// The same token without AVX-512 (VBMI or BW), so that tests can check
-    /// the AVX2 loops on machines that have it.
-    #[cfg(test)]
-    pub(in crate::kernels::copy) fn without_avx512(self) -> Avx2 {
-        Avx2 { vbmi: None, avx512: None, ..self }
-    }
-}
-
-// SAFETY: an `Avx2` is only made by `detect`, after the CPU reported AVX2,
-// and `run` enables AVX2 alone (which includes SSSE3).
+// SAFETY: an `Avx2` is only made by `detect`, after the CPU reported AVX2
+// and SSSE3, and its `Simd::run` enables AVX2 (which includes SSSE3).
 unsafe impl Width for Avx2 {
-    type Reg = __m256i;
-    const BYTES: usize = 32;
-
     #[inline(always)]
     fn ssse3(self) -> Ssse3 {
-        self.ssse3
+        Avx2::ssse3(self)
     }
 
     #[inline(always)]
     fn narrower(self) -> Option<Ssse3> {
-        Some(self.ssse3)
-    }
-
-    #[inline(always)]
-    fn run<R>(self, f: impl FnOnce() -> R) -> R {
-        #[target_feature(enable = "avx2")]
-        fn enabled<R>(f: impl FnOnce() -> R) -> R {
-            f()
-        }
-        // SAFETY: this token proves the CPU has AVX2.
-        unsafe { enabled(f) }
+        Some(Avx2::ssse3(self))
     }
 
     #[inline(always)]
@@ -91,13 +44,6 @@ unsafe impl Width for Avx2 {
     fn shuffle(self, v: __m256i, control: __m256i) -> __m256i {
         // SAFETY: this token proves the CPU has AVX2.
         unsafe { _mm256_shuffle_epi8(v, control) }
-    }
-
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m256i {
-        // SAFETY: the caller guarantees 32 readable bytes; the load takes
-        // any address; the token proves AVX2.
-        unsafe { _mm256_loadu_si256(p.cast::<__m256i>()) }
     }
 
     #[inline(always)]
@@ -152,20 +98,6 @@ unsafe impl Width for Avx2 {
     fn any(self, mask: __m256i) -> bool {
         // SAFETY: this token proves the CPU has AVX2.
         unsafe { _mm256_movemask_epi8(mask) != 0 }
-    }
-
-    #[inline(always)]
-    unsafe fn store<S: Stores>(self, _: S, p: *mut u8, v: __m256i) {
-        if S::STREAMING {
-            // SAFETY: the caller guarantees a valid destination, 32-byte
-            // aligned as the streaming store needs; the `Streaming` witness
-            // `S` promises the fence; the token proves AVX2.
-            unsafe { _mm256_stream_si256(p.cast::<__m256i>(), v) }
-        } else {
-            // SAFETY: the caller guarantees a valid destination; this
-            // store takes any address; the token proves AVX2.
-            unsafe { _mm256_storeu_si256(p.cast::<__m256i>(), v) }
-        }
     }
 }
 
@@ -415,7 +347,7 @@ pub(in crate::kernels::copy) fn wide_rows_with_heads<S: Stores, const N: usize>(
     let (Some(first_src), Some(first_dst)) = (src.get(..row), dst.get_mut(..row)) else {
         return 0;
     };
-    if super::rows_with_heads::<S, N>(isa.ssse3, stores, first_src, first_dst, row, heads) < row {
+    if super::rows_with_heads::<S, N>(isa.ssse3(), stores, first_src, first_dst, row, heads) < row {
         return 0;
     }
     isa.run(
@@ -1052,16 +984,6 @@ pub(in crate::kernels::copy) fn narrow_rows_with_same_head<S: Stores, const N: u
 /// dozen periods, which a row at a time would have written slower.
 const ALIKE_MIN_PERIODS: usize = 16;
 
-/// How many rows of `row` bytes (at most 32, a multiple of `n`) the
-/// narrow loops may write: those whose 32 bytes lie inside both slices.
-pub(super) fn narrow_rows_in(src: &[u8], dst: &[u8], row: usize, n: usize) -> usize {
-    let len = src.len().min(dst.len());
-    if row == 0 || row > 32 || !row.is_multiple_of(n) || len < 32 {
-        return 0;
-    }
-    (len - 32) / row + 1
-}
-
 /// The loop of the narrow rows: the first `count` rows (at most
 /// [`narrow_rows_in`]), row `r` with a head of as many elements as the
 /// `r`-th of `heads` says, cut to `row / N`. `only`, when given, is the
@@ -1089,7 +1011,7 @@ fn narrow_rows<const N: usize>(
     if N >= 4 {
         return permuted_rows::<N>(isa, src, dst, row, count, heads, only);
     }
-    if let Some(vbmi) = isa.vbmi.filter(|_| row < 32) {
+    if let Some(vbmi) = isa.vbmi().filter(|_| row < 32) {
         // One permute a row in place of two shuffles of it: on 24-byte rows
         // of bytes with a head each (`rseq_heads24_i8`) the loop's work,
         // not its stores, is what bounds it (docs/performance.md).

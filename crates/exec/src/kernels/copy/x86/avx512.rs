@@ -8,68 +8,17 @@
 //! `vpblendmb` takes one.
 
 use std::arch::x86_64::{
-    __m512i, __mmask64, _mm512_and_si512, _mm512_cmpeq_epi8_mask, _mm512_loadu_si512, _mm512_mask_blend_epi8,
-    _mm512_min_epu8, _mm512_set1_epi8, _mm512_storeu_si512, _mm512_stream_si512, _mm512_subs_epu8,
-    _mm512_testn_epi8_mask,
+    __m512i, __mmask64, _mm512_and_si512, _mm512_cmpeq_epi8_mask, _mm512_mask_blend_epi8, _mm512_min_epu8,
+    _mm512_set1_epi8, _mm512_subs_epu8, _mm512_testn_epi8_mask,
 };
 
 use super::strips::Selects;
-use super::Stores;
-
-/// Proof that the running CPU has AVX-512 F and BW: only
-/// [`Avx512::detect`] makes one.
-#[derive(Clone, Copy, Debug)]
-pub(in crate::kernels::copy) struct Avx512 {
-    _proof: (),
-}
-
-impl Avx512 {
-    /// The token, when the running CPU has AVX-512 F and BW.
-    pub(in crate::kernels::copy) fn detect() -> Option<Avx512> {
-        let has =
-            std::arch::is_x86_feature_detected!("avx512f") && std::arch::is_x86_feature_detected!("avx512bw");
-        has.then_some(Avx512 { _proof: () })
-    }
-}
+use super::Avx512;
 
 // SAFETY: an `Avx512` is only made by `detect`, after the CPU reported
-// AVX-512 F and BW, and `run` enables those two alone (which include AVX2
-// and below).
+// AVX-512 F and BW, which its `Simd::run` enables.
 unsafe impl Selects for Avx512 {
-    type Reg = __m512i;
     type Mask = __mmask64;
-    const BYTES: usize = 64;
-
-    #[inline(always)]
-    fn run<R>(self, f: impl FnOnce() -> R) -> R {
-        #[target_feature(enable = "avx512f,avx512bw")]
-        fn enabled<R>(f: impl FnOnce() -> R) -> R {
-            f()
-        }
-        // SAFETY: this token proves the CPU has AVX-512 F and BW.
-        unsafe { enabled(f) }
-    }
-
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m512i {
-        // SAFETY: the caller guarantees 64 readable bytes; the load takes
-        // any address; the token proves AVX-512 F.
-        unsafe { _mm512_loadu_si512(p.cast()) }
-    }
-
-    #[inline(always)]
-    unsafe fn store<S: Stores>(self, _: S, p: *mut u8, v: __m512i) {
-        if S::STREAMING {
-            // SAFETY: the caller guarantees a valid destination, 64-byte
-            // aligned as the streaming store needs; the `Streaming` witness
-            // `S` promises the fence; the token proves AVX-512 F.
-            unsafe { _mm512_stream_si512(p.cast(), v) }
-        } else {
-            // SAFETY: the caller guarantees a valid destination; this store
-            // takes any address; the token proves AVX-512 F.
-            unsafe { _mm512_storeu_si512(p.cast(), v) }
-        }
-    }
 
     #[inline(always)]
     fn splat(self, v: u8) -> __m512i {

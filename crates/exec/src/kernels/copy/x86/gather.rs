@@ -9,7 +9,7 @@ use std::arch::x86_64::{
     _mm_storeu_si128,
 };
 
-use super::{Avx2, Plain, Stores, Streaming, Width};
+use super::{Avx2, Plain, Simd, Stores, Streaming};
 
 /// Columns per index register: eight 32-bit indices.
 const LANES: usize = 8;

@@ -28,7 +28,7 @@
 use std::arch::x86_64::{_mm256_loadu2_m128i, _mm256_or_si256};
 
 use super::periodic::{cover, lcm, Register, MAX_REGISTERS};
-use super::{Avx2, Stores, Width};
+use super::{Avx2, Simd, Stores, Width};
 
 /// The most pieces a register needs: four, for rows of 23, 25, 26, 27
 /// and 29 bytes.

@@ -2,23 +2,22 @@
 //! loops, streaming copies at either width, and a few loops that AVX-512
 //! widens or shortens.
 //!
-//! A routine that uses SSSE3 or AVX2 takes a token, [`Ssse3`] or
-//! [`Avx2`]: a zero-sized value that only its `detect` makes, after the
-//! running CPU reported the feature. Holding one proves the instructions
-//! are there, so the routines are safe to call, and the `unsafe` left in
-//! them is about memory: pointers into slices, and the alignment streaming
-//! stores need, which each routine checks itself.
+//! A routine that uses SSSE3 or AVX2 takes a token of the kernels' SIMD
+//! layer (`kernels::simd`), [`Ssse3`] or [`Avx2`]: holding one proves the
+//! instructions are there, so the routines are safe to call, and the
+//! `unsafe` left in them is about memory: pointers into slices, and the
+//! alignment streaming stores need, which each routine checks itself.
 //!
 //! The routines that do the same thing at both widths are written once,
-//! generic over [`Width`], which both tokens implement; [`Width::run`]
-//! compiles the loop with the token's instructions enabled. The strips
-//! are generic over `strips::Selects`, which every `Width` implements and
-//! so does AVX-512's token, whose selects take mask registers. Whether a
-//! routine stores with ordinary or streaming instructions is a type too,
-//! [`Stores`]: [`Plain`], or [`Streaming`], whose witness is made only by
-//! a caller that promises to fence (see [`Streaming::new`]), or lent by
-//! [`streaming`], which fences after the call it lends it to; Convert's
-//! loops take their witness from it too.
+//! generic over [`Width`], the byte shuffles and selects the copy loops
+//! need, which both tokens implement on top of [`Simd`] (their register,
+//! loads, stores and [`Simd::run`], which compiles the loop with the
+//! token's instructions enabled). The strips are generic over
+//! `strips::Selects`, which every `Width` implements and so does
+//! AVX-512's token, whose selects take mask registers. Whether a routine
+//! stores with ordinary or streaming instructions is a type too,
+//! [`Stores`]: [`Plain`], or [`Streaming`], lent by the layer's
+//! `streaming`, which fences after the call it lends it to.
 //!
 //! - `reverse`: reversed runs, rows reversed whole, and rows that share
 //!   one head, at either width.
@@ -39,8 +38,8 @@
 //!   SSSE3).
 //! - `strips`: ReverseSubsequences on one register's width of columns,
 //!   by byte-wise selects, at either width, and at 64 bytes with AVX-512.
-//! - `avx512`: AVX-512 F and BW's token (which the AVX2 one carries where
-//!   the CPU has it), and its selects for the strips.
+//! - `avx512`: the selects of AVX-512 F and BW's token (which the AVX2 one
+//!   carries where the CPU has it) for the strips.
 //! - `tiles`: square blocks of 1-, 2-, 4- and 8-byte elements transposed
 //!   in registers, for Transpose and the ops that move like it.
 //! - `transpose`: ReverseSubsequences on axes of up to 8 rows, a register
@@ -78,39 +77,33 @@ mod vbmi;
 mod windows;
 mod words;
 
-use std::marker::PhantomData;
-
 pub(super) use avx2::{
     descending_rows, narrow_rows_with_byte_heads, narrow_rows_with_heads, narrow_rows_with_same_head,
-    rows32_with_heads, short_rows_with_heads, wide_rows_with_heads, Avx2,
+    rows32_with_heads, short_rows_with_heads, wide_rows_with_heads,
 };
-use avx512::Avx512;
 pub(super) use gather::subsequence_columns;
 pub(super) use mirror::mirrored_rows;
 pub(super) use periodic::Patterns;
 pub(super) use reverse::{reverse_blocks, reverse_rows, rows_with_same_head};
 pub(super) use shuffle::shuffle_blocks;
-pub(super) use ssse3::{rows_with_heads, Ssse3};
+pub(super) use ssse3::rows_with_heads;
 pub(super) use stream::{stream_descending_rows, stream_forward};
 pub(super) use strips::subsequence_strip;
 pub(super) use tiles::{transpose_with_avx2, transpose_with_sse2};
 pub(super) use transpose::{subsequence_lines, subsequence_transposed};
-use vbmi::Vbmi;
 pub(super) use windows::{word_window_rows, WordWindows};
 pub(super) use words::{word_block_rows, WordTable};
+
+use crate::kernels::simd::{streaming, Avx512, Stores, Vbmi};
+pub(super) use crate::kernels::simd::{Avx2, Plain, Simd, Ssse3, Streaming};
 
 /// A register width and the few instructions the copy loops need at it.
 ///
 /// # Safety
 /// A value of an implementing type must exist only when the running CPU
-/// has every instruction its methods use, and the features [`Width::run`]
+/// has every instruction its methods use, and the features [`Simd::run`]
 /// enables: the methods' `unsafe` blocks rely on that.
-pub(super) unsafe trait Width: Copy {
-    /// A register of this width.
-    type Reg: Copy;
-    /// Bytes in a register: 16 or 32.
-    const BYTES: usize;
-
+pub(super) unsafe trait Width: Simd {
     /// The 16-byte instruction set this one includes, for the blocks at a
     /// run's end too short for a whole register.
     fn ssse3(self) -> Ssse3;
@@ -119,23 +112,12 @@ pub(super) unsafe trait Width: Copy {
     /// shape (rows of 16 bytes in 32-byte registers): `None` at 16 bytes.
     fn narrower(self) -> Option<Ssse3>;
 
-    /// Runs `f` in a function compiled with this instruction set enabled.
-    /// The loops pass `#[inline(always)]` closures and helpers, so their
-    /// whole body is compiled there, with every intrinsic inlined.
-    fn run<R>(self, f: impl FnOnce() -> R) -> R;
-
     /// The 16-byte shuffle control `c` in every 16-byte lane.
     fn control(self, c: [i8; 16]) -> Self::Reg;
 
     /// The bytes of each 16-byte lane of `v` picked by `control`'s bytes
     /// for that lane (`pshufb`).
     fn shuffle(self, v: Self::Reg, control: Self::Reg) -> Self::Reg;
-
-    /// The register at `p`.
-    ///
-    /// # Safety
-    /// `p` must be valid for reading `BYTES` bytes (any alignment).
-    unsafe fn load(self, p: *const u8) -> Self::Reg;
 
     /// The register at `p` with its 16-byte lanes in reverse order, so
     /// that one in-lane shuffle then reverses all of it. For 32 bytes the
@@ -169,103 +151,10 @@ pub(super) unsafe trait Width: Copy {
     /// Whether any byte of `mask`, whose bytes are all ones or all
     /// zeros, is all ones.
     fn any(self, mask: Self::Reg) -> bool;
-
-    /// Stores `v` at `p`, streaming when `S` says so.
-    ///
-    /// # Safety
-    /// `p` must be valid for writing `BYTES` bytes, and aligned to `BYTES`
-    /// when `S` streams.
-    unsafe fn store<S: Stores>(self, stores: S, p: *mut u8, v: Self::Reg);
 }
 
-/// How a routine stores: [`Plain`] or [`Streaming`].
-///
-/// # Safety
-/// A type whose `STREAMING` is `true` must be a witness that the streaming
-/// stores made with it are fenced, as [`Streaming`] is: the routines make
-/// them on its word alone.
-pub(in crate::kernels) unsafe trait Stores: Copy {
-    /// Whether the stores are streaming (non-temporal) ones.
-    const STREAMING: bool;
-}
-
-/// Ordinary stores, through the cache.
-#[derive(Clone, Copy, Debug)]
-pub(in crate::kernels) struct Plain;
-
-// SAFETY: it promises nothing: its stores are ordinary ones.
-unsafe impl Stores for Plain {
-    const STREAMING: bool = false;
-}
-
-/// Streaming (non-temporal) stores, which send whole lines to memory
-/// without reading them into the cache first.
-///
-/// They are weakly ordered: until an `sfence` on the thread that made
-/// them, neither another thread nor an ordinary access is guaranteed to see
-/// them in order, so reading or writing the memory before the fence is a
-/// data race. This value is the promise that the fence comes: see
-/// [`Streaming::new`] and [`streaming`]. It cannot leave its thread, as the
-/// fence only orders that thread's stores, and its lifetime `'w` ties it
-/// to the call that fences: the witness [`streaming`] lends cannot outlive
-/// the closure it is lent to.
-#[derive(Clone, Copy, Debug)]
-pub(in crate::kernels) struct Streaming<'w> {
-    _one_thread: PhantomData<*const ()>,
-    /// Invariant in `'w`, so that no longer or shorter lifetime stands in.
-    _fenced_by: PhantomData<fn(&'w ()) -> &'w ()>,
-}
-
-// SAFETY: a `Streaming` is made only by `Streaming::new`, whose caller
-// promises the fence.
-unsafe impl Stores for Streaming<'_> {
-    const STREAMING: bool = true;
-}
-
-impl Streaming<'_> {
-    /// A witness that streaming stores may be made.
-    ///
-    /// # Safety
-    /// The caller must call [`Streaming::fence`] after the last store made
-    /// with this witness, before any memory those stores wrote is read or
-    /// written in any other way, and also when it unwinds.
-    pub(super) unsafe fn new() -> Self {
-        Streaming { _one_thread: PhantomData, _fenced_by: PhantomData }
-    }
-
-    /// Orders every streaming store made so far on this thread before
-    /// everything that follows.
-    pub(super) fn fence(self) {
-        // SAFETY: `sfence` belongs to SSE, which every x86_64 CPU has.
-        unsafe { std::arch::x86_64::_mm_sfence() };
-    }
-}
-
-/// Lends `write` a [`Streaming`] witness and returns what it returns,
-/// fencing the streaming stores on this thread after `write` returns or
-/// unwinds, so whoever touches the memory they wrote next sees them all.
-///
-/// The witness's lifetime is one `write` must accept whatever it is, so
-/// neither what `write` returns nor anything it writes to outside can hold
-/// it. A destructor would not do for the fence: safe code may forget a
-/// value, and then its destructor never runs. Here the fence follows the
-/// call whatever happens in it.
-pub(in crate::kernels) fn streaming<R>(write: impl for<'w> FnOnce(Streaming<'w>) -> R) -> R {
-    // SAFETY: the fence below runs on this thread whichever way `write`
-    // ends, because an unwinding `write` is caught, fenced after, and
-    // resumed; the witness is `!Send`, so every store made with it is on
-    // this thread, and it cannot outlive `write` (above). The stores go
-    // only where the code that makes them may write: memory `write` holds
-    // borrowed until it returns, so nothing else reads or writes it before
-    // the fence.
-    let witness = unsafe { Streaming::new() };
-    let done = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| write(witness)));
-    witness.fence();
-    done.unwrap_or_else(|unwinding| std::panic::resume_unwind(unwinding))
-}
-
-// Every x86_64 target enables SSE and SSE2 for all code: the fence and
-// the prefetch need no token, and their `unsafe` blocks rest on this.
+// Every x86_64 target enables SSE and SSE2 for all code: the prefetch
+// needs no token, and its `unsafe` block rests on this.
 const _: () = assert!(cfg!(target_feature = "sse2"));
 
 /// Asks for the 64-byte line at `p` to be brought into the cache. A
@@ -295,6 +184,16 @@ fn aligned(p: *const u8, align: usize) -> bool {
     p.align_offset(align) == 0
 }
 
+/// How many rows of `row` bytes (at most 32, a multiple of `n`) the
+/// narrow loops (of `avx2` and `vbmi`) may write: those whose 32 bytes lie inside both slices.
+fn narrow_rows_in(src: &[u8], dst: &[u8], row: usize, n: usize) -> usize {
+    let len = src.len().min(dst.len());
+    if row == 0 || row > 32 || !row.is_multiple_of(n) || len < 32 {
+        return 0;
+    }
+    (len - 32) / row + 1
+}
+
 /// [`super::portable::deinterleave_lanes`], compiled for AVX2 (whose byte
 /// shuffles move a block's lanes in a few instructions) when the CPU has
 /// it.
@@ -303,16 +202,14 @@ pub(in crate::kernels) fn deinterleave<const K: usize, const N: usize>(
     dst: &mut [u8],
     pitch: usize,
 ) -> Option<()> {
-    #[target_feature(enable = "avx2")]
-    fn with_avx2<const K: usize, const N: usize>(src: &[u8], dst: &mut [u8], pitch: usize) -> Option<()> {
-        super::portable::deinterleave_lanes::<K, N>(src, dst, pitch)
-    }
     if K == 3 && N == 1 {
         return lanes::deinterleave3_bytes(src, dst, pitch);
     }
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { with_avx2::<K, N>(src, dst, pitch) };
+    if let Some(isa) = Avx2::detect() {
+        return isa.run(
+            #[inline(always)]
+            || super::portable::deinterleave_lanes::<K, N>(src, dst, pitch),
+        );
     }
     super::portable::deinterleave_lanes::<K, N>(src, dst, pitch)
 }
@@ -324,16 +221,14 @@ pub(in crate::kernels) fn interleave<const K: usize, const N: usize>(
     pitch: usize,
     dst: &mut [u8],
 ) -> Option<()> {
-    #[target_feature(enable = "avx2")]
-    fn with_avx2<const K: usize, const N: usize>(src: &[u8], pitch: usize, dst: &mut [u8]) -> Option<()> {
-        super::portable::interleave_lanes::<K, N>(src, pitch, dst)
-    }
     if K == 3 && N == 1 {
         return lanes::interleave3_bytes(src, pitch, dst);
     }
-    if std::arch::is_x86_feature_detected!("avx2") {
-        // SAFETY: the CPU has AVX2, checked just above.
-        return unsafe { with_avx2::<K, N>(src, pitch, dst) };
+    if let Some(isa) = Avx2::detect() {
+        return isa.run(
+            #[inline(always)]
+            || super::portable::interleave_lanes::<K, N>(src, pitch, dst),
+        );
     }
     super::portable::interleave_lanes::<K, N>(src, pitch, dst)
 }

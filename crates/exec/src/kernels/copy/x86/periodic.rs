@@ -32,7 +32,7 @@
 
 use std::arch::x86_64::{__m256i, _mm256_loadu2_m128i, _mm256_or_si256};
 
-use super::{Avx2, Plain, Stores, Width};
+use super::{Avx2, Plain, Simd, Stores, Width};
 
 /// The most 32-byte pieces a register takes: rows of up to 32 bytes need
 /// four at most (rows of 23, 25, 26, 27 and 29 bytes), most need two or

@@ -1,28 +1,15 @@
-//! SSSE3: the 16-byte token, and rows whose reversed heads vary from row
+//! SSSE3: the 16-byte token's shuffles and selects, and rows whose reversed heads vary from row
 //! to row.
 
 use std::arch::x86_64::{
     __m128i, _mm_and_si128, _mm_andnot_si128, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_min_epu8,
-    _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_storeu_si128,
-    _mm_stream_si128, _mm_subs_epu8,
+    _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8, _mm_setzero_si128, _mm_shuffle_epi8, _mm_subs_epu8,
 };
 
-use super::{aligned, Stores, Width};
+use super::{aligned, Simd, Ssse3, Stores, Width};
 use crate::kernels::run_plan::Heads;
 
-/// Proof that the running CPU has SSSE3 (and so SSE2): only
-/// [`Ssse3::detect`] makes one.
-#[derive(Clone, Copy, Debug)]
-pub(in crate::kernels::copy) struct Ssse3 {
-    _proof: (),
-}
-
 impl Ssse3 {
-    /// The token, when the running CPU has SSSE3.
-    pub(in crate::kernels::copy) fn detect() -> Option<Ssse3> {
-        std::arch::is_x86_feature_detected!("ssse3").then_some(Ssse3 { _proof: () })
-    }
-
     /// Stores at `out` a 16-byte block whose first bytes end a reversed
     /// head and whose others are copied in place: the block at `rev`
     /// shuffled by a [`HEAD`] entry, merged with the block at `fwd`
@@ -63,11 +50,8 @@ impl Ssse3 {
 }
 
 // SAFETY: an `Ssse3` is only made by `detect`, after the CPU reported
-// SSSE3, and `run` enables SSSE3 alone.
+// SSSE3, which its `Simd::run` enables.
 unsafe impl Width for Ssse3 {
-    type Reg = __m128i;
-    const BYTES: usize = 16;
-
     #[inline(always)]
     fn ssse3(self) -> Ssse3 {
         self
@@ -76,16 +60,6 @@ unsafe impl Width for Ssse3 {
     #[inline(always)]
     fn narrower(self) -> Option<Ssse3> {
         None
-    }
-
-    #[inline(always)]
-    fn run<R>(self, f: impl FnOnce() -> R) -> R {
-        #[target_feature(enable = "ssse3")]
-        fn enabled<R>(f: impl FnOnce() -> R) -> R {
-            f()
-        }
-        // SAFETY: this token proves the CPU has SSSE3.
-        unsafe { enabled(f) }
     }
 
     #[inline(always)]
@@ -99,13 +73,6 @@ unsafe impl Width for Ssse3 {
     fn shuffle(self, v: __m128i, control: __m128i) -> __m128i {
         // SAFETY: this token proves the CPU has SSSE3.
         unsafe { _mm_shuffle_epi8(v, control) }
-    }
-
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> __m128i {
-        // SAFETY: the caller guarantees 16 readable bytes; the load takes
-        // any address.
-        unsafe { _mm_loadu_si128(p.cast::<__m128i>()) }
     }
 
     #[inline(always)]
@@ -155,20 +122,6 @@ unsafe impl Width for Ssse3 {
     fn any(self, mask: __m128i) -> bool {
         // SAFETY: SSE2, which every x86_64 CPU has.
         unsafe { _mm_movemask_epi8(mask) != 0 }
-    }
-
-    #[inline(always)]
-    unsafe fn store<S: Stores>(self, _: S, p: *mut u8, v: __m128i) {
-        if S::STREAMING {
-            // SAFETY: the caller guarantees a valid destination, 16-byte
-            // aligned as the streaming store needs; the `Streaming`
-            // witness `S` promises the fence.
-            unsafe { _mm_stream_si128(p.cast::<__m128i>(), v) }
-        } else {
-            // SAFETY: the caller guarantees a valid destination; this
-            // store takes any address.
-            unsafe { _mm_storeu_si128(p.cast::<__m128i>(), v) }
-        }
     }
 }
 

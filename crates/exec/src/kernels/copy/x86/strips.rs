@@ -1,7 +1,7 @@
 //! ReverseSubsequences on one strip of columns, one register wide, by
 //! byte-wise selects between rows, at 16, 32 or 64 bytes.
 
-use super::{Plain, Stores, Width};
+use super::{Plain, Simd, Stores, Width};
 use crate::kernels::copy::SubsequenceStrip;
 
 /// A register width and the byte-wise selects the strips need at it. The
@@ -10,32 +10,11 @@ use crate::kernels::copy::SubsequenceStrip;
 ///
 /// # Safety
 /// A value of an implementing type must exist only when the running CPU
-/// has every instruction its methods use, and the features
-/// [`Selects::run`] enables: the methods' `unsafe` blocks rely on that.
-pub(in crate::kernels::copy) unsafe trait Selects: Copy {
-    /// A register of this width.
-    type Reg: Copy;
+/// has every instruction its methods use, and the features [`Simd::run`]
+/// enables: the methods' `unsafe` blocks rely on that.
+pub(in crate::kernels::copy) unsafe trait Selects: Simd {
     /// Which bytes a select takes from its far register.
     type Mask: Copy;
-    /// Bytes in a register: 16, 32 or 64.
-    const BYTES: usize;
-
-    /// Runs `f` in a function compiled with this instruction set enabled
-    /// (see [`Width::run`]).
-    fn run<R>(self, f: impl FnOnce() -> R) -> R;
-
-    /// The register at `p`.
-    ///
-    /// # Safety
-    /// `p` must be valid for reading `BYTES` bytes (any alignment).
-    unsafe fn load(self, p: *const u8) -> Self::Reg;
-
-    /// Stores `v` at `p`, streaming when `S` says so.
-    ///
-    /// # Safety
-    /// `p` must be valid for writing `BYTES` bytes, and aligned to `BYTES`
-    /// when `S` streams.
-    unsafe fn store<S: Stores>(self, stores: S, p: *mut u8, v: Self::Reg);
 
     /// `v` in every byte.
     fn splat(self, v: u8) -> Self::Reg;
@@ -63,26 +42,7 @@ pub(in crate::kernels::copy) unsafe trait Selects: Copy {
 // SAFETY: each method is the `Width` one, whose token proves the same
 // instructions.
 unsafe impl<W: Width> Selects for W {
-    type Reg = W::Reg;
     type Mask = W::Reg;
-    const BYTES: usize = W::BYTES;
-
-    #[inline(always)]
-    fn run<R>(self, f: impl FnOnce() -> R) -> R {
-        Width::run(self, f)
-    }
-
-    #[inline(always)]
-    unsafe fn load(self, p: *const u8) -> W::Reg {
-        // SAFETY: the caller's guarantee is the one `Width::load` needs.
-        unsafe { Width::load(self, p) }
-    }
-
-    #[inline(always)]
-    unsafe fn store<S: Stores>(self, stores: S, p: *mut u8, v: W::Reg) {
-        // SAFETY: the caller's guarantee is the one `Width::store` needs.
-        unsafe { Width::store(self, stores, p, v) }
-    }
 
     #[inline(always)]
     fn splat(self, v: u8) -> W::Reg {

@@ -15,7 +15,7 @@ use std::arch::x86_64::{
 };
 
 use super::super::portable::{transpose_lines, Block};
-use super::Avx2;
+use super::{Avx2, Simd};
 
 /// 8 × 8 blocks of 4-byte elements, with AVX2 (see [`block_8x8_4`]).
 #[derive(Clone, Copy, Debug)]
@@ -79,22 +79,16 @@ pub(in crate::kernels::copy) fn transpose_with_avx2<const N: usize>(
     dst_pitch: usize,
     shape: (usize, usize),
 ) -> Option<()> {
-    #[target_feature(enable = "avx2")]
-    fn enabled<const N: usize>(
-        isa: Avx2,
-        (s, sp): (&[u8], usize),
-        (d, dp): (&mut [u8], usize),
-        shape: (usize, usize),
-    ) -> Option<()> {
-        match N {
+    let (s, sp, d, dp) = (src, src_pitch, dst, dst_pitch);
+    isa.run(
+        #[inline(always)]
+        || match N {
             1 => transpose_lines::<N, 64, _>(s, sp, d, dp, shape, Bytes),
             2 => transpose_lines::<N, 32, _>(s, sp, d, dp, shape, Words),
             4 => transpose_lines::<N, 16, _>(s, sp, d, dp, shape, Floats(isa)),
             _ => transpose_lines::<N, 8, _>(s, sp, d, dp, shape, Doubles(isa)),
-        }
-    }
-    // SAFETY: the token proves the CPU has AVX2.
-    unsafe { enabled::<N>(isa, (src, src_pitch), (dst, dst_pitch), shape) }
+        },
+    )
 }
 
 /// [`transpose_lines`] of 1- or 2-byte elements with the SSE2 blocks of

@@ -23,7 +23,7 @@ use std::arch::x86_64::{
     _mm_loadl_epi64, _mm_loadu_si128, _mm_min_epu32, _mm_set1_epi32,
 };
 
-use super::{Avx2, Width};
+use super::{Avx2, Simd};
 use crate::kernels::copy::{line_group, line_pitch, TRANSPOSED_ROWS};
 use crate::kernels::counts::Count;
 

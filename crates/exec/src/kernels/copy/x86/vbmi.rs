@@ -9,34 +9,7 @@
 
 use std::arch::x86_64::{_mm256_loadu_si256, _mm256_permutexvar_epi8, _mm256_storeu_si256};
 
-/// Proof that the running CPU has AVX-512 VBMI and VL (for `vpermb` on
-/// 32-byte registers): only [`Vbmi::detect`] makes one.
-#[derive(Clone, Copy, Debug)]
-pub(in crate::kernels::copy) struct Vbmi {
-    _proof: (),
-}
-
-impl Vbmi {
-    /// The token, when the running CPU has AVX-512 VBMI and VL.
-    pub(in crate::kernels::copy) fn detect() -> Option<Vbmi> {
-        let has = std::arch::is_x86_feature_detected!("avx512vbmi")
-            && std::arch::is_x86_feature_detected!("avx512vl");
-        has.then_some(Vbmi { _proof: () })
-    }
-
-    /// Runs `f` in a function compiled with VBMI and VL enabled; the loop
-    /// passes an `#[inline(always)]` closure, so its body is compiled
-    /// there with every intrinsic inlined.
-    #[inline(always)]
-    fn run<R>(self, f: impl FnOnce() -> R) -> R {
-        #[target_feature(enable = "avx512vbmi,avx512vl")]
-        fn enabled<R>(f: impl FnOnce() -> R) -> R {
-            f()
-        }
-        // SAFETY: this token proves the CPU has both.
-        unsafe { enabled(f) }
-    }
-}
+use super::{Simd, Vbmi};
 
 /// Writes the first `count` rows of `row` bytes (17 to 31, a multiple of
 /// `N`, 1 or 2) of `src` into `dst`, row `r` with a head of as many
@@ -60,7 +33,7 @@ pub(in crate::kernels::copy) fn byte_rows<const N: usize>(
     if !(17..32).contains(&row) || !matches!(N, 1 | 2) || !row.is_multiple_of(N) {
         return 0;
     }
-    let count = count.min(super::avx2::narrow_rows_in(src, dst, row, N));
+    let count = count.min(super::narrow_rows_in(src, dst, row, N));
     let most = row / N;
     // For a head of `h` elements, output byte `j` of the row: inside the
     // head, byte `j % N` of element `h - 1 - j / N`; past it, byte `j`.

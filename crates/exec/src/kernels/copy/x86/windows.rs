@@ -30,7 +30,7 @@
 use std::arch::x86_64::{__m256i, _mm256_cmpgt_epi32, _mm256_permutevar8x32_epi32, _mm256_set1_epi32};
 
 use super::words::blend;
-use super::{Avx2, Stores, Width};
+use super::{Avx2, Simd, Stores};
 
 /// The most words in a block that the windows take.
 const MAX_WORDS: usize = 7;

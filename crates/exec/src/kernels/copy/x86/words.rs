@@ -25,7 +25,7 @@ use std::arch::x86_64::{
     __m256i, _mm256_blendv_ps, _mm256_castps_si256, _mm256_castsi256_ps, _mm256_permutevar8x32_epi32,
 };
 
-use super::{Avx2, Stores, Width};
+use super::{Avx2, Simd, Stores};
 
 /// The most registers in a group of rows.
 const MAX_REGISTERS: usize = 3;
