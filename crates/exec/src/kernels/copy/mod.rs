@@ -22,13 +22,15 @@
 //!   needs no special instructions: it runs elsewhere, and everywhere with
 //!   the crate's `no-simd` feature, which leaves `x86` out of the build.
 
+mod blocks;
 mod portable;
 mod shuffle;
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 #[allow(unsafe_code)]
 mod x86;
 
-pub(super) use shuffle::{shuffle_blocks, Blocks, Window, NONE};
+pub(super) use blocks::{Blocks, Window, NONE};
+pub(super) use shuffle::shuffle_blocks;
 
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 use super::simd::{streaming, Simd};

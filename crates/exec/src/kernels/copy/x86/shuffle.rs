@@ -3,7 +3,7 @@
 
 use std::arch::x86_64::{__m128i, _mm_or_si128, _mm_set1_epi8, _mm_setzero_si128};
 
-use super::super::shuffle::Blocks;
+use super::super::blocks::Blocks;
 use super::{streaming, Plain, Simd, Ssse3, Stores, Width};
 
 /// The most windows and lanes a plan may have here.
