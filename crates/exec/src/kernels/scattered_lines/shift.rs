@@ -118,69 +118,85 @@ impl<C: Count> ScatteredLines<'_, C> {
         let mut left = [0u8; W];
         // Per byte, the shift of its column.
         let mut shifts = [0u8; W];
-        self.for_each_tile(n, src, start, end, tile, |part, t0, t1, line, input| {
-            let BlockPart { first, k0, k1, .. } = part;
-            let width = (t1 - t0) * n;
-            let lengths = line.get(t0..t1)?;
-            // Whether any column moves at all, each byte's shift (at
-            // most `size - 2`, so it fits a byte), the passes any
-            // column needs, and their masks.
-            let moves = lengths.iter().fold(0, |any, &len| any | len.get()) != 0;
-            spread(&mut shifts, lengths, n, |len| if len > 0 { (size - len) as u8 } else { 0 });
-            let needed = shifts.iter().fold(0, |any, &s| any | s);
-            for (pass, mask) in masks.iter_mut().enumerate().take(passes) {
-                for (m, &s) in mask.iter_mut().zip(&shifts) {
-                    *m = 0u8.wrapping_sub(s >> pass & 1);
+        // Inlined whole into the caller's `run` (see `kernels::simd`): a
+        // closure compiled on its own lacks the token's features.
+        self.for_each_tile(
+            n,
+            src,
+            start,
+            end,
+            tile,
+            #[inline(always)]
+            |part, t0, t1, line, input| {
+                let BlockPart { first, k0, k1, .. } = part;
+                let width = (t1 - t0) * n;
+                let lengths = line.get(t0..t1)?;
+                // Whether any column moves at all, each byte's shift (at
+                // most `size - 2`, so it fits a byte), the passes any
+                // column needs, and their masks.
+                let moves = lengths.iter().fold(0, |any, &len| any | len.get()) != 0;
+                spread(&mut shifts, lengths, n, |len| if len > 0 { (size - len) as u8 } else { 0 });
+                let needed = shifts.iter().fold(0, |any, &s| any | s);
+                for (pass, mask) in masks.iter_mut().enumerate().take(passes) {
+                    for (m, &s) in mask.iter_mut().zip(&shifts) {
+                        *m = 0u8.wrapping_sub(s >> pass & 1);
+                    }
                 }
-            }
-            if moves {
-                // `R`: the tile's rows in reverse order.
-                for (r, row) in rows.iter_mut().enumerate() {
-                    let from = ((size - 1 - r) * inner + t0) * n;
-                    row.get_mut(..width)?.copy_from_slice(input.get(from..from + width)?);
+                if moves {
+                    // `R`: the tile's rows in reverse order.
+                    for (r, row) in rows.iter_mut().enumerate() {
+                        let from = ((size - 1 - r) * inner + t0) * n;
+                        row.get_mut(..width)?.copy_from_slice(input.get(from..from + width)?);
+                    }
+                    for (pass, mask) in masks.iter().enumerate().take(passes) {
+                        let step = 1 << pass;
+                        if needed >> pass & 1 == 0 || step >= size {
+                            continue;
+                        }
+                        for k in 0..size - step {
+                            // A copy of the far row: borrowed from the same
+                            // buffer, the select measured 3 to 10 times
+                            // slower (the compiler no longer vectorized it).
+                            let far = *rows.get(k + step)?;
+                            select(rows.get_mut(k)?, &far, mask);
+                        }
+                    }
                 }
-                for (pass, mask) in masks.iter().enumerate().take(passes) {
-                    let step = 1 << pass;
-                    if needed >> pass & 1 == 0 || step >= size {
+                let mut base = usize::MAX;
+                for k in k0..=k1 {
+                    let Some((c0, c1)) = part.columns(k, t0, t1, inner) else {
+                        continue;
+                    };
+                    // Output elements `row + c0..row + c1`, counted from
+                    // `start`, which may lie inside this row.
+                    let row = first + k * inner;
+                    let out = dst.get_mut((row + c0 - start) * n..(row + c1 - start) * n)?;
+                    let from = input.get((k * inner + c0) * n..(k * inner + c1) * n)?;
+                    if !moves {
+                        out.copy_from_slice(from);
                         continue;
                     }
-                    for k in 0..size - step {
-                        // A copy of the far row: borrowed from the same
-                        // buffer, the select measured 3 to 10 times
-                        // slower (the compiler no longer vectorized it).
-                        let far = *rows.get(k + step)?;
-                        select(rows.get_mut(k)?, &far, mask);
+                    if base == usize::MAX || k - base > 254 {
+                        base = k;
+                        spread(&mut left, lengths, n, |len| len.saturating_sub(k).min(255) as u8);
+                    }
+                    let shifted = rows.get(k)?;
+                    let (x0, x1) = ((c0 - t0) * n, (c1 - t0) * n);
+                    if x1 - x0 == W {
+                        take_reversed(out, from, shifted, &left, (k - base) as u8);
+                    } else {
+                        take_reversed_part(
+                            out,
+                            from,
+                            shifted.get(x0..x1)?,
+                            left.get(x0..x1)?,
+                            (k - base) as u8,
+                        );
                     }
                 }
-            }
-            let mut base = usize::MAX;
-            for k in k0..=k1 {
-                let Some((c0, c1)) = part.columns(k, t0, t1, inner) else {
-                    continue;
-                };
-                // Output elements `row + c0..row + c1`, counted from
-                // `start`, which may lie inside this row.
-                let row = first + k * inner;
-                let out = dst.get_mut((row + c0 - start) * n..(row + c1 - start) * n)?;
-                let from = input.get((k * inner + c0) * n..(k * inner + c1) * n)?;
-                if !moves {
-                    out.copy_from_slice(from);
-                    continue;
-                }
-                if base == usize::MAX || k - base > 254 {
-                    base = k;
-                    spread(&mut left, lengths, n, |len| len.saturating_sub(k).min(255) as u8);
-                }
-                let shifted = rows.get(k)?;
-                let (x0, x1) = ((c0 - t0) * n, (c1 - t0) * n);
-                if x1 - x0 == W {
-                    take_reversed(out, from, shifted, &left, (k - base) as u8);
-                } else {
-                    take_reversed_part(out, from, shifted.get(x0..x1)?, left.get(x0..x1)?, (k - base) as u8);
-                }
-            }
-            Some(())
-        })
+                Some(())
+            },
+        )
     }
 }
 
