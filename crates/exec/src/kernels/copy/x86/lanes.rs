@@ -4,7 +4,9 @@
 //! three 16-byte stores the OR of three shuffles, one per load, with
 //! controls worked out at compile time.
 
-use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_or_si128, _mm_shuffle_epi8, _mm_storeu_si128};
+use std::arch::x86_64::{__m128i, _mm_loadu_si128, _mm_or_si128, _mm_storeu_si128};
+
+use super::{Simd, Ssse3, Width};
 
 /// A 16-byte control as a register.
 #[inline(always)]
@@ -12,6 +14,13 @@ fn control(c: &[i8; 16]) -> __m128i {
     // SAFETY: `c` is 16 bytes, and the load takes any alignment (SSE2,
     // which every x86_64 CPU has).
     unsafe { _mm_loadu_si128(c.as_ptr().cast()) }
+}
+
+/// The bits of either.
+#[inline(always)]
+fn or(a: __m128i, b: __m128i) -> __m128i {
+    // SAFETY: SSE2, which every x86_64 CPU has.
+    unsafe { _mm_or_si128(a, b) }
 }
 
 /// The first 16 bytes of `bytes` as a register.
@@ -76,29 +85,12 @@ const PUSH: [[[i8; 16]; 3]; 3] = push_controls();
 /// it; what is left, and every group on a CPU without it, one at a time.
 /// `None` when a row leaves `dst`.
 pub(in crate::kernels) fn deinterleave3_bytes(src: &[u8], dst: &mut [u8], pitch: usize) -> Option<()> {
-    #[target_feature(enable = "ssse3")]
-    fn enabled(src: &[u8], dst: &mut [u8], pitch: usize) -> Option<usize> {
-        let c: [[__m128i; 3]; 3] = PULL.map(|lane| lane.map(|r| control(&r)));
-        let blocks = src.len() / 48;
-        for b in 0..blocks {
-            let from = src.get(48 * b..48 * b + 48)?;
-            let r = [load(from)?, load(from.get(16..)?)?, load(from.get(32..)?)?];
-            for (j, cj) in c.iter().enumerate() {
-                let lane = _mm_or_si128(
-                    _mm_or_si128(_mm_shuffle_epi8(r[0], cj[0]), _mm_shuffle_epi8(r[1], cj[1])),
-                    _mm_shuffle_epi8(r[2], cj[2]),
-                );
-                let to = j.checked_mul(pitch)?.checked_add(16 * b)?;
-                store(dst.get_mut(to..)?, lane)?;
-            }
-        }
-        Some(blocks * 16)
-    }
-    let done = if std::arch::is_x86_feature_detected!("ssse3") {
-        // SAFETY: the CPU has SSSE3, checked just above.
-        unsafe { enabled(src, dst, pitch) }?
-    } else {
-        0
+    let done = match Ssse3::detect() {
+        Some(isa) => isa.run(
+            #[inline(always)]
+            || pull(isa, src, dst, pitch),
+        )?,
+        None => 0,
     };
     for (g, group) in src.chunks_exact(3).enumerate().skip(done) {
         for (j, &e) in group.iter().enumerate() {
@@ -113,31 +105,12 @@ pub(in crate::kernels) fn deinterleave3_bytes(src: &[u8], dst: &mut [u8], pitch:
 /// [`deinterleave3_bytes`], 16 groups at a time with SSSE3 where the CPU
 /// has it. `None` when a row leaves `src`.
 pub(in crate::kernels) fn interleave3_bytes(src: &[u8], pitch: usize, dst: &mut [u8]) -> Option<()> {
-    #[target_feature(enable = "ssse3")]
-    fn enabled(src: &[u8], pitch: usize, dst: &mut [u8]) -> Option<usize> {
-        let c: [[__m128i; 3]; 3] = PUSH.map(|reg| reg.map(|l| control(&l)));
-        let blocks = dst.len() / 48;
-        for b in 0..blocks {
-            let row = |j: usize| -> Option<__m128i> {
-                load(src.get(j.checked_mul(pitch)?.checked_add(16 * b)?..)?)
-            };
-            let lanes = [row(0)?, row(1)?, row(2)?];
-            let out = dst.get_mut(48 * b..48 * b + 48)?;
-            for (r, cr) in c.iter().enumerate() {
-                let v = _mm_or_si128(
-                    _mm_or_si128(_mm_shuffle_epi8(lanes[0], cr[0]), _mm_shuffle_epi8(lanes[1], cr[1])),
-                    _mm_shuffle_epi8(lanes[2], cr[2]),
-                );
-                store(out.get_mut(16 * r..)?, v)?;
-            }
-        }
-        Some(blocks * 16)
-    }
-    let done = if std::arch::is_x86_feature_detected!("ssse3") {
-        // SAFETY: the CPU has SSSE3, checked just above.
-        unsafe { enabled(src, pitch, dst) }?
-    } else {
-        0
+    let done = match Ssse3::detect() {
+        Some(isa) => isa.run(
+            #[inline(always)]
+            || push(isa, src, pitch, dst),
+        )?,
+        None => 0,
     };
     for (g, group) in dst.chunks_exact_mut(3).enumerate().skip(done) {
         for (j, e) in group.iter_mut().enumerate() {
@@ -145,4 +118,44 @@ pub(in crate::kernels) fn interleave3_bytes(src: &[u8], pitch: usize, dst: &mut 
         }
     }
     Some(())
+}
+
+/// The whole blocks of 16 groups of [`deinterleave3_bytes`]; returns the
+/// groups written.
+#[inline(always)]
+fn pull(isa: Ssse3, src: &[u8], dst: &mut [u8], pitch: usize) -> Option<usize> {
+    let c: [[__m128i; 3]; 3] = PULL.map(|lane| lane.map(|r| control(&r)));
+    let blocks = src.len() / 48;
+    for b in 0..blocks {
+        let from = src.get(48 * b..48 * b + 48)?;
+        let r = [load(from)?, load(from.get(16..)?)?, load(from.get(32..)?)?];
+        for (j, cj) in c.iter().enumerate() {
+            let lane = or(or(isa.shuffle(r[0], cj[0]), isa.shuffle(r[1], cj[1])), isa.shuffle(r[2], cj[2]));
+            let to = j.checked_mul(pitch)?.checked_add(16 * b)?;
+            store(dst.get_mut(to..)?, lane)?;
+        }
+    }
+    Some(blocks * 16)
+}
+
+/// The whole blocks of 16 groups of [`interleave3_bytes`]; returns the
+/// groups written.
+#[inline(always)]
+fn push(isa: Ssse3, src: &[u8], pitch: usize, dst: &mut [u8]) -> Option<usize> {
+    let c: [[__m128i; 3]; 3] = PUSH.map(|reg| reg.map(|l| control(&l)));
+    let blocks = dst.len() / 48;
+    for b in 0..blocks {
+        let row =
+            |j: usize| -> Option<__m128i> { load(src.get(j.checked_mul(pitch)?.checked_add(16 * b)?..)?) };
+        let lanes = [row(0)?, row(1)?, row(2)?];
+        let out = dst.get_mut(48 * b..48 * b + 48)?;
+        for (r, cr) in c.iter().enumerate() {
+            let v = or(
+                or(isa.shuffle(lanes[0], cr[0]), isa.shuffle(lanes[1], cr[1])),
+                isa.shuffle(lanes[2], cr[2]),
+            );
+            store(out.get_mut(16 * r..)?, v)?;
+        }
+    }
+    Some(blocks * 16)
 }
