@@ -155,7 +155,7 @@ impl Isa {
 trait Loop<L: Lanes>: Copy {
     /// Converts the whole groups at the start of `src` into `dst`, storing
     /// as `S` says; returns the bytes of `src` taken. It is inlined into
-    /// [`Lanes::run`]'s function: every closure in it is
+    /// [`Simd::run`]'s function: every closure in it is
     /// `#[inline(always)]`, and no generic function of the standard
     /// library gets one (such as `array::map`), since a closure compiled
     /// apart from that function would call the intrinsics instead of

@@ -11,7 +11,7 @@
 //!   ([`ReverseCopier`]) and writes a plan's runs into the output
 //!   ([`RunWriter`]), choosing per run between the loops below, ordinary
 //!   and streaming stores, and the library's copy. It has no `unsafe`:
-//!   `x86::streaming` makes the one promise to fence streaming stores,
+//!   `simd::streaming` makes the one promise to fence streaming stores,
 //!   for Convert's loops too.
 //! - `x86` holds the x86_64 loops: mostly one `pshufb` reorders a 16-byte
 //!   (SSSE3) or 32-byte (AVX2) register for every element width; some
@@ -770,7 +770,7 @@ impl RunWriter<'_, '_> {
     /// ordinary stores.
     ///
     /// The streaming stores are fenced after `write` returns or unwinds
-    /// (by `x86::streaming`), so whoever touches `dst` next sees them all.
+    /// (by `simd::streaming`), so whoever touches `dst` next sees them all.
     /// The writer is only lent, and cannot outlive the call.
     pub(super) fn with<R>(
         dst: &mut [u8],

@@ -323,7 +323,7 @@ pub(super) struct Register<const P: usize> {
 impl<const P: usize> Register<P> {
     /// The first `count` registers of a period, piece `p` of register `k`
     /// being `piece(k, p)`: its shift and its control. The others give
-    /// nothing. For inside [`Width::run`], whose AVX2 the loads need.
+    /// nothing. For inside [`Simd::run`], whose AVX2 the loads need.
     #[inline(always)]
     pub(super) fn period(
         isa: Avx2,

@@ -4,8 +4,8 @@
 //! streaming stores an aligned destination), falls back to 16-byte
 //! registers for shapes 32-byte ones cannot take, and returns how many
 //! bytes it wrote, leaving the rest to its caller. The loops are
-//! `#[inline(always)]` so that [`Width::run`] compiles them with the
-//! width's instructions.
+//! `#[inline(always)]` so that [`Simd::run`](super::Simd::run) compiles
+//! them with the width's instructions.
 
 use super::{aligned, prefetch, Plain, Ssse3, Stores, Width};
 
