@@ -18,11 +18,15 @@
 //!   gather, transpose, or permute whole words (`vpermd`) with AVX2. They
 //!   take a token that proves the CPU feature, and are written once for
 //!   both widths where they do the same work.
-//! - `portable` reverses 8-byte words with rotations and byte swaps, which
-//!   needs no special instructions: it runs elsewhere, and everywhere with
-//!   the crate's `no-simd` feature, which leaves `x86` out of the build.
+//! - `permute` and `portable` need no special instructions: they run
+//!   elsewhere, and everywhere with the crate's `no-simd` feature, which
+//!   leaves `x86` out of the build. `permute` reverses runs and short rows
+//!   through byte permutations fixed when compiling, which the compiler
+//!   makes the target's shuffles; `portable` holds the transposes, the
+//!   zips and the element-by-element loops that finish every run.
 
 mod blocks;
+mod permute;
 mod portable;
 mod shuffle;
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
@@ -121,6 +125,44 @@ macro_rules! avx2_or {
         }
         let _ = ($($args,)*);
         $none
+    }};
+}
+
+/// Evaluates `$body` with the constants `$R` set to `$row`, a length of
+/// row in bytes that the blocks of `permute` take, and `$B` to the bytes
+/// of its block (whole rows, 32 to 56 bytes: blocks longer than that are
+/// not unrolled into shuffles); `$none` for other lengths: rows of 1 to 8
+/// bytes, and of 10 to 56 bytes that are 2, 3, 4, 5, 6 or 7 times a power
+/// of two. (An element of `N` bytes is a row of `N`.)
+macro_rules! by_row_bytes {
+    ($row:expr, |$R:ident, $B:ident| $body:expr, else $none:expr) => {
+        match $row {
+            1 => by_row_bytes!(@ 1, 32, $R, $B, $body),
+            2 => by_row_bytes!(@ 2, 32, $R, $B, $body),
+            3 => by_row_bytes!(@ 3, 48, $R, $B, $body),
+            4 => by_row_bytes!(@ 4, 32, $R, $B, $body),
+            5 => by_row_bytes!(@ 5, 40, $R, $B, $body),
+            6 => by_row_bytes!(@ 6, 48, $R, $B, $body),
+            7 => by_row_bytes!(@ 7, 56, $R, $B, $body),
+            8 => by_row_bytes!(@ 8, 32, $R, $B, $body),
+            10 => by_row_bytes!(@ 10, 40, $R, $B, $body),
+            12 => by_row_bytes!(@ 12, 48, $R, $B, $body),
+            14 => by_row_bytes!(@ 14, 56, $R, $B, $body),
+            16 => by_row_bytes!(@ 16, 32, $R, $B, $body),
+            20 => by_row_bytes!(@ 20, 40, $R, $B, $body),
+            24 => by_row_bytes!(@ 24, 48, $R, $B, $body),
+            28 => by_row_bytes!(@ 28, 56, $R, $B, $body),
+            32 => by_row_bytes!(@ 32, 32, $R, $B, $body),
+            40 => by_row_bytes!(@ 40, 40, $R, $B, $body),
+            48 => by_row_bytes!(@ 48, 48, $R, $B, $body),
+            56 => by_row_bytes!(@ 56, 56, $R, $B, $body),
+            _ => $none,
+        }
+    };
+    (@ $r:literal, $b:literal, $R:ident, $B:ident, $body:expr) => {{
+        const $R: usize = $r;
+        const $B: usize = $b;
+        $body
     }};
 }
 
@@ -544,9 +586,96 @@ impl ReverseCopier {
             Level::Avx2(isa) => x86::reverse_blocks::<_, _, N>(isa, x86::Plain, src, dst),
             #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
             Level::Ssse3(isa) => x86::reverse_blocks::<_, _, N>(isa, x86::Plain, src, dst),
-            Level::Portable => portable::reverse_words::<N>(src, dst),
+            Level::Portable => by_row_bytes!(N, |R, B| permute::reverse_run::<R, B>(src, dst), else 0),
         };
         portable::finish::<N>(src, dst, done);
+    }
+
+    /// Writes the elements of `row` bytes of `src` into `dst` in reverse
+    /// order (the last element of `src` lands first), in blocks permuted
+    /// in registers (`permute::reverse_run`), compiled for the copier's
+    /// widest instructions: a block of short rows flipped in order, such
+    /// as the pixels of an image line. `false`, having written nothing, for
+    /// lengths of row it has no block for (see [`by_row_bytes`]), or when
+    /// the slices differ in length or are not whole rows.
+    fn reverse_elements(self, row: usize, src: &[u8], dst: &mut [u8]) -> bool {
+        if src.len() != dst.len() || row == 0 || !src.len().is_multiple_of(row) {
+            return false;
+        }
+        self.vectorized(|| {
+            by_row_bytes!(
+                row,
+                |R, B| {
+                    // Literal sizes, so that the byte masks of other
+                    // sizes are never made.
+                    let done = match R {
+                        3 => permute::reverse_odd_run::<3>(src, dst),
+                        5 => permute::reverse_odd_run::<5>(src, dst),
+                        7 => permute::reverse_odd_run::<7>(src, dst),
+                        _ => permute::reverse_run::<R, B>(src, dst),
+                    };
+                    portable::finish::<R>(src, dst, done);
+                    true
+                },
+                else false
+            )
+        })
+    }
+
+    /// Writes the rows of `row` bytes of `src` into `dst`, row `k` with the
+    /// first `heads.of(k)` of its `N`-byte elements in reverse order and
+    /// the rest in place, a row at a time through a fixed shuffle and a
+    /// merge (`permute::rows_with_heads`), and returns how many bytes of
+    /// each it went through, whole rows from the start. Writes none for
+    /// lengths of row it has no shuffle for (see [`by_row_bytes`]); stops
+    /// before a row whose head is longer than the row.
+    fn short_rows_with_heads<const N: usize>(
+        self,
+        row: usize,
+        src: &[u8],
+        dst: &mut [u8],
+        heads: Heads<'_>,
+    ) -> usize {
+        self.vectorized(|| {
+            by_row_bytes!(
+                row,
+                |R, B| {
+                    let _ = B;
+                    match heads {
+                        Heads::Same(n) => permute::rows_with_heads::<R, N>(src, dst, std::iter::repeat(n)),
+                        Heads::Each(list) => {
+                            permute::rows_with_heads::<R, N>(src, dst, list.iter().map(|&n| n.get()))
+                        }
+                        Heads::Bytes(list) => {
+                            permute::rows_with_heads::<R, N>(src, dst, list.iter().map(|&n| usize::from(n)))
+                        }
+                        Heads::EachWide(list) => permute::rows_with_heads::<R, N>(src, dst, list.iter().copied()),
+                    }
+                },
+                else 0
+            )
+        })
+    }
+
+    /// Writes the rows of `row` bytes of `src` into `dst`, each with its
+    /// `N`-byte elements in reverse order, in blocks permuted in registers
+    /// (`permute`), and returns how many bytes of each it went through,
+    /// whole rows from the start; the caller writes the rest. Writes none
+    /// for lengths of row it has no block for (see [`by_row_bytes`]).
+    fn reverse_short_rows<const N: usize>(self, row: usize, src: &[u8], dst: &mut [u8]) -> usize {
+        self.vectorized(|| {
+            by_row_bytes!(
+                row,
+                |R, B| match (N, R) {
+                    (1, 3) => permute::reverse_byte_rows::<3, 48>(src, dst),
+                    (1, 5) => permute::reverse_byte_rows::<5, 40>(src, dst),
+                    (1, 6) => permute::reverse_byte_rows::<6, 48>(src, dst),
+                    (1, 7) => permute::reverse_byte_rows::<7, 56>(src, dst),
+                    _ => permute::reverse_rows::<R, N, B>(src, dst),
+                },
+                else 0
+            )
+        })
     }
 }
 
@@ -979,6 +1108,19 @@ impl RunWriter<'_, '_> {
                 }
             }
         }
+        // Short rows without the x86 loops: blocks of rows permuted in
+        // registers, a line of the image at a time.
+        let mut blocks = dst.chunks_exact_mut(block).zip(src.chunks_exact(block));
+        if let Some((o, i)) = blocks.next() {
+            if self.copier.reverse_elements(row, i, o) {
+                for (o, i) in blocks {
+                    if !self.copier.reverse_elements(row, i, o) {
+                        return None;
+                    }
+                }
+                return Some(());
+            }
+        }
         // Longer rows: the library's copy, which for data the cache holds
         // is the fastest there is (on 16 KiB rows it beat a loop of
         // 32-byte moves by a third).
@@ -1044,7 +1186,7 @@ impl RunWriter<'_, '_> {
         heads: Heads<'_>,
     ) -> Option<usize> {
         let Some(ssse3) = self.copier.ssse3() else {
-            return Some(0);
+            return self.merged_rows_with_heads::<N>(at, src, row, heads);
         };
         // Rows of 2 to 16 bytes, a power of two, with a head each: several
         // rows a register. Rows of 16 bytes that the 16-byte loop would
@@ -1176,22 +1318,40 @@ impl RunWriter<'_, '_> {
         Some(done)
     }
 
-    /// Without SIMD, every row goes through the general loop.
+    /// Without SIMD, rows of the lengths `permute` takes (up to 56 bytes)
+    /// go through its merges, and the rest through the general loop.
     #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
     fn rows_with_heads<const N: usize>(
         &mut self,
-        _at: usize,
-        _src: &[u8],
-        _row: usize,
-        _heads: Heads<'_>,
+        at: usize,
+        src: &[u8],
+        row: usize,
+        heads: Heads<'_>,
     ) -> Option<usize> {
-        Some(0)
+        self.merged_rows_with_heads::<N>(at, src, row, heads)
+    }
+
+    /// The part of [`RunWriter::rows`] for rows with heads that the
+    /// portable merges write ([`ReverseCopier::short_rows_with_heads`]):
+    /// how many bytes of `src` (whole rows) they wrote at `at`.
+    fn merged_rows_with_heads<const N: usize>(
+        &mut self,
+        at: usize,
+        src: &[u8],
+        row: usize,
+        heads: Heads<'_>,
+    ) -> Option<usize> {
+        let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
+        Some(self.copier.short_rows_with_heads::<N>(row, src, dst, heads))
     }
 
     /// The SIMD part of [`RunWriter::rows`] for rows reversed whole: how
     /// many bytes of `src` (whole rows) it wrote at `at`.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     fn reverse_whole_rows<const N: usize>(&mut self, at: usize, src: &[u8], row: usize) -> Option<usize> {
+        if self.copier.ssse3().is_none() {
+            return self.permuted_whole_rows::<N>(at, src, row);
+        }
         let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
         // Streaming needs rows made of whole lines (or lines made of whole
         // rows) starting on a line.
@@ -1243,10 +1403,19 @@ impl RunWriter<'_, '_> {
         })
     }
 
-    /// Without SIMD, every row goes through the general loop.
+    /// Without SIMD, rows of the lengths `permute` takes go through its
+    /// blocks, and the rest through the general loop.
     #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
-    fn reverse_whole_rows<const N: usize>(&mut self, _at: usize, _src: &[u8], _row: usize) -> Option<usize> {
-        Some(0)
+    fn reverse_whole_rows<const N: usize>(&mut self, at: usize, src: &[u8], row: usize) -> Option<usize> {
+        self.permuted_whole_rows::<N>(at, src, row)
+    }
+
+    /// The part of [`RunWriter::rows`] for rows reversed whole that the
+    /// portable blocks write ([`ReverseCopier::reverse_short_rows`]): how
+    /// many bytes of `src` (whole rows) they wrote at `at`.
+    fn permuted_whole_rows<const N: usize>(&mut self, at: usize, src: &[u8], row: usize) -> Option<usize> {
+        let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
+        Some(self.copier.reverse_short_rows::<N>(row, src, dst))
     }
 }
 

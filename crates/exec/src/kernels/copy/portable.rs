@@ -2,36 +2,6 @@
 //! without SSSE3, on other architectures, and with the `no-simd` feature,
 //! and what finishes every run's last few elements.
 
-/// Reverses 8-byte words: `dst`'s first words get `src`'s last ones, each
-/// read as a little-endian integer whose `N`-byte lanes are then swapped
-/// with rotations and byte swaps. Returns how many bytes of `dst`'s start
-/// it wrote; what is left is less than 8 bytes. Elements wider than a
-/// word are left whole to [`finish`], which writes nothing here.
-pub(super) fn reverse_words<const N: usize>(src: &[u8], dst: &mut [u8]) -> usize {
-    if N > 8 {
-        return 0;
-    }
-    let mut done = 0;
-    for (o, i) in dst.chunks_exact_mut(8).zip(src.rchunks_exact(8)) {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(i);
-        let w = u64::from_le_bytes(word);
-        let r = match N {
-            1 => w.swap_bytes(),
-            2 => {
-                // Swap the 32-bit halves, then the 16-bit lanes in each.
-                let h = w.rotate_left(32);
-                ((h & 0x0000_ffff_0000_ffff) << 16) | ((h >> 16) & 0x0000_ffff_0000_ffff)
-            }
-            4 => w.rotate_left(32),
-            _ => w,
-        };
-        o.copy_from_slice(&r.to_le_bytes());
-        done += 8;
-    }
-    done
-}
-
 /// Copies what a block loop left: `dst[done..]` gets `src[..len - done]`
 /// back to front, one `N`-byte element at a time.
 pub(super) fn finish<const N: usize>(src: &[u8], dst: &mut [u8], done: usize) {
