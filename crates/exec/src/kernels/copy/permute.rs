@@ -157,15 +157,33 @@ pub(super) fn rows_with_heads<const R: usize, const N: usize>(
                 padded
             }
         };
-        let reversed = permute(&window, from);
-        let mut merged = [0u8; R];
-        for (((v, &r), &x), &m) in merged.iter_mut().zip(&reversed).zip(row).zip(mask) {
-            *v = (r & m) | (x & !m);
-        }
-        *o = merged;
+        *o = merge(&permute(&window, from), row, mask);
         done += R;
     }
     done
+}
+
+/// The bytes of `a` where `mask` is set and of `b` elsewhere; as one
+/// 8-byte word for rows of 8 bytes, which the compiler otherwise merges a
+/// byte at a time (2.5× a memory copy that way against 16×). Longer rows
+/// stay bytes: merged in words, rows of 16 and 24 bytes ran 5× slower.
+#[inline(always)]
+fn merge<const R: usize>(a: &[u8; R], b: &[u8; R], mask: &[u8; R]) -> [u8; R] {
+    let mut merged = [0u8; R];
+    if R == 8 {
+        let words = merged.as_chunks_mut::<8>().0.iter_mut();
+        for (((v, a), b), m) in
+            words.zip(a.as_chunks::<8>().0).zip(b.as_chunks::<8>().0).zip(mask.as_chunks::<8>().0)
+        {
+            let (a, b, m) = (u64::from_ne_bytes(*a), u64::from_ne_bytes(*b), u64::from_ne_bytes(*m));
+            *v = ((a & m) | (b & !m)).to_ne_bytes();
+        }
+        return merged;
+    }
+    for (((v, &a), &b), &m) in merged.iter_mut().zip(a).zip(b).zip(mask) {
+        *v = (a & m) | (b & !m);
+    }
+    merged
 }
 
 /// The masks of [`rows_with_heads`]: `MASKS[h]` keeps the first `h`
