@@ -77,11 +77,29 @@ pub(super) fn reverse_run<const N: usize, const B: usize>(src: &[u8], dst: &mut 
     };
     let from = &Rows::<B, N, B>::FROM;
     let (blocks, rest) = src.as_chunks::<B>();
-    let (head, tail) = dst.split_at_mut(rest.len());
+    let tail = dst.get_mut(rest.len()..).unwrap_or_default();
+    let reverse = |block: &[u8; B]| {
+        if N == 1 && B.is_multiple_of(2) {
+            reverse_bytes::<B, B>(block)
+        } else {
+            permute(block, from)
+        }
+    };
     for (o, i) in tail.as_rchunks_mut::<B>().1.iter_mut().rev().zip(blocks) {
-        *o = if N == 1 && B.is_multiple_of(2) { reverse_bytes::<B, B>(i) } else { permute(i, from) };
+        *o = reverse(i);
     }
-    for (o, i) in head.chunks_exact_mut(N).zip(rest.rchunks_exact(N)) {
+    if rest.is_empty() {
+        return len;
+    }
+    // The few elements past the last whole block land at the start of
+    // `dst`: a run of a block or more writes them as the block that ends
+    // where `src` does, again over the start of the block after them, with
+    // the same bytes.
+    if let (Some(i), Some(o)) = (src.last_chunk::<B>(), dst.first_chunk_mut::<B>()) {
+        *o = reverse(i);
+        return len;
+    }
+    for (o, i) in dst.chunks_exact_mut(N).zip(rest.rchunks_exact(N)) {
         o.copy_from_slice(i);
     }
     len
