@@ -167,10 +167,39 @@ macro_rules! with_type {
 }
 
 mod coded;
+mod portable;
 pub(super) mod small_float;
 #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
 #[allow(unsafe_code)]
 mod x86;
+
+/// An integer type narrower than `i32` that reals convert into in a
+/// vector loop.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Narrow {
+    I8,
+    U8,
+    I16,
+    U16,
+}
+
+/// The pairs with a vector loop: the x86 loops take them all (but the
+/// `f16` ones without F16C), the portable loops some of them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Pair {
+    /// `f32` to `i32`.
+    F32ToI32,
+    /// `f32` to a narrower integer.
+    F32ToNarrow(Narrow),
+    /// `f32` to `bf16`.
+    F32ToBf16,
+    /// `i32` to `f32`.
+    I32ToF32,
+    /// `f32` to `f16`.
+    F32ToF16,
+    /// `f16` to `f32`.
+    F16ToF32,
+}
 
 fn run(data: &Tensor, out: &mut Tensor, options: &ExecOptions) -> Result<(), KernelError> {
     let internal = KernelError::Internal {
@@ -213,10 +242,7 @@ fn convert_chunk(
         let count = to.byte_width().map_or(0, |w| dst.len() / w);
         return coded::convert_elements(from, to, src, dst, count);
     }
-    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-    if let Some(taken) =
-        vector_pair(from, to).and_then(|pair| x86::Isa::detect().convert(pair, stream, src, dst))
-    {
+    if let Some(taken) = vector_pair(from, to).and_then(|pair| vector_loop(pair, stream, src, dst)) {
         // The vector loop took whole groups; the typed loop below does the
         // rest, by the same rules.
         let done = taken / from.byte_width().unwrap_or(1) * to.byte_width().unwrap_or(1);
@@ -228,18 +254,28 @@ fn convert_chunk(
         };
         return with_type!(from, S => with_type!(to, D => convert_bytes::<S, D>(src, dst)));
     }
-    #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
-    let _ = stream;
     if let Some(done) = convert_f16_slices(from, to, src, dst) {
         return done;
     }
     with_type!(from, S => with_type!(to, D => convert_bytes::<S, D>(src, dst)))
 }
 
-/// The x86 loop of a pair, for the pairs that have one.
-#[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
-fn vector_pair(from: ElementType, to: ElementType) -> Option<x86::Pair> {
-    use x86::{Narrow, Pair};
+/// Converts the whole groups at the start of `src` into `dst` for `pair`
+/// with the x86 loop where it takes the pair, else with the portable one;
+/// returns the bytes of `src` taken, or `None` when neither takes the pair.
+fn vector_loop(pair: Pair, stream: bool, src: &[u8], dst: &mut [u8]) -> Option<usize> {
+    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
+    if let Some(taken) = x86::Isa::detect().convert(pair, stream, src, dst) {
+        return Some(taken);
+    }
+    // The portable loops have no streaming stores.
+    #[cfg(not(all(target_arch = "x86_64", not(feature = "no-simd"))))]
+    let _ = stream;
+    portable::convert(pair, src, dst)
+}
+
+/// The vector loop of a pair, for the pairs that have one.
+fn vector_pair(from: ElementType, to: ElementType) -> Option<Pair> {
     Some(match (from, to) {
         (ElementType::F32, ElementType::I32) => Pair::F32ToI32,
         (ElementType::F32, ElementType::I16) => Pair::F32ToNarrow(Narrow::I16),
@@ -548,14 +584,17 @@ half_scalar!(f16 => f16::from_f32, bf16 => bf16_from_f32);
 /// NaN stays NaN with the top of its payload and the quiet bit set), with
 /// selects in place of branches, so that a loop of them vectorises.
 fn bf16_from_f32(v: f32) -> bf16 {
-    let x = v.to_bits();
+    // The bits as an `i32`, whose sign-extending shift and truncation to
+    // 16 bits the baseline vector instructions have (SSE2 narrows 32-bit
+    // lanes with a signed saturating pack only).
+    let x = v.to_bits() as i32;
     // Adding just under half a unit, plus the kept part's lowest bit,
-    // carries into the kept part exactly when nearest-even rounds up. No
-    // value but a NaN is large enough for the sum to wrap.
-    let rounded = x.wrapping_add(0x7fff + ((x >> 16) & 1)) >> 16;
-    let nan = (x >> 16) | 0x0040;
-    let bits = if x & 0x7fff_ffff > 0x7f80_0000 { nan } else { rounded };
-    bf16::from_bits(bits as u16)
+    // carries into the kept part exactly when nearest-even rounds up. Only
+    // a NaN is large enough for the sum to wrap.
+    let rounded = x.wrapping_add(0x7fff + ((x >> 16) & 1));
+    let quiet = x | 0x0040_0000;
+    let bits = if x & 0x7fff_ffff > 0x7f80_0000 { quiet } else { rounded };
+    bf16::from_bits((bits >> 16) as u16)
 }
 
 /// `v` rounded to `f32` toward zero, with the lowest mantissa bit set when
@@ -610,7 +649,6 @@ mod tests {
     /// the integer types' bounds and one past them, the largest and
     /// smallest values, infinities and NaNs (quiet, signalling, negative),
     /// subnormals, then a spread of ordinary values.
-    #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     fn edge_f32s() -> Vec<f32> {
         let mut v = vec![0.0f32, -0.0, 0.5, -0.5, 0.9, -0.9, 1.5, -2.5, f32::MIN_POSITIVE, 1e-40, -1e-40];
         for bound in [128.0f32, 256.0, 32768.0, 65536.0, 2_147_483_648.0] {
@@ -652,14 +690,14 @@ mod tests {
     struct Line([u8; 64]);
 
     /// Each vector loop, in every instruction set the CPU has and with
-    /// ordinary and streaming stores, against the portable loop (`half`'s
+    /// ordinary and streaming stores, against the typed loop (`half`'s
     /// software conversions for `f16`), on the edge values, at every
     /// alignment and every length up to a few groups, so that the part the
     /// vector loop leaves is checked too, with the bytes past the output
     /// left alone.
     #[cfg(all(target_arch = "x86_64", not(feature = "no-simd")))]
     #[test]
-    fn vector_conversions_match_the_portable_loop() {
+    fn vector_conversions_match_the_typed_loop() {
         let values = edge_f32s();
         let f32_bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
         // Every f16, NaNs and subnormals included, for f16 to f32.
@@ -748,6 +786,267 @@ mod tests {
                 assert_eq!(out, expected, "{from} to {to}, {count} elements, skew {skew}");
             }
         }
+    }
+
+    /// The pairs the portable loops take.
+    const PORTABLE_PAIRS: [(ElementType, Pair); 6] = [
+        (ElementType::I32, Pair::F32ToI32),
+        (ElementType::I16, Pair::F32ToNarrow(Narrow::I16)),
+        (ElementType::U16, Pair::F32ToNarrow(Narrow::U16)),
+        (ElementType::I8, Pair::F32ToNarrow(Narrow::I8)),
+        (ElementType::U8, Pair::F32ToNarrow(Narrow::U8)),
+        (ElementType::Bf16, Pair::F32ToBf16),
+    ];
+
+    /// `src`'s `f32`s converted to `to` by the portable loop, the typed
+    /// loop converting what it leaves, as the kernel does.
+    fn through_portable_loop(to: ElementType, pair: Pair, src: &[u8]) -> Vec<u8> {
+        let dw = to.byte_width().unwrap();
+        let mut out = vec![0u8; src.len() / 4 * dw];
+        let taken = portable::convert(pair, src, &mut out).unwrap();
+        assert_eq!(taken % 4, 0);
+        // Every chunk of 16 elements, at least.
+        assert!(taken >= src.len() / 64 * 64, "{to}: {taken} of {} bytes", src.len());
+        with_type!(to, D => convert_bytes::<f32, D>(&src[taken..], &mut out[taken / 4 * dw..])).unwrap();
+        out
+    }
+
+    /// `v` converted to `to` one element at a time: Rust's `as` for the
+    /// integers (the typed loop's rule), `half`'s conversion for `bf16`.
+    fn scalar_bytes(to: ElementType, v: f32) -> Vec<u8> {
+        match to {
+            ElementType::Bf16 => bf16::from_f32(v).to_le_bytes().to_vec(),
+            _ => {
+                let mut out = vec![0u8; to.byte_width().unwrap()];
+                with_type!(to, D => {
+                    convert_one::<f32, D>(v).write_le(&mut out);
+                    Ok::<_, KernelError>(())
+                })
+                .unwrap();
+                out
+            }
+        }
+    }
+
+    /// Each portable loop against the scalar conversion, on the edge
+    /// values, random bit patterns (every exponent, NaNs among them) and
+    /// values of every size, at lengths around the chunk's and at an odd
+    /// byte offset (the loops read bytes, with no alignment needed).
+    #[test]
+    fn portable_loops_match_the_scalar_conversion() {
+        let mut values = edge_f32s();
+        let mut state = 0x9e37_79b9u32;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 17;
+            state ^= state << 5;
+            state
+        };
+        values.extend((0..20_000).map(|_| f32::from_bits(next())));
+        values.extend((0..20_000).map(|_| (next() as i32) as f32 / (1 << (next() % 32)) as f32));
+        // Chunks of values below 2^23 only, which `i32` converts with the
+        // short arithmetic, ties and halves among them.
+        values.extend((0..4096).map(|i| (i as f32 - 2048.0) * 0.25));
+        values.extend((0..64).map(|i| 8_388_607.5 - i as f32));
+        let bytes: Vec<u8> = values.iter().flat_map(|v| v.to_le_bytes()).collect();
+        for (to, pair) in PORTABLE_PAIRS {
+            let dw = to.byte_width().unwrap();
+            let expected: Vec<u8> = values.iter().flat_map(|&v| scalar_bytes(to, v)).collect();
+            for (skew, count) in
+                [0, 1].into_iter().flat_map(|k| (0..70).chain([values.len()]).map(move |n| (k, n)))
+            {
+                let input = [vec![0u8; skew], bytes[..count * 4].to_vec()].concat();
+                let out = through_portable_loop(to, pair, &input[skew..]);
+                let want = &expected[..count * dw];
+                if out != want {
+                    let k = (0..count)
+                        .find(|&k| out[k * dw..(k + 1) * dw] != want[k * dw..(k + 1) * dw])
+                        .unwrap();
+                    panic!(
+                        "{to}, {count} elements, skew {skew}: {:e} ({:#010x}) gave {:?}, not {:?}",
+                        values[k],
+                        values[k].to_bits(),
+                        &out[k * dw..(k + 1) * dw],
+                        &want[k * dw..(k + 1) * dw]
+                    );
+                }
+            }
+        }
+    }
+
+    /// The portable loops on values whose results are worked out by hand
+    /// from the rules (truncation toward zero, saturation, NaN to 0; `bf16`
+    /// to nearest even with NaNs quieted), each repeated so that it lands
+    /// both in a whole chunk and in the part the typed loop converts.
+    #[test]
+    fn portable_loops_give_the_hand_worked_values() {
+        fn check<T: Copy + PartialEq + std::fmt::Debug>(
+            to: ElementType,
+            pair: Pair,
+            cases: &[(f32, T)],
+            read: fn(&[u8]) -> T,
+        ) {
+            let dw = to.byte_width().unwrap();
+            // Three rounds and five more: at least two whole chunks, and a
+            // length that is not a multiple of 16.
+            let count = 3 * cases.len() + 5;
+            let input: Vec<u8> = (0..count).flat_map(|k| cases[k % cases.len()].0.to_le_bytes()).collect();
+            let out = through_portable_loop(to, pair, &input);
+            for (k, o) in out.chunks_exact(dw).enumerate() {
+                let (v, want) = cases[k % cases.len()];
+                assert_eq!(read(o), want, "{v:e} ({:#010x}) to {to} at {k}", v.to_bits());
+            }
+        }
+        let nan = f32::NAN;
+        let below_one = f32::from_bits(1.0f32.to_bits() - 1);
+        check(
+            ElementType::U8,
+            Pair::F32ToNarrow(Narrow::U8),
+            &[
+                (nan, 0u8),
+                (-nan, 0),
+                (f32::INFINITY, 255),
+                (f32::NEG_INFINITY, 0),
+                (-0.0, 0),
+                (-0.99, 0),
+                (-1.0, 0),
+                (0.5, 0),
+                (below_one, 0),
+                (1.0, 1),
+                (2.5, 2),
+                (3.5, 3),
+                (254.99998, 254),
+                (255.0, 255),
+                (255.5, 255),
+                (256.0, 255),
+                (1e30, 255),
+            ],
+            |b| b[0],
+        );
+        check(
+            ElementType::I8,
+            Pair::F32ToNarrow(Narrow::I8),
+            &[
+                (nan, 0i8),
+                (-nan, 0),
+                (f32::INFINITY, 127),
+                (f32::NEG_INFINITY, -128),
+                (-0.9, 0),
+                (-below_one, 0),
+                (-1.5, -1),
+                (-2.5, -2),
+                (1e-40, 0),
+                (-1e-40, 0),
+                (126.99999, 126),
+                (127.5, 127),
+                (128.0, 127),
+                (-128.0, -128),
+                (-128.99, -128),
+                (-129.0, -128),
+                (-1e30, -128),
+            ],
+            |b| b[0] as i8,
+        );
+        let u16_of = |b: &[u8]| u16::from_le_bytes([b[0], b[1]]);
+        check(
+            ElementType::U16,
+            Pair::F32ToNarrow(Narrow::U16),
+            &[
+                (nan, 0u16),
+                (f32::INFINITY, 65535),
+                (-5.0, 0),
+                (-0.5, 0),
+                (12345.678, 12345),
+                (65534.996, 65534),
+                (65535.0, 65535),
+                (65535.5, 65535),
+                (65536.0, 65535),
+                (4e9, 65535),
+            ],
+            u16_of,
+        );
+        check(
+            ElementType::I16,
+            Pair::F32ToNarrow(Narrow::I16),
+            &[
+                (nan, 0i16),
+                (f32::NEG_INFINITY, -32768),
+                (-12345.678, -12345),
+                (-0.5, 0),
+                (0.75, 0),
+                (32767.99, 32767),
+                (32768.0, 32767),
+                (-32768.5, -32768),
+                (-32769.0, -32768),
+                (1e9, 32767),
+            ],
+            |b| i16::from_le_bytes([b[0], b[1]]),
+        );
+        let i32_of = |b: &[u8]| i32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+        let i32_cases = [
+            (nan, 0i32),
+            (-nan, 0),
+            (f32::INFINITY, i32::MAX),
+            (f32::NEG_INFINITY, i32::MIN),
+            (-0.5, 0),
+            (-3.99, -3),
+            (8_388_607.5, 8_388_607),
+            (-8_388_607.5, -8_388_607),
+            (8_388_608.0, 8_388_608),
+            // 123456789 is not an `f32`; the nearest is 123456792.
+            (123_456_789.0, 123_456_792),
+            (-123_456_789.0, -123_456_792),
+            (2_147_483_520.0, 2_147_483_520),
+            (2_147_483_648.0, i32::MAX),
+            (-2_147_483_648.0, i32::MIN),
+            (-2_147_483_904.0, i32::MIN),
+            (1e10, i32::MAX),
+            (-1e10, i32::MIN),
+        ];
+        check(ElementType::I32, Pair::F32ToI32, &i32_cases, i32_of);
+        // Whole chunks of values below 2^23 take the short arithmetic.
+        check(
+            ElementType::I32,
+            Pair::F32ToI32,
+            &[
+                (0.0, 0i32),
+                (-0.0, 0),
+                (0.5, 0),
+                (-below_one, 0),
+                (2.5, 2),
+                (-2.5, -2),
+                (1e-40, 0),
+                (8_388_607.5, 8_388_607),
+                (-8_388_607.0, -8_388_607),
+            ],
+            i32_of,
+        );
+        check(
+            ElementType::Bf16,
+            Pair::F32ToBf16,
+            &[
+                (1.0, 0x3f80u16),
+                (-2.0, 0xc000),
+                (-0.0, 0x8000),
+                // Ties: 1 + 2^-8 goes down to the even 1.0, 1 + 3 * 2^-8
+                // up to the even 1 + 2^-6; just above a tie goes up.
+                (1.0 + 2f32.powi(-8), 0x3f80),
+                (1.0 + 3.0 * 2f32.powi(-8), 0x3f82),
+                (1.0 + 2f32.powi(-8) + 2f32.powi(-20), 0x3f81),
+                (f32::INFINITY, 0x7f80),
+                (f32::NEG_INFINITY, 0xff80),
+                // The largest `f32` rounds up into infinity.
+                (f32::MAX, 0x7f80),
+                (f32::from_bits(0x7f7f_7fff), 0x7f7f),
+                // A subnormal keeps its top bits.
+                (f32::from_bits(0x0001_16c2), 0x0001),
+                // NaNs keep the top of their payload and become quiet.
+                (f32::from_bits(0x7fc0_0000), 0x7fc0),
+                (f32::from_bits(0x7f80_0001), 0x7fc0),
+                (f32::from_bits(0xffa0_0001), 0xffe0),
+            ],
+            u16_of,
+        );
     }
 
     #[test]

@@ -22,7 +22,7 @@
 //!
 //! A loop converts the whole groups of registers at the start of its
 //! buffers and returns how many bytes of input it took; the caller
-//! converts the rest with the portable loop, which also decides the
+//! converts the rest with the typed loop, which also decides the
 //! results the loops are tested against. With streaming stores (lent and
 //! fenced by `simd::streaming`), the output goes to memory without being
 //! read into the cache first.
@@ -45,20 +45,12 @@ use std::arch::x86_64::{
     _mm_sub_epi32, _mm_xor_si128, _CMP_GE_OQ, _CMP_ORD_Q, _MM_FROUND_TO_NEAREST_INT,
 };
 
+use super::{Narrow, Pair};
 use crate::kernels::simd::{streaming, Avx2, Avx512, Plain, Simd, Sse2, Stores};
 
 // Every x86_64 target enables SSE2 for all code; the SSE2 loops' `unsafe`
 // rests on it.
 const _: () = assert!(cfg!(target_feature = "sse2"));
-
-/// An integer type narrower than `i32` that reals convert into here.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Narrow {
-    I8,
-    U8,
-    I16,
-    U16,
-}
 
 impl Narrow {
     /// The smallest and largest value, as `f32`s (exact for these types).
@@ -75,23 +67,6 @@ impl Narrow {
     fn unsigned(self) -> bool {
         matches!(self, Narrow::U8 | Narrow::U16)
     }
-}
-
-/// The pairs with a loop here.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(super) enum Pair {
-    /// `f32` to `i32`.
-    F32ToI32,
-    /// `f32` to a narrower integer.
-    F32ToNarrow(Narrow),
-    /// `f32` to `bf16`.
-    F32ToBf16,
-    /// `i32` to `f32`.
-    I32ToF32,
-    /// `f32` to `f16`.
-    F32ToF16,
-    /// `f16` to `f32`.
-    F16ToF32,
 }
 
 /// The widest instruction set the running CPU has for the conversions.
@@ -123,7 +98,7 @@ impl Isa {
     }
 
     /// Each set, SSE2, AVX2 and AVX-512, where the running CPU has it (for
-    /// the tests too, which check each against the portable loop).
+    /// the tests too, which check each against the typed loop).
     pub(super) fn available() -> [Option<Isa>; 3] {
         [Some(Isa::Sse2(Sse2::new())), Avx2::detect().map(Isa::Avx2), Avx512::detect().map(Isa::Avx512)]
     }
