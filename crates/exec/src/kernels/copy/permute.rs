@@ -167,31 +167,37 @@ pub(super) fn rows_with_heads<const R: usize, const N: usize>(
     }
     let from = &Rows::<R, N, R>::FROM;
     let masks = &HeadMasks::<R, N>::MASKS;
+    let mut heads = heads;
     let rows = src.as_chunks::<R>().0;
-    let mut done = 0;
-    for (k, ((o, row), head)) in dst.as_chunks_mut::<R>().0.iter_mut().zip(rows).zip(heads).enumerate() {
+    let (Some((o, out)), Some((row, rows))) =
+        (dst.as_chunks_mut::<R>().0.split_first_mut(), rows.split_first())
+    else {
+        return 0;
+    };
+    // The first row's window starts before `src`: its head is padded
+    // in front.
+    let Some(head) = heads.next().filter(|&head| head <= R / N) else {
+        return 0;
+    };
+    let (Some(mask), Some(head_bytes)) = (masks.get(head), row.get(..head * N)) else {
+        return 0;
+    };
+    let mut padded = [0u8; R];
+    if let Some(tail) = padded.get_mut(R - head_bytes.len()..) {
+        tail.copy_from_slice(head_bytes);
+    }
+    *o = merge(&permute(&padded, from), row, mask);
+    // Every later window lies in `src`: it ends at least a row in.
+    let mut done = R;
+    for (k, ((o, row), head)) in out.iter_mut().zip(rows).zip(heads).enumerate() {
         let (Some(mask), true) = (masks.get(head), head <= R / N) else {
             return done;
         };
-        let end = k * R + head * N;
-        // The `R` bytes that end where the head does.
-        let window: [u8; R] = match end.checked_sub(R).and_then(|from| src.get(from..end)) {
-            Some(bytes) => match bytes.first_chunk::<R>() {
-                Some(w) => *w,
-                None => return done,
-            },
-            None => {
-                let mut padded = [0u8; R];
-                let Some(head_bytes) = row.get(..end - k * R) else {
-                    return done;
-                };
-                if let Some(tail) = padded.get_mut(R - head_bytes.len()..) {
-                    tail.copy_from_slice(head_bytes);
-                }
-                padded
-            }
+        let start = k * R + head * N;
+        let Some(window) = src.get(start..start + R).and_then(<[u8]>::first_chunk::<R>) else {
+            return done;
         };
-        *o = merge(&permute(&window, from), row, mask);
+        *o = merge(&permute(window, from), row, mask);
         done += R;
     }
     done
