@@ -244,7 +244,7 @@ impl ReverseCopier {
     /// A copier that never uses SIMD instructions, so tests can check the
     /// portable loops on machines that have SSSE3.
     #[cfg(test)]
-    fn portable() -> ReverseCopier {
+    pub(super) fn portable() -> ReverseCopier {
         ReverseCopier { level: Level::Portable }
     }
 

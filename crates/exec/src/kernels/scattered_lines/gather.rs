@@ -3,7 +3,7 @@
 
 use super::tiles::{source, BlockPart};
 use super::tuning::*;
-use super::{ScatteredLines, LINE};
+use super::{ScatteredLines, LINE, LINES};
 use crate::kernels::copy::ReverseCopier;
 use crate::kernels::counts::Count;
 
@@ -33,8 +33,16 @@ impl<C: Count> ScatteredLines<'_, C> {
     ///   an index into it is masked into range instead of checked
     ///   ([`Elements`]).
     ///
-    /// An axis too long for the buffer is read in place, one element at a
-    /// time, with checked indices.
+    /// Without the vector gathers, an axis too long for the stack's buffer
+    /// (a tile of a cache line of columns over more than 2048 rows of
+    /// 4-byte elements) is staged in this thread's buffer instead, in
+    /// tiles of whole cache lines of columns, up to
+    /// [`GATHER_LONG_MAX_BYTES`]: time-major `f32` `[4096, 512]` in the
+    /// `no-simd` build went from 12× a memcpy, read in place, to about 5×.
+    /// Each line of columns of a row has its indices into the tile
+    /// computed together ([`Elements::row_lines`]). An axis too long for
+    /// that buffer too is read in place, one element at a time, with
+    /// checked indices.
     pub(super) fn gather<T: bytemuck::Pod>(
         &self,
         copier: ReverseCopier,
@@ -49,10 +57,6 @@ impl<C: Count> ScatteredLines<'_, C> {
             Ok(end) => end,
             Err(done) => return done,
         };
-        // One word more than the tile, which the vector gathers of 2-byte
-        // elements read 4 bytes at a time.
-        let mut storage = [0u64; GATHER_TILE_BYTES / 8 + 1];
-        let buffer: &mut [u8] = bytemuck::cast_slice_mut(&mut storage);
         // Whether the columns go down the tile a few at a time, as the
         // vector gathers do best; one element at a time, the tile goes row
         // by row, which writes the output in order.
@@ -71,7 +75,68 @@ impl<C: Count> ScatteredLines<'_, C> {
             let tile = (GATHER_TILE_BYTES / n / size).max(LINE / n).clamp(1, inner);
             (tile, tile * n)
         };
-        let buffered = size.checked_mul(pitch).is_some_and(|bytes| bytes <= GATHER_TILE_BYTES);
+        let staged = size.saturating_mul(pitch);
+        // Without the vector gathers, an axis too long for a tile of a
+        // cache line of columns on the stack is staged in this thread's
+        // buffer instead, in tiles of whole lines of columns up to
+        // [`GATHER_LONG_MAX_BYTES`] (a power of two of bytes held, for the
+        // masked indices), where at least a line fits. Longer axes are read
+        // in place.
+        let long = staged > GATHER_TILE_BYTES && !copier.gathers() && !down;
+        if long && size.saturating_mul(LINE) <= GATHER_LONG_MAX_BYTES {
+            let tile = (GATHER_LONG_MAX_BYTES / size / LINE * LINE / n).clamp(1, inner);
+            let held = size.saturating_mul(tile * n).next_power_of_two();
+            return LINES
+                .try_with(|lines| {
+                    let mut storage = lines.try_borrow_mut().ok()?;
+                    if storage.len() < held / 8 + 1 {
+                        storage.resize(held / 8 + 1, 0);
+                    }
+                    let buffer: &mut [u8] = bytemuck::cast_slice_mut(storage.as_mut_slice());
+                    let plan = (tile, tile * n, false);
+                    self.gather_in::<T, true>(copier, stream, (buffer, held), plan, src, (start, end), dst)
+                })
+                .ok()?;
+        }
+        // One word more than the tile, which the vector gathers of 2-byte
+        // elements read 4 bytes at a time.
+        let mut storage = [0u64; GATHER_TILE_BYTES / 8 + 1];
+        let buffer: &mut [u8] = bytemuck::cast_slice_mut(&mut storage);
+        self.gather_in::<T, false>(
+            copier,
+            stream,
+            (buffer, GATHER_TILE_BYTES),
+            (tile, pitch, down),
+            src,
+            (start, end),
+            dst,
+        )
+    }
+
+    /// [`ScatteredLines::gather`] with its tiles of `tile` columns staged
+    /// in `buffer`, rows `pitch` bytes apart, whose first `held` bytes are
+    /// a power of two, and one word more; `down` as it chose. An axis too
+    /// long for `held` bytes is read in place. `LONG` for the tiles of
+    /// long axes staged in the thread's buffer, whose rows go a line of
+    /// columns at a time ([`Elements::row_lines`]); without it, `held` is
+    /// [`GATHER_TILE_BYTES`].
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn gather_in<T: bytemuck::Pod, const LONG: bool>(
+        &self,
+        copier: ReverseCopier,
+        stream: bool,
+        (buffer, held): (&mut [u8], usize),
+        (tile, pitch, down): (usize, usize, bool),
+        src: &[u8],
+        (start, end): (usize, usize),
+        dst: &mut [u8],
+    ) -> Option<()> {
+        let n = std::mem::size_of::<T>();
+        let ScatteredLines { size, inner, .. } = *self;
+        // A constant for the stack's buffer, as its index masks were.
+        let held = if LONG { held } else { GATHER_TILE_BYTES };
+        let buffered = size.checked_mul(pitch).is_some_and(|bytes| bytes <= held);
         let out_stride = inner * n;
         self.for_each_tile(n, src, start, end, tile, |part, t0, t1, line, input| {
             let BlockPart { first, k0, k1, .. } = part;
@@ -95,13 +160,17 @@ impl<C: Count> ScatteredLines<'_, C> {
                 let from = (r * inner + t0) * n;
                 row.get_mut(..width)?.copy_from_slice(input.get(from..from + width)?);
             }
-            let stage = Stage { bytes: buffer, pitch, t0 };
+            let stage = Stage { bytes: &*buffer, held, pitch, t0 };
             if !down {
                 let elements = Elements::<T>::new(&stage)?;
                 for k in k0..=k1 {
                     if let Some((c0, c1)) = part.columns(k, t0, t1, inner) {
-                        let out = dst.get_mut(at(k, c0)..at(k, c1))?;
-                        let lengths = line.get(c0..c1)?;
+                        let (out, lengths) = (dst.get_mut(at(k, c0)..at(k, c1))?, line.get(c0..c1)?);
+                        // Tiles of long axes, staged in the thread's
+                        // buffer, a cache line of columns at a time with
+                        // its indices computed together.
+                        let done = if LONG { elements.row_lines(out, lengths, k, c0 - t0) } else { 0 };
+                        let (out, lengths, c0) = (out.get_mut(done * n..)?, lengths.get(done..)?, c0 + done);
                         // Two at a time, which the compiler does not
                         // unroll by itself here: measured 10% faster on
                         // `i64`.
@@ -171,7 +240,7 @@ impl<C: Count> ScatteredLines<'_, C> {
 }
 
 /// A staged tile seen as elements of type `T`, for moving them one at a
-/// time. The buffer's first [`GATHER_TILE_BYTES`] hold a power of two of
+/// time. The buffer's first `held` bytes hold a power of two of
 /// elements, so an index into them is masked into range instead of
 /// checked: in range already, as a row is below the axis size and a column
 /// inside the tile's rows.
@@ -182,13 +251,63 @@ struct Elements<'a, T> {
 }
 
 impl<'a, T: bytemuck::Pod> Elements<'a, T> {
-    /// The tile's elements; `None` when the buffer is shorter than
-    /// [`GATHER_TILE_BYTES`], or its rows are not a whole number of them.
+    /// The tile's elements; `None` when the buffer is shorter than its
+    /// `held` bytes, or its rows are not a whole number of elements.
     fn new(stage: &Stage<'a>) -> Option<Self> {
         let n = std::mem::size_of::<T>();
-        let elements: &[T] = bytemuck::try_cast_slice(stage.bytes.get(..GATHER_TILE_BYTES)?).ok()?;
+        let elements: &[T] = bytemuck::try_cast_slice(stage.bytes.get(..stage.held)?).ok()?;
         let wrap = elements.len().checked_sub(1).filter(|_| elements.len().is_power_of_two())?;
         stage.pitch.is_multiple_of(n).then_some(Elements { elements, wrap, pitch: stage.pitch / n })
+    }
+
+    /// [`Elements::row`] a cache line of columns at a time, as far as
+    /// whole lines go, and returns how many columns it wrote: a line's
+    /// indices into the tile are computed together, in 32-bit lanes that
+    /// the compiler vectorizes, then its elements moved one at a time.
+    /// Writes none where an index would not fit 32 bits.
+    #[inline(always)]
+    fn row_lines<C: Count>(&self, out: &mut [u8], lengths: &[C], k: usize, first: usize) -> usize {
+        match std::mem::size_of::<T>() {
+            1 => self.row_lanes::<C, 64>(out, lengths, k, first),
+            2 => self.row_lanes::<C, 32>(out, lengths, k, first),
+            4 => self.row_lanes::<C, 16>(out, lengths, k, first),
+            8 => self.row_lanes::<C, 8>(out, lengths, k, first),
+            _ => 0,
+        }
+    }
+
+    /// [`Elements::row_lines`] with `G` columns to a line.
+    #[inline(always)]
+    fn row_lanes<C: Count, const G: usize>(
+        &self,
+        out: &mut [u8],
+        lengths: &[C],
+        k: usize,
+        first: usize,
+    ) -> usize {
+        let n = std::mem::size_of::<T>();
+        let fits = |x: usize| u32::try_from(x).ok();
+        let (Some(k), Some(pitch), Some(_)) = (fits(k), fits(self.pitch), fits(self.elements.len() + first))
+        else {
+            return 0;
+        };
+        let mut done = 0;
+        for (o, lens) in out.chunks_exact_mut(G * n).zip(lengths.chunks_exact(G)) {
+            // Columns lie inside the tile's rows, and lengths within the
+            // axis, so no index passes the tile's elements.
+            let column = (first + done) as u32;
+            let mut at = [0u32; G];
+            for (c, (x, len)) in at.iter_mut().zip(lens).enumerate() {
+                let len = len.get() as u32;
+                let row = if k < len { len.wrapping_sub(1 + k) } else { k };
+                *x = row.wrapping_mul(pitch).wrapping_add(column + c as u32);
+            }
+            for (e, &x) in o.chunks_exact_mut(n).zip(&at) {
+                e.copy_from_slice(bytemuck::bytes_of(&self.elements[x as usize & self.wrap]));
+            }
+            done += G;
+        }
+        done
     }
 
     /// Writes output row `k` of the columns of `lengths`, the first at
@@ -208,6 +327,8 @@ impl<'a, T: bytemuck::Pod> Elements<'a, T> {
 /// bytes from the start of `bytes`.
 struct Stage<'a> {
     bytes: &'a [u8],
+    /// The bytes of `bytes` the tile may use, a power of two.
+    held: usize,
     pitch: usize,
     t0: usize,
 }

@@ -23,7 +23,9 @@
 //!   columns or more, 8-byte ones whose blocks outgrow the gathers'
 //!   buffer) go through lines staged in a buffer;
 //! - `shift`: other 1-byte elements are shifted a whole row at a time;
-//! - `gather`: the rest are gathered from a tile staged in a buffer.
+//! - `gather`: the rest are gathered from a tile staged in a buffer (on
+//!   the stack, or, without AVX2's gathers, for axes too long for it, in
+//!   the thread's buffer, tiles of up to 1 MiB).
 //!
 //! `tiles` holds the walk over blocks and tiles they share, and `tuning`
 //! every constant that picks between them or sizes their tiles, each with
@@ -35,6 +37,8 @@ mod gather;
 mod shift;
 mod staged;
 mod strips;
+#[cfg(test)]
+mod tests;
 mod tiles;
 mod transposed;
 mod tuning;
@@ -62,7 +66,9 @@ pub(super) struct ScatteredLines<'a, C> {
 thread_local! {
     /// The buffer [`ScatteredLines::lines`] stages its lines in, one per
     /// thread, kept from one run to the next: up to [`LINES_MAX_BYTES`],
-    /// too large for a thread's stack. [`ScatteredLines::strips`] keeps
+    /// too large for a thread's stack. Without AVX2's gathers,
+    /// [`ScatteredLines::gather`] stages the tiles of long axes in it
+    /// too. [`ScatteredLines::strips`] keeps
     /// its stages in it too (about 180 KiB): on the calling thread, which
     /// runs one thread's share of every run, they are no longer zeroed on
     /// every run (a worker thread starts with an empty buffer).
@@ -91,6 +97,19 @@ impl<C: Count> ScatteredLines<'_, C> {
         options: &ExecOptions,
         width: Option<usize>,
     ) -> Result<(), KernelError> {
+        self.play_with(ReverseCopier::detect(), op, data, out, options, width)
+    }
+
+    /// [`ScatteredLines::play`] with the loops of `copier`.
+    fn play_with(
+        &self,
+        copier: ReverseCopier,
+        op: &'static str,
+        data: &Tensor,
+        out: &mut Tensor,
+        options: &ExecOptions,
+        width: Option<usize>,
+    ) -> Result<(), KernelError> {
         let ty = data.element_type();
         let internal = KernelError::Internal {
             op,
@@ -98,7 +117,6 @@ impl<C: Count> ScatteredLines<'_, C> {
         };
         let src = data.bytes().ok_or(KernelError::UnsupportedType { op, ty })?;
         let dst = out.bytes_mut().ok_or_else(|| internal.clone())?;
-        let copier = ReverseCopier::detect();
         // Of these loops the strips and the vector gathers stream their
         // stores.
         let stream = dst.len() >= SCATTERED_STREAM_MIN_BYTES;

@@ -27,6 +27,10 @@ pub(super) const SHIFT_MIN_LINE_BYTES: usize = 8;
 /// With the vector gathers row by row, 128 KiB measured 5–10% faster than 32 KiB on `f32`.
 pub(super) const GATHER_TILE_BYTES: usize = 128 << 10;
 
+/// The most bytes a tile of `ScatteredLines::gather` stages in the thread's buffer, without the vector gathers.
+/// Time-major `f32` `[4096, 512]`, `no-simd`: 1 MiB (64 columns) 2.7–2.9 ms, 512 KiB 3.0–3.2, 256 KiB 3.6, 2 MiB 10+.
+pub(super) const GATHER_LONG_MAX_BYTES: usize = 1 << 20;
+
 /// The fewest bytes of each input row a tile of `ScatteredLines::lines` reads.
 /// Time-major `[4096, 512]` `f32`: 256 bytes took 3.8–6.7 ms, 128 took 5.1–6.3, 64 took 6.8–8.9.
 pub(super) const LINES_MIN_ROW_BYTES: usize = 256;
