@@ -4,6 +4,10 @@
 use super::tiles::{source, BlockPart};
 use super::tuning::*;
 use super::{ScatteredLines, LINE, LINES};
+
+/// The most columns a tile of a long axis has ([`GATHER_LONG_MAX_BYTES`]
+/// over the fewest rows that take it, 1-byte elements).
+const LONG_MAX_COLUMNS: usize = GATHER_LONG_MAX_BYTES / (GATHER_TILE_BYTES / LINE);
 use crate::kernels::copy::ReverseCopier;
 use crate::kernels::counts::Count;
 
@@ -38,11 +42,12 @@ impl<C: Count> ScatteredLines<'_, C> {
     /// 4-byte elements) is staged in this thread's buffer instead, in
     /// tiles of whole cache lines of columns, up to
     /// [`GATHER_LONG_MAX_BYTES`]: time-major `f32` `[4096, 512]` in the
-    /// `no-simd` build went from 12× a memcpy, read in place, to about 5×.
-    /// Each line of columns of a row has its indices into the tile
-    /// computed together ([`Elements::row_lines`]). An axis too long for
-    /// that buffer too is read in place, one element at a time, with
-    /// checked indices.
+    /// `no-simd` build went from 12× a memcpy, read in place, to about
+    /// 3.6×. Each column's length and the start of its reversed part are
+    /// kept for the tile ([`Elements::bases`]), so that each element's
+    /// index is an addition or a subtraction ([`Elements::row_from`]). An
+    /// axis too long for that buffer too is read in place, one element at
+    /// a time, with checked indices.
     pub(super) fn gather<T: bytemuck::Pod>(
         &self,
         copier: ReverseCopier,
@@ -117,8 +122,8 @@ impl<C: Count> ScatteredLines<'_, C> {
     /// in `buffer`, rows `pitch` bytes apart, whose first `held` bytes are
     /// a power of two, and one word more; `down` as it chose. An axis too
     /// long for `held` bytes is read in place. `LONG` for the tiles of
-    /// long axes staged in the thread's buffer, whose rows go a line of
-    /// columns at a time ([`Elements::row_lines`]); without it, `held` is
+    /// long axes staged in the thread's buffer, whose rows go through
+    /// [`Elements::row_from`]; without it, `held` is
     /// [`GATHER_TILE_BYTES`].
     #[allow(clippy::too_many_arguments)]
     #[inline(always)]
@@ -163,14 +168,23 @@ impl<C: Count> ScatteredLines<'_, C> {
             let stage = Stage { bytes: &*buffer, held, pitch, t0 };
             if !down {
                 let elements = Elements::<T>::new(&stage)?;
+                // Tiles of long axes, staged in the thread's buffer, keep
+                // each column's length and the start of its reversed part
+                // in 32 bits.
+                let mut bases = [(0u32, 0u32); LONG_MAX_COLUMNS];
+                let based = LONG && elements.bases(line.get(t0..t1)?, &mut bases);
                 for k in k0..=k1 {
                     if let Some((c0, c1)) = part.columns(k, t0, t1, inner) {
                         let (out, lengths) = (dst.get_mut(at(k, c0)..at(k, c1))?, line.get(c0..c1)?);
-                        // Tiles of long axes, staged in the thread's
-                        // buffer, a cache line of columns at a time with
-                        // its indices computed together.
-                        let done = if LONG { elements.row_lines(out, lengths, k, c0 - t0) } else { 0 };
+                        let done = if based {
+                            elements.row_from(out, bases.get(c0 - t0..c1 - t0)?, k, c0 - t0)
+                        } else {
+                            0
+                        };
                         let (out, lengths, c0) = (out.get_mut(done * n..)?, lengths.get(done..)?, c0 + done);
+                        if lengths.is_empty() {
+                            continue;
+                        }
                         // Two at a time, which the compiler does not
                         // unroll by itself here: measured 10% faster on
                         // `i64`.
@@ -260,54 +274,58 @@ impl<'a, T: bytemuck::Pod> Elements<'a, T> {
         stage.pitch.is_multiple_of(n).then_some(Elements { elements, wrap, pitch: stage.pitch / n })
     }
 
-    /// [`Elements::row`] a cache line of columns at a time, as far as
-    /// whole lines go, and returns how many columns it wrote: a line's
-    /// indices into the tile are computed together, in 32-bit lanes that
-    /// the compiler vectorizes, then its elements moved one at a time.
-    /// Writes none where an index would not fit 32 bits.
-    #[inline(always)]
-    fn row_lines<C: Count>(&self, out: &mut [u8], lengths: &[C], k: usize, first: usize) -> usize {
-        match std::mem::size_of::<T>() {
-            1 => self.row_lanes::<C, 64>(out, lengths, k, first),
-            2 => self.row_lanes::<C, 32>(out, lengths, k, first),
-            4 => self.row_lanes::<C, 16>(out, lengths, k, first),
-            8 => self.row_lanes::<C, 8>(out, lengths, k, first),
-            _ => 0,
+    /// Writes into `bases`, for each column of `lengths`, its length
+    /// and the index into the tile of its reversed part's first element
+    /// (row `len - 1`, or 0 for an empty line), the first column at 0:
+    /// `false` when there are more columns than `bases` holds, or an
+    /// index or a row would not fit 32 bits.
+    fn bases<C: Count>(&self, lengths: &[C], bases: &mut [(u32, u32)]) -> bool {
+        let fits = u32::try_from(self.elements.len()).is_ok() && u32::try_from(self.pitch).is_ok();
+        if !fits || lengths.len() > bases.len() {
+            return false;
         }
+        for ((base, &len), c) in bases.iter_mut().zip(lengths).zip(0u32..) {
+            let len = len.get();
+            let Some(at) =
+                len.saturating_sub(1).checked_mul(self.pitch).and_then(|at| u32::try_from(at).ok())
+            else {
+                return false;
+            };
+            *base = (len as u32, at.wrapping_add(c));
+        }
+        true
     }
 
-    /// [`Elements::row_lines`] with `G` columns to a line.
+    /// [`Elements::row`] from the lengths and starts of
+    /// [`Elements::bases`], the first column at `first` in the tile's
+    /// rows (and in `bases` at 0), and returns how many columns it wrote:
+    /// all of `bases` that `out` holds. An index is one subtraction or
+    /// addition of the row's start, picked without a branch, and masked
+    /// into the tile with no check. None where the row would not fit 32
+    /// bits.
     #[inline(always)]
-    fn row_lanes<C: Count, const G: usize>(
-        &self,
-        out: &mut [u8],
-        lengths: &[C],
-        k: usize,
-        first: usize,
-    ) -> usize {
+    fn row_from(&self, out: &mut [u8], bases: &[(u32, u32)], k: usize, first: usize) -> usize {
         let n = std::mem::size_of::<T>();
-        let fits = |x: usize| u32::try_from(x).ok();
-        let (Some(k), Some(pitch), Some(_)) = (fits(k), fits(self.pitch), fits(self.elements.len() + first))
-        else {
+        let (Ok(k), Ok(first)) = (u32::try_from(k), u32::try_from(first)) else {
             return 0;
         };
-        let mut done = 0;
-        for (o, lens) in out.chunks_exact_mut(G * n).zip(lengths.chunks_exact(G)) {
-            // Columns lie inside the tile's rows, and lengths within the
-            // axis, so no index passes the tile's elements.
-            let column = (first + done) as u32;
-            let mut at = [0u32; G];
-            for (c, (x, len)) in at.iter_mut().zip(lens).enumerate() {
-                let len = len.get() as u32;
-                let row = if k < len { len.wrapping_sub(1 + k) } else { k };
-                *x = row.wrapping_mul(pitch).wrapping_add(column + c as u32);
-            }
-            for (e, &x) in o.chunks_exact_mut(n).zip(&at) {
-                e.copy_from_slice(bytemuck::bytes_of(&self.elements[x as usize & self.wrap]));
-            }
-            done += G;
+        let Some(elements) = self.elements.get(..=self.wrap) else {
+            return 0;
+        };
+        let start = k.wrapping_mul(self.pitch as u32);
+        let straight = start.wrapping_add(first);
+        // As elements, zipped with slices only: a zip of byte chunks or
+        // of a range was not inlined, and its set-up for each row stalled
+        // on the iterators just written.
+        let count = bases.len().min(out.len() / n);
+        let Some(Ok(out)) = out.get_mut(..count * n).map(bytemuck::try_cast_slice_mut::<u8, T>) else {
+            return 0;
+        };
+        for (c, (o, &(len, base))) in out.iter_mut().zip(bases).enumerate() {
+            let at = if k < len { base.wrapping_sub(start) } else { straight.wrapping_add(c as u32) };
+            *o = elements[at as usize & self.wrap];
         }
-        done
+        count
     }
 
     /// Writes output row `k` of the columns of `lengths`, the first at
