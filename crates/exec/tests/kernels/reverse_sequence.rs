@@ -606,11 +606,13 @@ fn lengths_checked_once_are_refused_as_when_read() {
 ///   are whole 4-byte words (one sequence of 64 or 96 bytes, two of 48,
 ///   four of 24, some left over, or one of 36 to 92 bytes spilling into
 ///   the next), a register at a time from windows where blocks of 12,
-///   20, 24 or 28 bytes make sequences longer than 96 bytes, and with 2,
-///   4, 8 or 16 bytes after it, which move as one element.
+///   20, 24 or 28 bytes make sequences longer than 96 bytes, a move per
+///   block for the other blocks of up to 64 bytes in rows of up to 256
+///   (all such rows without the x86 loops), and with 2, 4, 8 or 16 bytes
+///   after it, which move as one element.
 #[test]
 fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
-    let cases: [(ElementType, &[usize], usize, usize); 108] = [
+    let cases: [(ElementType, &[usize], usize, usize); 117] = [
         (ElementType::F32, &[1500, 2, 6], 0, 2),
         (ElementType::U8, &[2, 700, 2, 8], 1, 3),
         (ElementType::I16, &[3, 400, 4, 4], 1, 3),
@@ -777,6 +779,21 @@ fn short_runs_of_rows_sharing_a_length_match_the_naive_copy() {
         (ElementType::F32, &[100, 5, 7], 0, 1),
         (ElementType::I16, &[120, 12, 12], 0, 1),
         (ElementType::F32, &[2, 30, 3, 11, 3], 1, 3),
+        // Rows the portable loop moves a block at a time, where the x86
+        // word loops do not take them (and all of them in the portable
+        // build): blocks of 3, 5, 6 and 7 bytes (`u8`, and 6 of `f16`),
+        // of 20 bytes in rows of 80, of 64 in rows of 192, and of 32 in
+        // rows of 256 (the longest) and 288 (the block walk), chunks
+        // starting inside them, with axes before and between.
+        (ElementType::U8, &[301, 8, 3], 0, 1),
+        (ElementType::U8, &[250, 6, 5], 0, 1),
+        (ElementType::F16, &[299, 8, 3], 0, 1),
+        (ElementType::U8, &[300, 3, 7], 0, 1),
+        (ElementType::F32, &[301, 4, 5], 0, 1),
+        (ElementType::F32, &[101, 3, 16], 0, 1),
+        (ElementType::I16, &[97, 8, 16], 0, 1),
+        (ElementType::F32, &[100, 9, 8], 0, 1),
+        (ElementType::U8, &[2, 60, 3, 17, 3], 1, 3),
     ];
     // One scratch for every call that reads its lengths, as a plan keeps
     // one: shapes larger and smaller, and lengths of every kind, after

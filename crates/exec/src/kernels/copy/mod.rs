@@ -18,13 +18,16 @@
 //!   gather, transpose, or permute whole words (`vpermd`) with AVX2. They
 //!   take a token that proves the CPU feature, and are written once for
 //!   both widths where they do the same work.
-//! - `permute` and `portable` need no special instructions: they run
-//!   elsewhere, and everywhere with the crate's `no-simd` feature, which
-//!   leaves `x86` out of the build. `permute` reverses runs and short rows
-//!   through byte permutations fixed when compiling, which the compiler
-//!   makes the target's shuffles; `portable` holds the transposes, the
-//!   zips and the element-by-element loops that finish every run.
+//! - `permute`, `block_rows` and `portable` need no special
+//!   instructions: they run elsewhere, and everywhere with the crate's
+//!   `no-simd` feature, which leaves `x86` out of the build. `permute`
+//!   reverses runs and short rows through byte permutations fixed when
+//!   compiling, which the compiler makes the target's shuffles;
+//!   `block_rows` writes rows of blocks with a head each a move of fixed
+//!   size per block; `portable` holds the transposes, the zips and the
+//!   element-by-element loops that finish every run.
 
+mod block_rows;
 mod blocks;
 mod permute;
 mod portable;
@@ -461,6 +464,66 @@ impl ReverseCopier {
         }
         let _ = (src, from, dst, row, block, stream, heads);
         0
+    }
+
+    /// Whether [`ReverseCopier::block_rows`] writes rows of `row` bytes
+    /// made of blocks of `block` bytes: where the x86 word loops take them
+    /// ([`ReverseCopier::takes_word_rows`]), and otherwise where the
+    /// portable loop does (blocks of 3, 5, 6, 7, 12, 16, 20, 24, 28, 32, 48
+    /// or 64 bytes, two or more to a row of up to 256 bytes).
+    pub(super) fn takes_block_rows(self, row: usize, block: usize) -> bool {
+        self.takes_word_rows(row, block) || block_rows::takes(row, block)
+    }
+
+    /// [`ReverseCopier::word_block_rows`] where the x86 word loops take the
+    /// rows, and otherwise the portable loop (`block_rows`), which moves
+    /// each block as one move of a fixed size from a place worked out
+    /// without a branch, compiled for the copier's widest instructions:
+    /// the same promises, the bytes written past the last row it returns
+    /// fewer than a block (none for blocks of 16, 32, 48 and 64 bytes).
+    /// Writes none where [`ReverseCopier::takes_block_rows`] does not hold.
+    pub(super) fn block_rows(
+        self,
+        (src, from): (&[u8], usize),
+        dst: &mut [u8],
+        (row, block): (usize, usize),
+        stream: bool,
+        heads: impl FnMut() -> usize,
+    ) -> usize {
+        if self.takes_word_rows(row, block) {
+            return self.word_block_rows((src, from), dst, (row, block), stream, heads);
+        }
+        let Some(rows) = src.get(from..) else {
+            return 0;
+        };
+        self.vectorized(|| block_rows::rows_with_heads(rows, dst, (row, block), heads))
+    }
+
+    /// [`ReverseCopier::block_rows`] from the start of `src`, without
+    /// streaming, with the heads of a list (a list that runs out gives a
+    /// head too long for any row, which stops the loop). Not generic over
+    /// the block, so that the loops are compiled once for each kind of
+    /// list.
+    #[inline(never)]
+    fn listed_block_rows(self, src: &[u8], dst: &mut [u8], shape: (usize, usize), heads: Heads<'_>) -> usize {
+        if !self.takes_block_rows(shape.0, shape.1) {
+            return 0;
+        }
+        match heads {
+            Heads::Same(n) => self.block_rows((src, 0), dst, shape, false, || n),
+            Heads::Each(list) => {
+                let mut list = list.iter();
+                self.block_rows((src, 0), dst, shape, false, || list.next().map_or(usize::MAX, |n| n.get()))
+            }
+            Heads::EachWide(list) => {
+                let mut list = list.iter();
+                self.block_rows((src, 0), dst, shape, false, || list.next().copied().unwrap_or(usize::MAX))
+            }
+            Heads::Bytes(list) => {
+                let mut list = list.iter();
+                self.block_rows((src, 0), dst, shape, false, || list.next().map_or(usize::MAX, |&n| n.into()))
+            }
+        }
     }
 
     /// Whether [`ReverseCopier::subsequence_transposed`] writes anything:
@@ -1332,8 +1395,11 @@ impl RunWriter<'_, '_> {
     }
 
     /// The part of [`RunWriter::rows`] for rows with heads that the
-    /// portable merges write ([`ReverseCopier::short_rows_with_heads`]):
-    /// how many bytes of `src` (whole rows) they wrote at `at`.
+    /// portable merges write ([`ReverseCopier::short_rows_with_heads`]), or
+    /// for rows they do not take, the portable block loop
+    /// ([`ReverseCopier::block_rows`], each element a block, such as the
+    /// 16-byte elements of rows of 128 bytes): how many bytes of `src`
+    /// (whole rows) they wrote at `at`.
     fn merged_rows_with_heads<const N: usize>(
         &mut self,
         at: usize,
@@ -1342,7 +1408,11 @@ impl RunWriter<'_, '_> {
         heads: Heads<'_>,
     ) -> Option<usize> {
         let dst = self.dst.get_mut(at..at.checked_add(src.len())?)?;
-        Some(self.copier.short_rows_with_heads::<N>(row, src, dst, heads))
+        let done = self.copier.short_rows_with_heads::<N>(row, src, dst, heads);
+        if done > 0 {
+            return Some(done);
+        }
+        Some(self.copier.listed_block_rows(src, dst, (row, N), heads))
     }
 
     /// The SIMD part of [`RunWriter::rows`] for rows reversed whole: how

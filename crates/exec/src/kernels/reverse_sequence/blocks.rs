@@ -31,8 +31,10 @@ pub(super) enum BlockWalk {
     /// them before), a gather of single elements. Rows of blocks of whole
     /// 4-byte words of 36 to 96 bytes, and of 24, go a group of registers at
     /// a time instead, and longer ones of blocks of 3, 5, 6 or 7 words a
-    /// register at a time, where the CPU allows
-    /// ([`SequencePlan::word_rows`]).
+    /// register at a time, where the CPU allows; elsewhere rows of up to
+    /// 256 bytes of blocks of 3, 5, 6, 7, 12, 16, 20, 24, 28, 32, 48 or 64
+    /// bytes go a move of fixed size per block, from a place worked out
+    /// without a branch ([`SequencePlan::copier_rows`]).
     Rows,
 }
 
@@ -67,23 +69,27 @@ pub(super) fn play_blocks<C: Count>(
     // of 36 to 92 bytes one to the registers they reach into, go a group at
     // a time, each register permuted from the group's; longer sequences of
     // blocks of 3, 5, 6 or 7 words go a register at a time, each permuted
-    // from a window its length places. They split between threads as the
-    // block walk does ([`ROW_BLOCKS_COST`]).
+    // from a window its length places. Where the CPU has no such loops, or
+    // they do not take the rows, rows of up to 256 bytes of blocks of the
+    // sizes the portable loop moves whole go a move per block (8 MiB of
+    // `f32`, 8 blocks of 12 bytes a row: 1.06× a memcpy, against 1.6× for
+    // the block walk). They split between threads as the block walk does
+    // ([`ROW_BLOCKS_COST`]).
     let copier = ReverseCopier::detect();
-    let words = matches!(walk, BlockWalk::Rows)
-        && plan.hi.checked_mul(block).is_some_and(|row| copier.takes_word_rows(row, block));
+    let by_copier = matches!(walk, BlockWalk::Rows)
+        && plan.hi.checked_mul(block).is_some_and(|row| copier.takes_block_rows(row, block));
     let stream = dst.len() >= STREAM_MIN_BYTES;
     macro_rules! sized {
         ($($k:literal)*) => {
             match block {
                 $($k => parallel::for_each_costly_chunk(options, dst, block, cost, |first, part| match walk {
                     BlockWalk::TimeMajor => plan.blocks::<$k>(src, first, part, block),
-                    BlockWalk::Rows if words => plan.word_rows::<$k>(copier, src, first, part, (block, stream)),
+                    BlockWalk::Rows if by_copier => plan.copier_rows::<$k>(copier, src, first, part, (block, stream)),
                     BlockWalk::Rows => plan.row_blocks::<$k>(src, first, part, block),
                 }),)*
                 _ => parallel::for_each_costly_chunk(options, dst, block, cost, |first, part| match walk {
                     BlockWalk::TimeMajor => plan.blocks::<0>(src, first, part, block),
-                    BlockWalk::Rows if words => plan.word_rows::<0>(copier, src, first, part, (block, stream)),
+                    BlockWalk::Rows if by_copier => plan.copier_rows::<0>(copier, src, first, part, (block, stream)),
                     BlockWalk::Rows => plan.row_blocks::<0>(src, first, part, block),
                 }),
             }
@@ -281,16 +287,47 @@ impl<C: Count> SequencePlan<'_, C> {
         Some(())
     }
 
-    /// [`SequencePlan::row_blocks`] through
-    /// [`ReverseCopier::word_block_rows`], for sequences it takes: the
-    /// whole sequences among blocks `first..` go a group of one, two or
-    /// four at a time (or one at a time from windows), and the blocks of
-    /// any sequence cut by either end of `dst`, or left over too few for a
-    /// group (or for a group's registers, where a sequence does not fill
-    /// them, or for the bytes the windows read past the last one), through
+    /// The whole sequences from sequence `r0` on (in `[outer, batch,
+    /// mid]`) into `rows` through [`ReverseCopier::block_rows`], each with
+    /// its batch index's length: the bytes it wrote, as that returns. Not
+    /// generic over the block's size (nor inlined into the walks that are),
+    /// so that the copier's loops are compiled once for each kind of
+    /// length rather than once for each block size besides.
+    #[inline(never)]
+    fn whole_rows(
+        &self,
+        copier: ReverseCopier,
+        (src, r0): (&[u8], usize),
+        rows: &mut [u8],
+        (row, block): (usize, usize),
+        stream: bool,
+    ) -> usize {
+        let SequencePlan { lo: batch, mid, .. } = *self;
+        if batch == 0 || mid == 0 {
+            return 0;
+        }
+        let (mut b, mut m) = ((r0 / mid) % batch, r0 % mid);
+        copier.block_rows((src, r0 * row), rows, (row, block), stream, move || {
+            let len = self.len_at(b);
+            m += 1;
+            if m == mid {
+                m = 0;
+                b = if b + 1 == batch { 0 } else { b + 1 };
+            }
+            len
+        })
+    }
+
+    /// [`SequencePlan::row_blocks`] through [`ReverseCopier::block_rows`],
+    /// for sequences it takes: the whole sequences among blocks `first..`
+    /// go a group of one, two or four at a time (or one at a time from
+    /// windows, or a move per block), and the blocks of any sequence cut by
+    /// either end of `dst`, or left over too few for a group (or for a
+    /// group's registers, where a sequence does not fill them, or for the
+    /// bytes the windows or the moves read past the last one), through
     /// [`SequencePlan::row_blocks`], which also writes again what the last
-    /// group spilled; `stream` asks for streaming stores.
-    fn word_rows<const K: usize>(
+    /// group or move spilled; `stream` asks for streaming stores.
+    fn copier_rows<const K: usize>(
         &self,
         copier: ReverseCopier,
         src: &[u8],
@@ -315,16 +352,7 @@ impl<C: Count> SequencePlan<'_, C> {
         if whole == 0 {
             return self.row_blocks::<K>(src, first + lead, after, block);
         }
-        let (mut b, mut m) = ((r0 / mid) % batch, r0 % mid);
-        let done = copier.word_block_rows((src, r0 * row), rows, (row, block), stream, move || {
-            let len = self.len_at(b);
-            m += 1;
-            if m == mid {
-                m = 0;
-                b = if b + 1 == batch { 0 } else { b + 1 };
-            }
-            len
-        });
+        let done = self.whole_rows(copier, (src, r0), rows, (row, block), stream);
         // The rows it left (too few for a group or its registers, rows
         // whose windows would read past the data's end, or in a group with
         // a length past the sequence) go to the block loop,

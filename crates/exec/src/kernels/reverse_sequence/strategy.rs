@@ -24,8 +24,9 @@ use crate::kernels::{ExecOptions, KernelError};
 /// blocks after the sequence axis a block at a time
 /// ([`SequencePlan::takes_row_blocks`]), or sequences of 24 bytes or of 36
 /// to 96 a group of registers at a time where they are blocks of whole
-/// 4-byte words, and longer ones of blocks of 3, 5, 6 or 7 words a
-/// register at a time ([`SequencePlan::word_rows`]); time-major short blocks as
+/// 4-byte words, longer ones of blocks of 3, 5, 6 or 7 words a register
+/// at a time, and elsewhere rows of up to 256 bytes a move per block
+/// ([`SequencePlan::copier_rows`]); time-major short blocks as
 /// ReverseSubsequences' lines ([`SequencePlan::as_lines`]), and blocks a
 /// little longer one at a time ([`SequencePlan::takes_blocks`]); rows
 /// that share a length in short runs with a head per row
@@ -183,9 +184,9 @@ impl<C: Count> SequencePlan<'_, C> {
     /// of `width` bytes: the batch axis before the sequence axis, more than
     /// one element after the sequence axis (a block that is not played as
     /// one wider element), and sequences of at most [`ROW_BLOCKS_MAX_ROW`]
-    /// bytes with their blocks. (Where the blocks are whole 4-byte words in
-    /// sequences the copier groups, [`play_blocks`] has
-    /// [`SequencePlan::word_rows`] walk them instead.)
+    /// bytes with their blocks. (Where the copier has a loop for such rows,
+    /// [`play_blocks`] has [`SequencePlan::copier_rows`] walk them
+    /// instead.)
     fn takes_row_blocks(&self, width: usize) -> bool {
         self.seq_is_hi
             && self.inner > 1
